@@ -1,0 +1,42 @@
+# Two commands do all the set-up on a fresh Debian machine:
+#   make run    create .venv, install the app, serve it on http://127.0.0.1:8501
+#   make test   create .venv, install the test tools (and Debian's chromium if missing), run every test
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: run test bench chromium clean
+
+run: $(VENV)/.run-installed
+	$(VENV)/bin/streamlit run app.py --server.address 127.0.0.1 --server.port 8501
+
+test: $(VENV)/.test-installed chromium
+	$(PY) -m pytest
+
+bench: $(VENV)/.test-installed chromium
+	$(PY) bench/bench_engine.py
+	$(PY) bench/bench_browser.py
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.run-installed: requirements.txt | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.test-installed: requirements.txt requirements-test.txt | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -r requirements-test.txt
+	touch $@ $(VENV)/.run-installed
+
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+		echo "Installing Debian's chromium for the browser tests"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-dejavu-core; \
+	fi
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis test-artifacts

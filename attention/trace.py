@@ -1,0 +1,161 @@
+"""One object that holds every intermediate step of single-head self-attention on a sentence.
+
+Pages and figures read these arrays and never recompute them, so what the learner sees is
+exactly what the engine computed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from attention.core import apply_mask, attention_scores, causal_mask, softmax
+from attention.embeddings import embed, sinusoidal_positional_encoding
+from attention.projections import Projections, preset_projections
+from attention.tokens import token_ids, tokenize
+
+Array = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class AttentionTrace:
+    """Every step of Att(Q, K, V) = softmax(Q·Kᵀ / √d_k) · V for one sentence. n = len(tokens)."""
+
+    sentence: str
+    tokens: tuple[str, ...]  # n tokens
+    token_ids: tuple[int, ...]  # n vocabulary ids, repeated tokens share one
+    seed: int
+    preset: str  # "random", "identity" or "custom"
+    d_model: int
+    d_k: int
+    embeddings: Array  # E            [n, d_model]
+    positional_encoding: Array | None  # P   [n, d_model], None when switched off
+    x: Array  # X = E (+ P)           [n, d_model]
+    w_q: Array  # W_Q                 [d_model, d_k]
+    w_k: Array  # W_K                 [d_model, d_k]
+    w_v: Array  # W_V                 [d_model, d_k]
+    q: Array  # Q = X·W_Q             [n, d_k]
+    k: Array  # K = X·W_K             [n, d_k]
+    v: Array  # V = X·W_V             [n, d_k]
+    score_terms: Array  # q_ic·k_jc   [n, n, d_k], summed over c gives the scores
+    scores: Array  # S = Q·Kᵀ         [n, n], rows are queries, columns keys
+    scale: float  # 1/√d_k
+    scaled_scores: Array  # S/√d_k   [n, n]
+    causal: bool
+    mask: npt.NDArray[np.bool_]  # M, True where query i may attend to key j   [n, n]
+    masked_scores: Array  # S/√d_k with -inf where M is False   [n, n]
+    row_max: Array  # m_i = max_j of the masked scores   [n]
+    exp_scores: Array  # e^(s_ij - m_i), 0 where masked     [n, n]
+    weights: Array  # α = softmax(masked scores), rows sum to 1   [n, n]
+    weighted_values: Array  # α_ij·v_j   [n, n, d_k]
+    output: Array  # Σ_j α_ij·v_j     [n, d_k]
+
+    @property
+    def n(self) -> int:
+        return len(self.tokens)
+
+
+def trace_self_attention(
+    sentence: str,
+    *,
+    d_model: int = 8,
+    d_k: int = 4,
+    seed: int = 0,
+    preset: str = "random",
+    positional: bool = False,
+    causal: bool = False,
+    projections: Projections | None = None,
+) -> AttentionTrace:
+    """Trace Att(X·W_Q, X·W_K, X·W_V) on a sentence, keeping every intermediate.
+
+    Parameters
+    ----------
+    sentence : str
+        Any text; see ``attention.tokens.tokenize`` for how it is split.
+    d_model, d_k : int
+        Embedding width and query/key/value width.
+    seed : int
+        Seeds both the embeddings and the "random" preset.
+    preset : str
+        "random" or "identity"; ignored when ``projections`` is given.
+    positional : bool
+        Add sinusoidal positional encodings to the embeddings.
+    causal : bool
+        Mask keys after the query (decoder-style attention).
+    projections : Projections, optional
+        Explicit W_Q, W_K, W_V, each [d_model, d_k] (for hand-edited matrices).
+
+    Raises
+    ------
+    SentenceError
+        For a sentence that cannot be shown (empty, too long); the message says why.
+    ValueError
+        For dimensions or projections that don't fit.
+    """
+    tokens = tokenize(sentence)
+    n = len(tokens)
+    if projections is None:
+        projections = preset_projections(preset, d_model, d_k, seed)
+    else:
+        preset = "custom"
+        _check_projections(projections, d_model, d_k)
+    w_q, w_k, w_v = (np.asarray(w, dtype=np.float64) for w in projections)
+
+    e = embed(tokens, d_model, seed)  # [n, d_model]
+    p = sinusoidal_positional_encoding(n, d_model) if positional else None  # [n, d_model]
+    x = e + p if p is not None else e  # [n, d_model]
+
+    q, k, v = x @ w_q, x @ w_k, x @ w_v  # [n, d_model] @ [d_model, d_k] -> [n, d_k]
+    score_terms = q[:, None, :] * k[None, :, :]  # [n, 1, d_k] * [1, n, d_k] -> [n, n, d_k]
+    scores = attention_scores(q, k)  # [n, n]
+    scale = 1.0 / np.sqrt(d_k)
+    scaled = scores * scale  # [n, n]
+    mask = causal_mask(n) if causal else np.ones((n, n), dtype=bool)  # [n, n]
+    masked = apply_mask(scaled, mask)  # [n, n], -inf where masked
+    weights = softmax(masked, axis=-1)  # [n, n]
+    row_max = masked.max(axis=-1)  # [n]; finite, since every query may attend to itself
+    exp_scores = np.exp(masked - row_max[:, None])  # [n, n]
+    weighted_values = weights[:, :, None] * v[None, :, :]  # [n, n, 1] * [1, n, d_k] -> [n, n, d_k]
+    output = weighted_values.sum(axis=1)  # Σ_j α_ij v_j: [n, d_k]
+
+    return AttentionTrace(
+        sentence=sentence,
+        tokens=tuple(tokens),
+        token_ids=tuple(token_ids(tokens)),
+        seed=seed,
+        preset=preset,
+        d_model=d_model,
+        d_k=d_k,
+        embeddings=e,
+        positional_encoding=p,
+        x=x,
+        w_q=w_q,
+        w_k=w_k,
+        w_v=w_v,
+        q=q,
+        k=k,
+        v=v,
+        score_terms=score_terms,
+        scores=scores,
+        scale=float(scale),
+        scaled_scores=scaled,
+        causal=causal,
+        mask=mask,
+        masked_scores=masked,
+        row_max=row_max,
+        exp_scores=exp_scores,
+        weights=weights,
+        weighted_values=weighted_values,
+        output=output,
+    )
+
+
+def _check_projections(projections: Projections, d_model: int, d_k: int) -> None:
+    for name, w in zip(("W_Q", "W_K", "W_V"), projections, strict=True):
+        w = np.asarray(w)
+        if w.shape != (d_model, d_k):
+            raise ValueError(f"{name} has shape {w.shape} but must be [d_model, d_k] = [{d_model}, {d_k}].")
+        if not np.isfinite(w).all():
+            raise ValueError(f"{name} contains NaN or infinity; every entry must be a finite number.")
