@@ -1,0 +1,54 @@
+"""Render helpers: a heatmap with its number table beside it, lesson text from assets/."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from viz.tables import formatted
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
+
+
+@cache
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def lesson(name: str) -> None:
+    """Show a lesson text from assets/<name>.md (our own text, never user input)."""
+    st.markdown(_read(ASSETS / f"{name}.md"))
+
+
+def step(number: int, total: int, title: str) -> None:
+    st.subheader(f"Step {number} of {total} · {title}", anchor=f"step-{number}", divider="gray")
+
+
+def chart(fig: go.Figure, key: str) -> None:
+    st.plotly_chart(fig, key=f"fig-{key}", config=PLOTLY_CONFIG, width="stretch")
+
+
+def table(frame: pd.DataFrame, key: str, decimals: int | None = 2) -> None:
+    """The matrix's numbers as a plain table; ``.st-key-table-<key>`` finds it in the browser."""
+    with st.container(key=f"table-{key}"):
+        st.table(formatted(frame, decimals) if decimals is not None else frame)
+
+
+def matrix(
+    fig: go.Figure, frame: pd.DataFrame, key: str, *, side_by_side: bool = True, decimals: int | None = 2
+) -> None:
+    """A heatmap and, beside it (or under it, in narrow columns), the table of the same numbers."""
+    if side_by_side:
+        left, right = st.columns([3, 2], vertical_alignment="center")
+        with left:
+            chart(fig, key)
+        with right:
+            table(frame, key, decimals)
+    else:
+        chart(fig, key)
+        table(frame, key, decimals)

@@ -1,0 +1,87 @@
+"""The settings every lesson shares, drawn once in the sidebar by app.py and kept in the URL.
+
+Widget keys are also the URL's query-parameter names, so a copied link reproduces the lesson.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import streamlit as st
+
+from attention import AttentionTrace, SentenceError, trace_self_attention
+from viz.labels import markdown_text
+
+DEFAULT_SENTENCE = "This forum is awesome"
+DEFAULT_SEED = 42
+DEFAULT_D_MODEL = 8
+MAX_SEED = 999_999
+D_MODEL_RANGE = (2, 16)
+_LAST_GOOD = "_last_good_sentence"  # not a widget key, so it outlives page switches
+
+
+@dataclass(frozen=True)
+class Shared:
+    sentence: str
+    seed: int
+    d_model: int
+    positional: bool
+
+
+def _new_seed() -> None:
+    """"New random": a fresh seed, never the one already shown."""
+    current = st.session_state.get("seed", DEFAULT_SEED)
+    st.session_state["seed"] = random.choice([s for s in range(10_000) if s != current])
+
+
+def draw_shared_sidebar() -> Shared:
+    """The sentence, seed, d_model and positional-encoding controls, bound to the URL."""
+    sb = st.sidebar
+    sb.title("Attention Lab")
+    sentence = sb.text_input(
+        "Sentence",
+        value=DEFAULT_SENTENCE,
+        key="sentence",
+        bind="query-params",
+        help="Words and punctuation become tokens; at most 64 tokens.",
+    )
+    left, right = sb.columns([3, 2], vertical_alignment="bottom")
+    seed = left.number_input(
+        "Seed", min_value=0, max_value=MAX_SEED, value=DEFAULT_SEED, step=1, key="seed", bind="query-params",
+        help="The same seed always gives the same embeddings and random matrices.",
+    )
+    right.button("New random", key="new_seed", on_click=_new_seed, width="stretch")
+    d_model = sb.slider(
+        "d_model (embedding size)", *D_MODEL_RANGE, value=DEFAULT_D_MODEL, key="d_model", bind="query-params"
+    )
+    positional = sb.toggle(
+        "Add positional encodings", value=False, key="positional", bind="query-params",
+        help="Sinusoidal encodings from the original Transformer paper, added to the embeddings.",
+    )
+    return Shared(sentence=sentence or "", seed=int(seed), d_model=int(d_model), positional=bool(positional))
+
+
+def shared() -> Shared:
+    """The shared settings as app.py drew them in this run."""
+    return st.session_state["_shared"]
+
+
+def trace_or_explain(shared: Shared, **options) -> AttentionTrace:
+    """Trace the learner's sentence; if it can't be shown, say why and trace the last one that could.
+
+    The learner's text stays in the box untouched, and the rest of the page keeps working.
+    """
+    last_good = st.session_state.get(_LAST_GOOD, DEFAULT_SENTENCE)
+    kwargs = dict(d_model=shared.d_model, seed=shared.seed, positional=shared.positional, **options)
+    try:
+        trace = trace_self_attention(shared.sentence, **kwargs)
+    except SentenceError as error:
+        st.warning(
+            f"{error}\n\nUntil then the lesson shows the last sentence that worked: "
+            f"“{markdown_text(last_good)}”.",
+            icon="✏️",
+        )
+        return trace_self_attention(last_good, **kwargs)
+    st.session_state[_LAST_GOOD] = shared.sentence
+    return trace

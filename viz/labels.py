@@ -1,0 +1,56 @@
+"""Token labels for axes and tables, and escaping of user text for Plotly and Markdown."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections import Counter
+
+MAX_LABEL_CHARS = 14
+_ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+def token_labels(tokens: tuple[str, ...] | list[str]) -> list[str]:
+    """One label a token, unique and short: a repeated token gets its position, "the (5)".
+
+    Positions count from 1, as i and j do in the formulas. Long tokens are cut with "…".
+    Labels are plain text; escape them for the medium that shows them.
+    """
+    counts = Counter(tokens)
+    labels = []
+    for i, t in enumerate(tokens):
+        short = t if len(t) <= MAX_LABEL_CHARS else t[: MAX_LABEL_CHARS - 1] + "…"
+        labels.append(f"{short} ({i + 1})" if counts[t] > 1 else short)
+    return labels
+
+
+def dim_labels(d: int) -> list[str]:
+    """Column names for the coordinates of a vector: "1" … "d"."""
+    return [str(c + 1) for c in range(d)]
+
+
+def plotly_text(text: str) -> str:
+    """Plotly renders a subset of HTML in titles, ticks and hover text; make user text inert."""
+    return html.escape(text, quote=True)
+
+
+def markdown_text(text: str) -> str:
+    """Backslash-escape every ASCII punctuation mark, so Markdown, links and $…$ maths stay literal.
+
+    CommonMark allows a backslash before any ASCII punctuation, and Streamlit reads "\\$" as a
+    plain dollar sign. Streamlit already shows HTML as text unless told otherwise.
+    """
+    return "".join("\\" + ch if ch in _ASCII_PUNCTUATION else ch for ch in text)
+
+
+def format_number(x: float, decimals: int = 2) -> str:
+    """A matrix entry as shown on screen: fixed decimals, a true minus sign, −∞ for a masked score.
+
+    -0.001 shows as 0.00, never as −0.00.
+    """
+    if math.isinf(x) and x < 0:
+        return "−∞"
+    if math.isnan(x):
+        return ""
+    text = f"{x:.{decimals}f}"
+    return text.replace("-", "−") if float(text) != 0 else f"{0:.{decimals}f}"

@@ -1,0 +1,65 @@
+"""Labelled DataFrames of the engine's matrices: rows and columns named after tokens or dimensions.
+
+Every table on a page comes from here, beside the heatmap of the same matrix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from attention import AttentionTrace
+from viz.labels import dim_labels, format_number, token_labels
+
+
+def matrix_frame(
+    m: npt.ArrayLike, *, rows: list[str], columns: list[str], rows_name: str = "", columns_name: str = ""
+) -> pd.DataFrame:
+    """The matrix as a DataFrame with labelled axes; values are the engine's own, unrounded."""
+    frame = pd.DataFrame(np.asarray(m, dtype=np.float64), index=list(rows), columns=list(columns))
+    frame.index.name = rows_name or None
+    frame.columns.name = columns_name or None
+    return frame
+
+
+def token_frame(trace: AttentionTrace) -> pd.DataFrame:
+    """Step 1: position, token and vocabulary id, one row a token."""
+    return pd.DataFrame(
+        {
+            "position i": range(1, trace.n + 1),
+            "token": list(trace.tokens),
+            "id": list(trace.token_ids),
+        }
+    ).set_index("position i")
+
+
+def token_by_dim_frame(trace: AttentionTrace, m: npt.ArrayLike) -> pd.DataFrame:
+    """A [n, d] matrix (X, P, Q, K, V, an output): rows are tokens, columns dimensions."""
+    m = np.asarray(m)
+    return matrix_frame(m, rows=token_labels(trace.tokens), columns=dim_labels(m.shape[1]), rows_name="token")
+
+
+def projection_frame(w: npt.ArrayLike) -> pd.DataFrame:
+    """A [d_model, d_k] projection: rows are input dimensions, columns output dimensions."""
+    w = np.asarray(w)
+    return matrix_frame(w, rows=dim_labels(w.shape[0]), columns=dim_labels(w.shape[1]), rows_name="in \\ out")
+
+
+def query_key_frame(trace: AttentionTrace, m: npt.ArrayLike) -> pd.DataFrame:
+    """An [n, n] matrix (scores, weights): rows are queries, columns are keys."""
+    labels = token_labels(trace.tokens)
+    return matrix_frame(m, rows=labels, columns=labels, rows_name="query ↓ · key →")
+
+
+def weighted_sum_frame(trace: AttentionTrace, i: int) -> pd.DataFrame:
+    """Step 8: one row α_ij·v_j per key j, then the row Σ_j α_ij·v_j, which is output i."""
+    labels = token_labels(trace.tokens)
+    rows = [f"α·v {label}" for label in labels] + ["Σ = output"]
+    m = np.vstack([trace.weighted_values[i], trace.output[i][None, :]])  # [n + 1, d_k]
+    return matrix_frame(m, rows=rows, columns=dim_labels(trace.d_k), rows_name="term")
+
+
+def formatted(frame: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
+    """The frame's numbers as on-screen text (see ``format_number``), labels unchanged."""
+    return frame.map(lambda x: format_number(x, decimals))
