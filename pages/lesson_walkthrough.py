@@ -15,6 +15,7 @@ from viz.labels import markdown_text, token_labels
 
 STEPS = 8
 PRESET_NAMES = {"random": "Seeded random", "identity": "Identity (W = I)"}
+SIGNED_CAPTION = "Colours: blue is positive, red is negative, white is zero. The exact numbers are in the tables."
 
 st.title("Self-attention, step by step")
 ui.lesson("walkthrough/00_intro")
@@ -47,7 +48,11 @@ else:
                   ("X = E + P", "x", trace.x)]
     ):
         with column:
-            ui.matrix(F.token_by_dim_figure(trace, m, name), T.token_by_dim_frame(trace, m), key, side_by_side=False)
+            ui.matrix(
+                F.token_by_dim_figure(trace, m, name, compact=True), T.token_by_dim_frame(trace, m), key,
+                side_by_side=False,
+            )
+    st.caption(SIGNED_CAPTION)
 
 ui.step(3, STEPS, "Projection matrices W_Q, W_K, W_V")
 ui.lesson("walkthrough/03_projections")
@@ -60,7 +65,8 @@ if trace.preset == "identity" and trace.d_k != trace.d_model:
     )
 for column, (name, key, w) in zip(st.columns(3), [("W_Q", "w_q", trace.w_q), ("W_K", "w_k", trace.w_k), ("W_V", "w_v", trace.w_v)]):
     with column:
-        ui.matrix(F.projection_figure(w, name), T.projection_frame(w), key, side_by_side=False)
+        ui.matrix(F.projection_figure(w, name, compact=True), T.projection_frame(w), key, side_by_side=False)
+st.caption(SIGNED_CAPTION)
 
 ui.step(4, STEPS, "Queries, keys and values")
 ui.lesson("walkthrough/04_qkv")
@@ -70,7 +76,10 @@ st.latex(
 )
 for column, (name, key, m) in zip(st.columns(3), [("Q", "q", trace.q), ("K", "k", trace.k), ("V", "v", trace.v)]):
     with column:
-        ui.matrix(F.token_by_dim_figure(trace, m, name), T.token_by_dim_frame(trace, m), key, side_by_side=False)
+        ui.matrix(
+            F.token_by_dim_figure(trace, m, name, compact=True), T.token_by_dim_frame(trace, m), key, side_by_side=False
+        )
+st.caption("One row per token. " + SIGNED_CAPTION)
 
 ui.step(5, STEPS, "Scores Q·Kᵀ")
 ui.lesson("walkthrough/05_scores")
@@ -107,8 +116,10 @@ with left:
 with right:
     ui.table(T.query_key_frame(trace, trace.weights).iloc[[i]], "alpha-row")
 ui.matrix(F.weighted_sum_figure(trace, i), T.weighted_sum_frame(trace, i), "weighted-sum")
-st.markdown(f"**Output for query {i + 1} (“{markdown_text(labels[i])}”)**, a vector of d_k = {trace.d_k} numbers:")
-ui.table(T.token_by_dim_frame(trace, trace.output).iloc[[i]], "output-row")
+left, _ = st.columns([3, 2])
+with left:
+    st.markdown(f"**Output for query {i + 1} (“{markdown_text(labels[i])}”)**, a vector of d_k = {trace.d_k} numbers:")
+    ui.table(T.token_by_dim_frame(trace, trace.output).iloc[[i]], "output-row")
 
 st.markdown("##### The same numbers, written out")
 with st.expander(f"1 · Scores: q_{i + 1}·k_j as a sum of products, then ÷ √d_k", expanded=n <= 6):

@@ -46,12 +46,11 @@ def draw_shared_sidebar() -> Shared:
         bind="query-params",
         help="Words and punctuation become tokens; at most 64 tokens.",
     )
-    left, right = sb.columns([3, 2], vertical_alignment="bottom")
-    seed = left.number_input(
+    seed = sb.number_input(
         "Seed", min_value=0, max_value=MAX_SEED, value=DEFAULT_SEED, step=1, key="seed", bind="query-params",
         help="The same seed always gives the same embeddings and random matrices.",
     )
-    right.button("New random", key="new_seed", on_click=_new_seed, width="stretch")
+    sb.button("🎲 New random seed", key="new_seed", on_click=_new_seed, width="stretch")
     d_model = sb.slider(
         "d_model (embedding size)", *D_MODEL_RANGE, value=DEFAULT_D_MODEL, key="d_model", bind="query-params"
     )

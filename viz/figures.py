@@ -36,6 +36,7 @@ def heatmap(
     value_name: str,
     weights: bool = False,
     decimals: int = 2,
+    compact: bool = False,
 ) -> go.Figure:
     """A labelled heatmap of a matrix, with its numbers in the cells.
 
@@ -46,6 +47,9 @@ def heatmap(
     row_labels, col_labels : plain text, escaped here.
     weights : bool
         Values in [0, 1] on Viridis; otherwise a diverging scale centred on 0.
+    compact : bool
+        For a third of the page: no colour bar and no row-axis title, smaller numbers (the page
+        states the colour scale in a caption instead).
     """
     m = np.asarray(m, dtype=np.float64)
     n_rows, n_cols = m.shape
@@ -65,7 +69,7 @@ def heatmap(
         y=list(range(n_rows)),
         text=text,
         texttemplate="%{text}" if m.size <= MAX_CELLS_WITH_NUMBERS else None,
-        textfont=dict(size=13),
+        textfont=dict(size=11 if compact else 13),
         customdata=customdata,
         hovertemplate=(
             f"{row_title}: %{{customdata[0]}}<br>{col_title}: %{{customdata[1]}}"
@@ -74,6 +78,7 @@ def heatmap(
         xgap=1,
         ygap=1,
         colorbar=dict(thickness=12, len=0.9),
+        showscale=not compact,
         **colour,
     )
     fig = go.Figure(trace)
@@ -89,7 +94,7 @@ def heatmap(
         showgrid=False, zeroline=False,
     )
     fig.update_yaxes(
-        title_text=row_title, tickmode="array", tickvals=list(range(n_rows)), ticktext=rows,
+        title_text=None if compact else row_title, tickmode="array", tickvals=list(range(n_rows)), ticktext=rows,
         autorange="reversed", showgrid=False, zeroline=False,
     )
     return fig
@@ -128,23 +133,23 @@ def tokens_figure(trace: AttentionTrace) -> go.Figure:
     return fig
 
 
-def token_by_dim_figure(trace: AttentionTrace, m: npt.ArrayLike, name: str) -> go.Figure:
+def token_by_dim_figure(trace: AttentionTrace, m: npt.ArrayLike, name: str, *, compact: bool = False) -> go.Figure:
     """A [n, d] matrix: one row a token, one column a dimension."""
     m = np.asarray(m)
     return heatmap(
         m, row_labels=token_labels(trace.tokens), col_labels=dim_labels(m.shape[1]),
         title=f"{name}  [{m.shape[0]} × {m.shape[1]}]", row_title="token", col_title="dimension",
-        value_name="value",
+        value_name="value", compact=compact,
     )
 
 
-def projection_figure(w: npt.ArrayLike, name: str) -> go.Figure:
+def projection_figure(w: npt.ArrayLike, name: str, *, compact: bool = False) -> go.Figure:
     """A [d_model, d_k] projection matrix: rows input dimensions, columns output dimensions."""
     w = np.asarray(w)
     return heatmap(
         w, row_labels=dim_labels(w.shape[0]), col_labels=dim_labels(w.shape[1]),
         title=f"{name}  [{w.shape[0]} × {w.shape[1]}]", row_title="input dim (d_model)",
-        col_title="output dim (d_k)", value_name="weight",
+        col_title="output dim (d_k)", value_name="weight", compact=compact,
     )
 
 

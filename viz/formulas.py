@@ -28,23 +28,28 @@ def vec(xs: Iterable[float], decimals: int = 2) -> str:
     return r"\left[" + ",\\ ".join(plain(x, decimals) for x in xs) + r"\right]"
 
 
-def dot_products(trace: AttentionTrace, i: int) -> list[str]:
-    r"""s_ij = q_i·k_j = Σ_c q_ic k_jc, one line a key j, then ÷√d_k."""
-    lines = []
-    root = format_number(trace.d_k**0.5)
+def dot_products(trace: AttentionTrace, i: int, *, per_line: int = 4) -> list[str]:
+    r"""s_ij = q_i·k_j / √d_k = (Σ_c q_ic k_jc) / √d_k, one block a key j.
+
+    The products wrap after ``per_line`` terms so that a large d_k still fits the page.
+    """
+    blocks = []
+    root = plain(trace.d_k**0.5)
     for j in range(trace.n):
+        qk = rf"q_{{{i + 1}}} \cdot k_{{{j + 1}}}"
         if not trace.mask[i, j]:
-            lines.append(rf"q_{{{i + 1}}} \cdot k_{{{j + 1}}} \text{{ is masked: }} s_{{{i + 1},{j + 1}}} = -\infty")
+            blocks.append(rf"{qk} \text{{ is masked: }} s_{{{i + 1},{j + 1}}} = -\infty")
             continue
-        products = " + ".join(
-            f"{num(qc)}\\cdot{num(kc)}" for qc, kc in zip(trace.q[i], trace.k[j], strict=True)
-        )
+        products = [f"{num(qc)}\\cdot{num(kc)}" for qc, kc in zip(trace.q[i], trace.k[j], strict=True)]
+        rows = [" + ".join(products[c : c + per_line]) for c in range(0, len(products), per_line)]
+        lines = [rf"{qk} &= {rows[0]}"] + [rf"&\quad + {row}" for row in rows[1:]]
+        lines.append(rf"&= {plain(trace.scores[i, j])}")
         lines.append(
-            rf"q_{{{i + 1}}} \cdot k_{{{j + 1}}} = {products} = {plain(trace.scores[i, j])}"
-            rf"\quad\Rightarrow\quad s_{{{i + 1},{j + 1}}} = \tfrac{{{plain(trace.scores[i, j])}}}{{{root}}}"
+            rf"s_{{{i + 1},{j + 1}}} = \frac{{{qk}}}{{\sqrt{{d_k}}}} &= \frac{{{plain(trace.scores[i, j])}}}{{{root}}}"
             rf" = {plain(trace.scaled_scores[i, j])}"
         )
-    return lines
+        blocks.append(r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}")
+    return blocks
 
 
 def softmax_row(trace: AttentionTrace, i: int) -> str:

@@ -26,12 +26,8 @@ def matrix_frame(
 def token_frame(trace: AttentionTrace) -> pd.DataFrame:
     """Step 1: position, token and vocabulary id, one row a token."""
     return pd.DataFrame(
-        {
-            "position i": range(1, trace.n + 1),
-            "token": list(trace.tokens),
-            "id": list(trace.token_ids),
-        }
-    ).set_index("position i")
+        {"position i": range(1, trace.n + 1), "token": list(trace.tokens), "id": list(trace.token_ids)}
+    )
 
 
 def token_by_dim_frame(trace: AttentionTrace, m: npt.ArrayLike) -> pd.DataFrame:

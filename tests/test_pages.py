@@ -1,0 +1,165 @@
+"""The walkthrough page through AppTest, driven by widget keys as a learner would drive it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import attention as A
+from ui.settings import DEFAULT_SEED, DEFAULT_SENTENCE
+
+TIMEOUT = 60
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+def run_app(**widgets) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    for key, value in widgets.items():
+        at = set_widget(at, key, value)
+    return at
+
+
+def set_widget(at: AppTest, key: str, value) -> AppTest:
+    at.get_by_key(key).set_value(value)
+    return at.run()
+
+
+def table(at: AppTest, key: str):
+    """The numbers a table shows, parsed back from their on-screen text."""
+    frame = at.get_by_key(f"table-{key}").table[0].value
+    return frame.map(lambda s: float(str(s).replace("−", "-"))).to_numpy()
+
+
+def shown_tokens(at: AppTest) -> list[str]:
+    return list(at.get_by_key("table-tokens").table[0].value["token"])
+
+
+def assert_healthy(at: AppTest):
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.subheader) == 8  # all eight steps are on the page
+
+
+def test_default_render_shows_all_steps_with_the_engine_numbers():
+    at = run_app()
+    assert_healthy(at)
+    assert [h.value.split(" · ")[0] for h in at.subheader] == [f"Step {n} of 8" for n in range(1, 9)]
+    assert shown_tokens(at) == ["This", "forum", "is", "awesome"]
+    trace = A.trace_self_attention(DEFAULT_SENTENCE, d_model=8, d_k=4, seed=DEFAULT_SEED)
+    # Every table shows the engine's numbers (to the two decimals shown).
+    for key, m in [("x", trace.x), ("w_q", trace.w_q), ("q", trace.q), ("v", trace.v), ("scores", trace.scores),
+                   ("scaled", trace.scaled_scores), ("weights", trace.weights), ("output", trace.output)]:
+        np.testing.assert_allclose(table(at, key), m, atol=0.005 + 1e-9, err_msg=key)
+    assert not at.warning
+    assert len(at.latex) >= 10  # the formulas of every step, and step 8 written out
+
+
+def test_changing_the_sentence_changes_tokens_and_query_choices():
+    at = run_app(sentence="the cat sat on the mat")
+    assert_healthy(at)
+    assert shown_tokens(at) == ["the", "cat", "sat", "on", "the", "mat"]
+    assert at.selectbox(key="query").options[4] == "5 · the (5)"
+    assert table(at, "weights").shape == (6, 6)
+
+
+def test_changing_the_seed_changes_the_numbers():
+    at = run_app()
+    before = table(at, "x")
+    at = set_widget(at, "seed", 7)
+    assert_healthy(at)
+    after = table(at, "x")
+    np.testing.assert_allclose(after, A.trace_self_attention(DEFAULT_SENTENCE, seed=7).x, atol=0.005 + 1e-9)
+    assert not np.allclose(before, after)
+
+
+def test_new_random_button_picks_another_seed():
+    at = run_app()
+    at.button(key="new_seed").click().run()
+    assert_healthy(at)
+    assert at.number_input(key="seed").value != DEFAULT_SEED
+
+
+def test_changing_dimensions_changes_shapes():
+    at = run_app(d_model=5, d_k=3)
+    assert_healthy(at)
+    assert table(at, "x").shape == (4, 5)
+    assert table(at, "w_q").shape == (5, 3)
+    assert table(at, "q").shape == (4, 3)
+    assert table(at, "output-row").shape == (1, 3)
+    assert any("0.577" in latex.value for latex in at.latex)  # 1/√3 in step 6
+
+
+def test_identity_preset_makes_q_equal_x():
+    at = run_app(preset="identity", d_k=8)
+    assert_healthy(at)
+    np.testing.assert_array_equal(table(at, "w_q"), np.eye(8))
+    np.testing.assert_array_equal(table(at, "q"), table(at, "x"))
+    assert not at.info  # the d_k ≠ d_model note is only for mismatched sizes
+    at = set_widget(at, "d_k", 3)
+    assert "keeps the first" in at.info[0].value
+
+
+def test_positional_encodings_show_e_p_and_x():
+    at = run_app(positional=True)
+    assert_healthy(at)
+    np.testing.assert_allclose(table(at, "p"), A.sinusoidal_positional_encoding(4, 8), atol=0.005 + 1e-9)
+    np.testing.assert_allclose(table(at, "x"), table(at, "e") + table(at, "p"), atol=0.011)
+
+
+def test_choosing_a_query_shows_its_output():
+    at = run_app()
+    trace = A.trace_self_attention(DEFAULT_SENTENCE, seed=DEFAULT_SEED)
+    at = set_widget(at, "query", 2)
+    assert_healthy(at)
+    np.testing.assert_allclose(table(at, "output-row")[0], trace.output[2], atol=0.005 + 1e-9)
+    np.testing.assert_allclose(table(at, "alpha-row")[0], trace.weights[2], atol=0.005 + 1e-9)
+    assert any(r"\mathrm{out}_{3}" in latex.value for latex in at.latex)
+
+
+def test_query_choice_survives_a_shorter_sentence():
+    at = run_app(query=3)
+    at = set_widget(at, "sentence", "hi there")
+    assert_healthy(at)
+    assert at.selectbox(key="query").value in (0, 1)
+
+
+@pytest.mark.parametrize(
+    "bad,message",
+    [("", "empty"), ("   \t ", "empty"), ("x" * 10_000, "10,000 characters"), ("a " * 65, "65 tokens")],
+)
+def test_unusable_sentences_explain_and_keep_the_text(bad, message):
+    at = run_app(sentence="the cat sat")
+    at = set_widget(at, "sentence", bad)
+    assert_healthy(at)
+    assert message in at.warning[0].value
+    assert "the cat sat" in at.warning[0].value  # it says what is shown instead
+    assert at.text_input(key="sentence").value == bad  # the learner's text is not lost
+    assert shown_tokens(at) == ["the", "cat", "sat"]  # the page keeps working on the last good one
+
+
+@pytest.mark.parametrize(
+    "sentence,tokens",
+    [
+        ("我喜欢你 👍🏽", ["我", "喜", "欢", "你", "👍🏽"]),
+        ("مرحبا بالعالم", ["مرحبا", "بالعالم"]),
+        ("$\\frac{}{}$", ["$", "\\", "frac", "{", "}", "{", "}", "$"]),
+        ("<script>alert(1)</script>", ["<", "script", ">", "alert", "(", "1", ")", "<", "/", "script", ">"]),
+    ],
+)
+def test_unusual_text_is_shown_literally(sentence, tokens):
+    at = run_app(sentence=sentence)
+    assert_healthy(at)
+    assert not at.warning
+    assert shown_tokens(at) == tokens
+    # Markdown that quotes a token escapes it, so "$" and "<" can't start maths or HTML.
+    caption = at.caption[-1].value if at.caption else ""
+    assert "$" not in caption.replace("\\$", "")
+
+
+def test_bad_sentence_in_a_fresh_session_falls_back_to_the_default():
+    at = run_app(sentence="")
+    assert_healthy(at)
+    assert DEFAULT_SENTENCE in at.warning[0].value
+    assert shown_tokens(at) == DEFAULT_SENTENCE.split()
