@@ -133,3 +133,13 @@ def test_formulas_substitute_the_trace_numbers():
 def test_formulas_wrap_long_dot_products():
     t = A.trace_self_attention("a b", d_model=16, d_k=16)
     assert L.dot_products(t, 0)[0].count(r"&\quad +") == 3  # 16 products, 4 a line
+
+
+def test_tables_escape_markdown_in_text_but_not_numbers():
+    t = A.trace_self_attention("> [a](b) $x$")
+    shown = T.formatted(T.token_frame(t), None)
+    assert list(shown["token"]) == ["\\>", "\\[", "a", "\\]", "\\(", "b", "\\)", "\\$", "x", "\\$"]
+    assert list(shown["id"]) == [0, 1, 2, 3, 4, 5, 6, 7, 8, 7]  # numbers untouched
+    weights = T.formatted(T.query_key_frame(t, t.weights))
+    assert weights.index[0] == "\\>" and weights.columns[7] == "\\$ \\(8\\)"
+    assert weights.iloc[0, 0] == format_number(t.weights[0, 0])

@@ -36,7 +36,7 @@ def chart(fig: go.Figure, key: str) -> None:
 def table(frame: pd.DataFrame, key: str, decimals: int | None = 2) -> None:
     """The matrix's numbers as a plain table; ``.st-key-table-<key>`` finds it in the browser."""
     with st.container(key=f"table-{key}"):
-        st.table(formatted(frame, decimals) if decimals is not None else frame)
+        st.table(formatted(frame, decimals))
 
 
 def matrix(

@@ -50,7 +50,7 @@ def draw_shared_sidebar() -> Shared:
         "Seed", min_value=0, max_value=MAX_SEED, value=DEFAULT_SEED, step=1, key="seed", bind="query-params",
         help="The same seed always gives the same embeddings and random matrices.",
     )
-    sb.button("🎲 New random seed", key="new_seed", on_click=_new_seed, width="stretch")
+    sb.button("New random seed", key="new_seed", on_click=_new_seed, width="stretch")
     d_model = sb.slider(
         "d_model (embedding size)", *D_MODEL_RANGE, value=DEFAULT_D_MODEL, key="d_model", bind="query-params"
     )

@@ -10,7 +10,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from attention import AttentionTrace
-from viz.labels import dim_labels, format_number, token_labels
+from viz.labels import dim_labels, format_number, markdown_text, token_labels
 
 
 def matrix_frame(
@@ -56,6 +56,25 @@ def weighted_sum_frame(trace: AttentionTrace, i: int) -> pd.DataFrame:
     return matrix_frame(m, rows=rows, columns=dim_labels(trace.d_k), rows_name="term")
 
 
-def formatted(frame: pd.DataFrame, decimals: int = 2) -> pd.DataFrame:
-    """The frame's numbers as on-screen text (see ``format_number``), labels unchanged."""
-    return frame.map(lambda x: format_number(x, decimals))
+def formatted(frame: pd.DataFrame, decimals: int | None = 2) -> pd.DataFrame:
+    """The frame as on-screen text for ``st.table``, which renders Markdown in every cell.
+
+    Numbers get fixed decimals (see ``format_number``); text cells, row and column labels are
+    Markdown-escaped, so a token such as ">" or "[a](b)" shows as itself. ``decimals=None``
+    leaves numbers as they are (ids, positions).
+    """
+
+    def cell(x: object) -> object:
+        if isinstance(x, str):
+            return markdown_text(x)
+        if decimals is not None and isinstance(x, (float, np.floating)):
+            return format_number(float(x), decimals)
+        return x
+
+    shown = frame.map(cell)
+    if not isinstance(frame.index, pd.RangeIndex):  # a RangeIndex is not shown
+        shown.index = pd.Index([markdown_text(str(r)) for r in frame.index], name=frame.index.name)
+    shown.columns = [markdown_text(str(c)) for c in frame.columns]
+    if shown.index.name:
+        shown.index.name = markdown_text(shown.index.name)
+    return shown
