@@ -24,14 +24,27 @@ def softmax(x: npt.ArrayLike, axis: int = -1) -> Array:
     ValueError
         For NaN or +inf inputs, which have no meaningful softmax.
     """
-    x = np.asarray(x, dtype=np.float64)
-    if np.isnan(x).any() or np.isposinf(x).any():
+    return softmax_(np.array(x, dtype=np.float64), axis=axis)  # np.array copies: x is left alone
+
+
+def softmax_(x: Array, axis: int = -1) -> Array:
+    """softmax computed in place in the float64 array x, which it returns.
+
+    For the engine's own fresh score arrays: on large inputs every avoided temporary matters
+    (an [h, 2048, 2048] score tensor is 134 MB).
+    """
+    if x.size == 0:
+        return x
+    m = np.max(x, axis=axis, keepdims=True)  # NaN propagates into m, so one small check suffices
+    if np.isnan(m).any() or np.isposinf(m).any():
         raise ValueError("softmax got NaN or +inf; scores must be finite numbers or -inf (masked).")
-    m = np.max(x, axis=axis, keepdims=True) if x.size else np.zeros_like(x)
-    m = np.where(np.isfinite(m), m, 0.0)  # an all -inf row: exp(-inf - 0) = 0 everywhere
-    e = np.exp(x - m)
-    total = np.sum(e, axis=axis, keepdims=True)
-    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+    m[np.isneginf(m)] = 0.0  # an all -inf row: exp(-inf - 0) = 0 everywhere
+    x -= m
+    np.exp(x, out=x)
+    total = np.sum(x, axis=axis, keepdims=True)
+    total[total == 0] = 1.0  # the all-masked rows: 0 / 1 = 0
+    x /= total
+    return x
 
 
 def attention_scores(q: Array, k: Array) -> Array:
@@ -60,6 +73,13 @@ def apply_mask(scores: Array, mask: BoolArray | None) -> Array:
     if mask is None:
         return scores
     return np.where(mask, scores, -np.inf)
+
+
+def apply_mask_(scores: Array, mask: BoolArray | None) -> Array:
+    """apply_mask in place: the fresh score array gets -inf where the mask is False."""
+    if mask is not None:
+        np.copyto(scores, -np.inf, where=~mask)
+    return scores
 
 
 def scaled_dot_product_attention(
@@ -102,8 +122,9 @@ def scaled_dot_product_attention(
                 f"mask has shape {mask.shape} but must be [n_q, n_k] = {list(expected)}: "
                 "one True/False per (query, key) pair."
             )
-    scores = attention_scores(q, k) * scale  # [n_q, n_k]
-    weights = softmax(apply_mask(scores, mask), axis=-1)  # [n_q, n_k]
+    scores = attention_scores(q, k)  # [n_q, n_k], a fresh array, so the next steps work in place
+    scores *= scale
+    weights = softmax_(apply_mask_(scores, mask), axis=-1)  # [n_q, n_k]
     return weights @ v, weights  # [n_q, n_k] @ [n_k, d_v] -> [n_q, d_v]
 
 

@@ -226,3 +226,9 @@ def test_trace_is_deterministic():
     b = A.trace_self_attention("x y z", seed=5)
     np.testing.assert_array_equal(a.output, b.output)
     assert not np.allclose(a.output, A.trace_self_attention("x y z", seed=6).output)
+
+
+def test_softmax_leaves_its_input_alone():
+    x = np.array([[1.0, 2.0, -np.inf]])
+    A.softmax(x)
+    np.testing.assert_array_equal(x, [[1.0, 2.0, -np.inf]])

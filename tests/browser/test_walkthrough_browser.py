@@ -91,6 +91,10 @@ def test_walkthrough_screenshot(page, artifacts):
     # The whole lesson, as a learner scrolls through it: every step is on the page.
     for n in range(1, 9):
         assert page.locator(f"h3:has-text('Step {n} of 8')").count() == 1
+    page.locator("h3:has-text('Step 7 of 8')").scroll_into_view_if_needed()
+    page.evaluate("document.querySelector('[data-testid=stMain]').scrollBy(0, -20)")
+    page.wait_for_timeout(500)
+    page.screenshot(path=artifacts / "walkthrough-softmax.png")  # the README's screenshot
     height = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
     page.set_viewport_size({"width": 1400, "height": height})
     page.wait_for_timeout(1000)
