@@ -40,10 +40,10 @@ def test_query_key_heatmap_z_is_the_engine_matrix_and_axes_carry_tokens(m, name,
     assert "query" in fig.data[0].hovertemplate and "key" in fig.data[0].hovertemplate
 
 
-def test_weights_use_a_fixed_colour_blind_safe_scale():
+def test_weights_use_a_colour_blind_safe_scale_from_zero_to_the_largest_weight():
     fig = F.query_key_figure(TRACE, TRACE.weights, "α", weights=True)
-    assert (fig.data[0].zmin, fig.data[0].zmax) == (0.0, 1.0)
-    assert fig.data[0].colorscale == F.query_key_figure(TRACE, np.eye(6) * 0.5, "α", weights=True).data[0].colorscale
+    assert (fig.data[0].zmin, fig.data[0].zmax) == (0.0, TRACE.weights.max())
+    assert fig.data[0].colorscale[0][1] == "#440154"  # Viridis starts at dark purple
     signed = F.token_by_dim_figure(TRACE, TRACE.q, "Q")
     assert signed.data[0].zmid == 0.0 and signed.data[0].zmin == -signed.data[0].zmax
 

@@ -59,7 +59,10 @@ def heatmap(
     text = [[format_number(x, decimals) for x in row] for row in m.tolist()]
     customdata = np.array([[[r, c] for c in cols] for r in rows], dtype=object)  # [rows, cols, 2]
     if weights:
-        colour = dict(colorscale=WEIGHTS_SCALE, zmin=0.0, zmax=1.0)
+        # 0 up to the largest weight: with many tokens every weight is small, and a fixed 0–1 scale
+        # would paint them all alike. The colour bar shows the range.
+        top = float(np.nanmax(z)) if np.isfinite(z).any() else 1.0
+        colour = dict(colorscale=WEIGHTS_SCALE, zmin=0.0, zmax=max(top, 1e-9))
     else:
         top = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
         colour = dict(colorscale=SIGNED_SCALE, zmin=-top or -1.0, zmax=top or 1.0, zmid=0.0)
@@ -91,11 +94,11 @@ def heatmap(
     )
     fig.update_xaxes(
         title_text=col_title, tickmode="array", tickvals=list(range(n_cols)), ticktext=cols, side="bottom",
-        showgrid=False, zeroline=False,
+        showgrid=False, zeroline=False, tickfont=dict(size=14 if n_cols <= 12 else 10),
     )
     fig.update_yaxes(
         title_text=None if compact else row_title, tickmode="array", tickvals=list(range(n_rows)), ticktext=rows,
-        autorange="reversed", showgrid=False, zeroline=False,
+        autorange="reversed", showgrid=False, zeroline=False, tickfont=dict(size=14 if n_rows <= 12 else 10),
     )
     return fig
 
