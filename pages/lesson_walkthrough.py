@@ -40,8 +40,8 @@ if trace.positional_encoding is None:
     st.latex(rf"X = \mathrm{{Embed}}(\text{{tokens}}) \in \mathbb{{R}}^{{{n} \times {trace.d_model}}}")
     ui.matrix(F.token_by_dim_figure(trace, trace.x, "X"), T.token_by_dim_frame(trace, trace.x), "x")
 else:
-    st.latex(rf"X = E + P, \qquad P_{{pos,2i}} = \sin\frac{{pos}}{{10000^{{2i/d_{{model}}}}}},\ "
-             rf"P_{{pos,2i+1}} = \cos\frac{{pos}}{{10000^{{2i/d_{{model}}}}}}")
+    st.latex(r"X = E + P, \qquad P_{pos,2i} = \sin\frac{pos}{10000^{2i/d_{model}}},\ "
+             r"P_{pos,2i+1} = \cos\frac{pos}{10000^{2i/d_{model}}}")
     columns = st.columns(3)
     for column, (name, key, m) in zip(
         columns, [("E (token embeddings)", "e", trace.embeddings), ("P (positions)", "p", trace.positional_encoding),
