@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 
 from attention import AttentionTrace
 from viz.labels import dim_labels, format_number, plotly_text, token_labels
+from viz.tables import weighted_sum_frame
 
 WEIGHTS_SCALE = "Viridis"
 SIGNED_SCALE = "RdBu"
@@ -193,11 +194,11 @@ def alpha_bars(trace: AttentionTrace, i: int) -> go.Figure:
 
 
 def weighted_sum_figure(trace: AttentionTrace, i: int) -> go.Figure:
-    """Step 8: each term α_ij·v_j as a row, and their sum, which is output row i."""
-    labels = token_labels(trace.tokens)
-    m = np.vstack([trace.weighted_values[i], trace.output[i][None, :]])  # [n + 1, d_k]
+    """Step 8: each term α_ij·v_j as a row, and their sum, which is output row i (the table's rows)."""
+    frame = weighted_sum_frame(trace, i)  # [n + 1, d_k]
+    query = plotly_text(token_labels(trace.tokens)[i])
     return heatmap(
-        m, row_labels=[f"α·v {label}" for label in labels] + ["Σ = output"], col_labels=dim_labels(trace.d_k),
-        title=f"Σ<sub>j</sub> α<sub>ij</sub>·v<sub>j</sub> for query “{plotly_text(labels[i])}”  [{trace.n} terms + sum]",
+        frame.to_numpy(), row_labels=list(frame.index), col_labels=list(frame.columns),
+        title=f"Σ<sub>j</sub> α<sub>ij</sub>·v<sub>j</sub> for query “{query}”  [{trace.n} terms + sum]",
         row_title="term", col_title="dimension", value_name="value",
     )
