@@ -123,3 +123,14 @@ def test_a_shared_link_reproduces_the_lesson(browser, base_url):
         np.testing.assert_allclose(alpha, engine.weights, atol=0.005 + 1e-9)  # the same numbers
     finally:
         context.close()
+
+
+def test_markdown_in_the_sentence_stays_literal(page):
+    type_sentence(page, "*bold* [a](http://x) $x$")
+    wait_for_ticks(page, "weights", ["* (1)", "bold", "* (3)", "[", "a", "]", "(", "http", ":", "/ (10)",
+                                     "/ (11)", "x (12)", ")", "$ (14)", "x (15)", "$ (16)"])
+    assert page.locator("a[href='http://x']").count() == 0  # no link was made of it
+    caption = page.locator("[data-testid=stCaptionContainer]").last.inner_text()
+    assert caption.startswith("Row sums: * (1) 1.00, bold 1.00") and "$ (14)" in caption  # no italics, no maths
+    tokens = [t.strip() for t in page.locator(".st-key-table-tokens table tbody tr td").all_inner_texts()][1::3]
+    assert tokens[:4] == ["*", "bold", "*", "["]
