@@ -6,10 +6,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import numpy.typing as npt
 
 from attention.core import causal_mask, scaled_dot_product_attention
+from attention.projections import Projections, random_output_projection, random_projections
+from attention.trace import AttentionTrace, embed_sentence, trace_attention
 
 Array = npt.NDArray[np.float64]
 
@@ -94,3 +98,82 @@ def multi_head_attention(
     mask = causal_mask(n) if causal else None  # [n, n], broadcast over heads
     heads, weights = scaled_dot_product_attention(q, k, v, mask=mask)  # [h, n, d_k], [h, n, n]
     return concat_heads(heads) @ w_o, weights  # [n, d_model] @ [d_model, d_model] -> [n, d_model]
+
+
+@dataclass(frozen=True)
+class MultiHeadTrace:
+    """Every step of MultiHead(X) = Concat(head_1, …, head_h)·W_O on one sentence."""
+
+    sentence: str
+    tokens: tuple[str, ...]  # n tokens
+    seed: int
+    d_model: int
+    n_heads: int  # h
+    d_k: int  # d_model / h
+    causal: bool
+    x: Array  # X   [n, d_model]
+    w_q: Array  # [d_model, d_model]; head h uses columns h·d_k … (h+1)·d_k
+    w_k: Array  # [d_model, d_model]
+    w_v: Array  # [d_model, d_model]
+    w_o: Array  # [d_model, d_model]
+    heads: tuple[AttentionTrace, ...]  # h single-head traces, each with d_k-wide projections
+    weights: Array  # α of every head   [h, n, n]
+    concat: Array  # Concat(head outputs)   [n, d_model]
+    output: Array  # Concat · W_O   [n, d_model]
+
+    @property
+    def n(self) -> int:
+        return len(self.tokens)
+
+
+def trace_multi_head(
+    sentence: str,
+    *,
+    d_model: int = 8,
+    n_heads: int = 2,
+    seed: int = 0,
+    positional: bool = False,
+    causal: bool = False,
+    projections: Projections | None = None,
+    w_o: npt.ArrayLike | None = None,
+) -> MultiHeadTrace:
+    """Trace multi-head self-attention on a sentence: each head in full, then concat and W_O.
+
+    W_Q, W_K, W_V default to ``random_projections(d_model, d_model, seed)``, so with one head they
+    are exactly the walkthrough's matrices at d_k = d_model. W_O defaults to
+    ``random_output_projection(d_model, seed)``.
+    """
+    d_k = head_dim(d_model, n_heads)
+    embedded = embed_sentence(sentence, d_model=d_model, seed=seed, positional=positional)
+    preset = "random" if projections is None else "custom"
+    if projections is None:
+        projections = random_projections(d_model, d_model, seed)
+    w_o = random_output_projection(d_model, seed) if w_o is None else np.asarray(w_o, dtype=np.float64)
+    heads = tuple(
+        trace_attention(
+            embedded,
+            Projections(*(np.asarray(w)[:, h * d_k : (h + 1) * d_k] for w in projections)),  # [d_model, d_k]
+            preset=preset,
+            causal=causal,
+        )
+        for h in range(n_heads)
+    )
+    concat = concat_heads(np.stack([head.output for head in heads]))  # [h, n, d_k] -> [n, d_model]
+    return MultiHeadTrace(
+        sentence=sentence,
+        tokens=embedded.tokens,
+        seed=seed,
+        d_model=d_model,
+        n_heads=n_heads,
+        d_k=d_k,
+        causal=causal,
+        x=embedded.x,
+        w_q=np.asarray(projections.w_q, dtype=np.float64),
+        w_k=np.asarray(projections.w_k, dtype=np.float64),
+        w_v=np.asarray(projections.w_v, dtype=np.float64),
+        w_o=w_o,
+        heads=heads,
+        weights=np.stack([head.weights for head in heads]),  # [h, n, n]
+        concat=concat,
+        output=concat @ w_o,  # [n, d_model] @ [d_model, d_model] -> [n, d_model]
+    )

@@ -65,3 +65,15 @@ def preset_projections(preset: str, d_model: int, d_k: int, seed: int) -> Projec
 def _check_dims(d_model: int, d_k: int) -> None:
     if d_model < 1 or d_k < 1:
         raise ValueError(f"d_model and d_k must be at least 1, got d_model={d_model}, d_k={d_k}.")
+
+
+def random_output_projection(d_model: int, seed: int) -> Matrix:
+    r"""W_O with entries ~ N(0, 1/d_model), seeded apart from W_Q, W_K and W_V.
+
+    Returns
+    -------
+    ndarray, shape [d_model, d_model]
+    """
+    _check_dims(d_model, d_model)
+    rng = np.random.default_rng([seed, 0x0])
+    return rng.standard_normal((d_model, d_model)) / np.sqrt(d_model)

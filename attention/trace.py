@@ -7,6 +7,7 @@ exactly what the engine computed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -41,7 +42,8 @@ class AttentionTrace:
     v: Array  # V = X·W_V             [n, d_k]
     score_terms: Array  # q_ic·k_jc   [n, n, d_k], summed over c gives the scores
     scores: Array  # S = Q·Kᵀ         [n, n], rows are queries, columns keys
-    scale: float  # 1/√d_k
+    scale: float  # 1/(√d_k · T)
+    temperature: float  # T, 1 for standard attention
     scaled_scores: Array  # S/√d_k   [n, n]
     causal: bool
     mask: npt.NDArray[np.bool_]  # M, True where query i may attend to key j   [n, n]
@@ -57,6 +59,26 @@ class AttentionTrace:
         return len(self.tokens)
 
 
+class Embedded(NamedTuple):
+    """A sentence's tokens and its input matrix X = E (+ P)."""
+
+    sentence: str
+    tokens: tuple[str, ...]  # n tokens
+    seed: int
+    embeddings: Array  # E   [n, d_model]
+    positional_encoding: Array | None  # P   [n, d_model]
+    x: Array  # X   [n, d_model]
+
+
+def embed_sentence(sentence: str, *, d_model: int, seed: int, positional: bool = False) -> Embedded:
+    """tokens → X = E + P (P only when ``positional``). Raises SentenceError for unusable text."""
+    tokens = tokenize(sentence)
+    e = embed(tokens, d_model, seed)  # [n, d_model]
+    p = sinusoidal_positional_encoding(len(tokens), d_model) if positional else None  # [n, d_model]
+    x = e + p if p is not None else e  # [n, d_model]
+    return Embedded(sentence, tuple(tokens), seed, e, p, x)
+
+
 def trace_self_attention(
     sentence: str,
     *,
@@ -66,6 +88,7 @@ def trace_self_attention(
     preset: str = "random",
     positional: bool = False,
     causal: bool = False,
+    temperature: float = 1.0,
     projections: Projections | None = None,
 ) -> AttentionTrace:
     """Trace Att(X·W_Q, X·W_K, X·W_V) on a sentence, keeping every intermediate.
@@ -84,6 +107,8 @@ def trace_self_attention(
         Add sinusoidal positional encodings to the embeddings.
     causal : bool
         Mask keys after the query (decoder-style attention).
+    temperature : float
+        T > 0 divides the scaled scores: softmax(S / (√d_k · T)). 1 is standard attention.
     projections : Projections, optional
         Explicit W_Q, W_K, W_V, each [d_model, d_k] (for hand-edited matrices).
 
@@ -94,23 +119,36 @@ def trace_self_attention(
     ValueError
         For dimensions or projections that don't fit.
     """
-    tokens = tokenize(sentence)
-    n = len(tokens)
+    embedded = embed_sentence(sentence, d_model=d_model, seed=seed, positional=positional)
     if projections is None:
         projections = preset_projections(preset, d_model, d_k, seed)
     else:
         preset = "custom"
-        _check_projections(projections, d_model, d_k)
-    w_q, w_k, w_v = (np.asarray(w, dtype=np.float64) for w in projections)
+    return trace_attention(embedded, projections, preset=preset, causal=causal, temperature=temperature)
 
-    e = embed(tokens, d_model, seed)  # [n, d_model]
-    p = sinusoidal_positional_encoding(n, d_model) if positional else None  # [n, d_model]
-    x = e + p if p is not None else e  # [n, d_model]
+
+def trace_attention(
+    embedded: Embedded,
+    projections: Projections,
+    *,
+    preset: str = "custom",
+    causal: bool = False,
+    temperature: float = 1.0,
+) -> AttentionTrace:
+    r"""Trace softmax(X W_Q (X W_K)^\top / (\sqrt{d_k} T)) · X W_V for an embedded sentence."""
+    d_model = embedded.x.shape[1]
+    d_k = np.asarray(projections[0]).shape[1]
+    _check_projections(projections, d_model, d_k)
+    if not temperature > 0:
+        raise ValueError(f"The temperature must be a positive number, got {temperature}.")
+    w_q, w_k, w_v = (np.asarray(w, dtype=np.float64) for w in projections)
+    x = embedded.x  # [n, d_model]
+    n = len(embedded.tokens)
 
     q, k, v = x @ w_q, x @ w_k, x @ w_v  # [n, d_model] @ [d_model, d_k] -> [n, d_k]
     score_terms = q[:, None, :] * k[None, :, :]  # [n, 1, d_k] * [1, n, d_k] -> [n, n, d_k]
     scores = attention_scores(q, k)  # [n, n]
-    scale = 1.0 / np.sqrt(d_k)
+    scale = 1.0 / (np.sqrt(d_k) * temperature)
     scaled = scores * scale  # [n, n]
     mask = causal_mask(n) if causal else np.ones((n, n), dtype=bool)  # [n, n]
     masked = apply_mask(scaled, mask)  # [n, n], -inf where masked
@@ -121,15 +159,15 @@ def trace_self_attention(
     output = weighted_values.sum(axis=1)  # Σ_j α_ij v_j: [n, d_k]
 
     return AttentionTrace(
-        sentence=sentence,
-        tokens=tuple(tokens),
-        token_ids=tuple(token_ids(tokens)),
-        seed=seed,
+        sentence=embedded.sentence,
+        tokens=embedded.tokens,
+        token_ids=tuple(token_ids(list(embedded.tokens))),
+        seed=embedded.seed,
         preset=preset,
         d_model=d_model,
         d_k=d_k,
-        embeddings=e,
-        positional_encoding=p,
+        embeddings=embedded.embeddings,
+        positional_encoding=embedded.positional_encoding,
         x=x,
         w_q=w_q,
         w_k=w_k,
@@ -140,6 +178,7 @@ def trace_self_attention(
         score_terms=score_terms,
         scores=scores,
         scale=float(scale),
+        temperature=float(temperature),
         scaled_scores=scaled,
         causal=causal,
         mask=mask,
