@@ -1,15 +1,22 @@
-"""Attention Lab: entry point. Page set-up, the shared sidebar, and the navigation between lessons."""
+"""Attention Lab: entry point. Page set-up, the shared sidebar, and the navigation between lessons.
+
+The lessons live in lessons/, not pages/: a pages/ folder switches on Streamlit's older automatic
+multipage mode next to st.navigation, and then a deep link such as /multihead shows "Page not
+found" (and AppTest reruns lose this script).
+"""
 
 import streamlit as st
 
 from ui.settings import draw_shared_sidebar
 
-st.set_page_config(page_title="Attention Lab", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="Attention Lab", page_icon=":material/search:", layout="wide")
 st.session_state["_shared"] = draw_shared_sidebar()
 
 page = st.navigation(
     [
-        st.Page("pages/lesson_walkthrough.py", title="Step-by-step walkthrough", icon="🪜", default=True, url_path="walkthrough"),
+        st.Page("lessons/walkthrough.py", title="Step-by-step walkthrough", icon=":material/stairs:", default=True),
+        st.Page("lessons/multihead.py", title="Multi-head attention", icon=":material/hub:"),
+        st.Page("lessons/scaling.py", title="Why divide by √d_k?", icon=":material/straighten:"),
     ]
 )
 page.run()

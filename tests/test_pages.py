@@ -40,8 +40,12 @@ def shown_tokens(at: AppTest) -> list[str]:
     return [re.sub(r"\\(.)", r"\1", t) for t in column]
 
 
-def assert_healthy(at: AppTest):
+def assert_no_exception(at: AppTest):
     assert not at.exception, [e.value for e in at.exception]
+
+
+def assert_healthy(at: AppTest):
+    assert_no_exception(at)
     assert len(at.subheader) == 8  # all eight steps are on the page
 
 

@@ -12,6 +12,7 @@ import streamlit as st
 from viz.tables import formatted
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
+SIDE_BY_SIDE_MAX_COLUMNS = 6
 PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 
@@ -25,8 +26,8 @@ def lesson(name: str) -> None:
     st.markdown(_read(ASSETS / f"{name}.md"))
 
 
-def step(number: int, total: int, title: str) -> None:
-    st.subheader(f"Step {number} of {total} · {title}", anchor=f"step-{number}", divider="gray")
+def step(number: int, total: int, title: str, *, anchor: str | None = None) -> None:
+    st.subheader(f"Step {number} of {total} · {title}", anchor=anchor or f"step-{number}", divider="gray")
 
 
 def chart(fig: go.Figure, key: str) -> None:
@@ -42,8 +43,12 @@ def table(frame: pd.DataFrame, key: str, decimals: int | None = 2) -> None:
 def matrix(
     fig: go.Figure, frame: pd.DataFrame, key: str, *, side_by_side: bool = True, decimals: int | None = 2
 ) -> None:
-    """A heatmap and, beside it (or under it, in narrow columns), the table of the same numbers."""
-    if side_by_side:
+    """A heatmap and, beside it, the table of the same numbers.
+
+    The table goes under the heatmap instead in narrow columns (``side_by_side=False``) and when it
+    has more than SIDE_BY_SIDE_MAX_COLUMNS columns, which would not fit beside it.
+    """
+    if side_by_side and len(frame.columns) <= SIDE_BY_SIDE_MAX_COLUMNS:
         left, right = st.columns([3, 2], vertical_alignment="center")
         with left:
             chart(fig, key)

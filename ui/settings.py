@@ -6,11 +6,13 @@ Widget keys are also the URL's query-parameter names, so a copied link reproduce
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import streamlit as st
 
-from attention import AttentionTrace, SentenceError, trace_self_attention
+from attention import SentenceError
 from viz.labels import markdown_text
 
 DEFAULT_SENTENCE = "This forum is awesome"
@@ -18,7 +20,8 @@ DEFAULT_SEED = 42
 DEFAULT_D_MODEL = 8
 MAX_SEED = 999_999
 D_MODEL_RANGE = (2, 16)
-_LAST_GOOD = "_last_good_sentence"  # not a widget key, so it outlives page switches
+_LAST_GOOD = "_last_good_sentence"
+T = TypeVar("T")  # not a widget key, so it outlives page switches
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,7 @@ class Shared:
     seed: int
     d_model: int
     positional: bool
+    causal: bool
 
 
 def _new_seed() -> None:
@@ -58,7 +62,13 @@ def draw_shared_sidebar() -> Shared:
         "Add positional encodings", value=False, key="positional", bind="query-params",
         help="Sinusoidal encodings from the original Transformer paper, added to the embeddings.",
     )
-    return Shared(sentence=sentence or "", seed=int(seed), d_model=int(d_model), positional=bool(positional))
+    causal = sb.toggle(
+        "Causal mask (decoder)", value=False, key="causal", bind="query-params",
+        help="A decoder may not look at later tokens: query i attends only to tokens 1 … i.",
+    )
+    return Shared(
+        sentence=sentence or "", seed=int(seed), d_model=int(d_model), positional=bool(positional), causal=bool(causal)
+    )
 
 
 def shared() -> Shared:
@@ -66,21 +76,25 @@ def shared() -> Shared:
     return st.session_state["_shared"]
 
 
-def trace_or_explain(shared: Shared, **options) -> AttentionTrace:
-    """Trace the learner's sentence; if it can't be shown, say why and trace the last one that could.
+def trace_or_explain(shared: Shared, trace: Callable[..., T], **options) -> T:
+    """``trace(sentence, …)`` on the learner's sentence; if it can't be shown, say why and trace the
+    last sentence that could.
 
-    The learner's text stays in the box untouched, and the rest of the page keeps working.
+    ``trace`` is an engine tracer (``trace_self_attention``, ``trace_multi_head``); it gets the
+    shared settings and ``options``. The learner's text stays in the box untouched, and the rest of
+    the page keeps working.
     """
     last_good = st.session_state.get(_LAST_GOOD, DEFAULT_SENTENCE)
-    kwargs = dict(d_model=shared.d_model, seed=shared.seed, positional=shared.positional, **options)
+    kwargs = dict(d_model=shared.d_model, seed=shared.seed, positional=shared.positional, causal=shared.causal,
+                  **options)
     try:
-        trace = trace_self_attention(shared.sentence, **kwargs)
+        result = trace(shared.sentence, **kwargs)
     except SentenceError as error:
         st.warning(
             f"{error}\n\nUntil then the lesson shows the last sentence that worked: "
             f"“{markdown_text(last_good)}”.",
             icon="✏️",
         )
-        return trace_self_attention(last_good, **kwargs)
+        return trace(last_good, **kwargs)
     st.session_state[_LAST_GOOD] = shared.sentence
-    return trace
+    return result

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import plotly.graph_objects as go
 
-from attention import AttentionTrace
+from attention import AttentionTrace, MultiHeadTrace
 from viz.labels import dim_labels, format_number, plotly_text, token_labels
 from viz.tables import weighted_sum_frame
 
@@ -23,6 +23,8 @@ WEIGHTS_SCALE = "Viridis"
 SIGNED_SCALE = "RdBu"
 MAX_CELLS_WITH_NUMBERS = 400  # beyond this the numbers would be too small to read; the table has them
 ROW_HEIGHT = 34
+MASKED_TEXT = "—"  # a masked weight; a masked score shows −∞
+HEAD_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")  # Okabe–Ito
 FONT = dict(family="DejaVu Sans, Arial, sans-serif", size=14)
 
 
@@ -38,6 +40,7 @@ def heatmap(
     weights: bool = False,
     decimals: int = 2,
     compact: bool = False,
+    allowed: npt.ArrayLike | None = None,
 ) -> go.Figure:
     """A labelled heatmap of a matrix, with its numbers in the cells.
 
@@ -51,13 +54,20 @@ def heatmap(
     compact : bool
         For a third of the page: no colour bar and no row-axis title, smaller numbers (the page
         states the colour scale in a caption instead).
+    allowed : bool array [rows, cols], optional
+        The attention mask: cells where it is False are masked. They are drawn blank on the grey
+        background with "—", so a masked cell never looks like a small weight.
     """
     m = np.asarray(m, dtype=np.float64)
     n_rows, n_cols = m.shape
     rows = [plotly_text(r) for r in row_labels]
     cols = [plotly_text(c) for c in col_labels]
-    z = np.where(np.isfinite(m), m, np.nan)  # [rows, cols]; masked cells drawn blank
-    text = [[format_number(x, decimals) for x in row] for row in m.tolist()]
+    blocked = np.zeros(m.shape, dtype=bool) if allowed is None else ~np.asarray(allowed, dtype=bool)
+    z = np.where(np.isfinite(m) & ~blocked, m, np.nan)  # [rows, cols]; masked cells drawn blank
+    text = [
+        [MASKED_TEXT if b and np.isfinite(x) else format_number(x, decimals) for x, b in zip(row, brow, strict=True)]
+        for row, brow in zip(m.tolist(), blocked.tolist(), strict=True)
+    ]
     customdata = np.array([[[r, c] for c in cols] for r in rows], dtype=object)  # [rows, cols, 2]
     if weights:
         # 0 up to the largest weight: with many tokens every weight is small, and a fixed 0–1 scale
@@ -137,7 +147,8 @@ def tokens_figure(trace: AttentionTrace) -> go.Figure:
     return fig
 
 
-def token_by_dim_figure(trace: AttentionTrace, m: npt.ArrayLike, name: str, *, compact: bool = False) -> go.Figure:
+def token_by_dim_figure(trace: AttentionTrace | MultiHeadTrace, m: npt.ArrayLike, name: str, *,
+                        compact: bool = False) -> go.Figure:
     """A [n, d] matrix: one row a token, one column a dimension."""
     m = np.asarray(m)
     return heatmap(
@@ -158,12 +169,15 @@ def projection_figure(w: npt.ArrayLike, name: str, *, compact: bool = False) -> 
 
 
 def query_key_figure(trace: AttentionTrace, m: npt.ArrayLike, name: str, *, weights: bool = False) -> go.Figure:
-    """An [n, n] matrix of scores or weights: rows are queries, columns are keys."""
+    """An [n, n] matrix of scores or weights: rows are queries, columns are keys.
+
+    Under a causal mask the masked weights are drawn as masked, not as zeros.
+    """
     labels = token_labels(trace.tokens)
     return heatmap(
         m, row_labels=labels, col_labels=labels, title=f"{name}  [{trace.n} × {trace.n}]",
         row_title="query i (row)", col_title="key j (column)", value_name=name.split(" ")[0],
-        weights=weights,
+        weights=weights, allowed=trace.mask if weights and trace.causal else None,
     )
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from attention import AttentionTrace
+from attention import AttentionTrace, MultiHeadTrace
 from viz.labels import dim_labels, format_number, markdown_text, token_labels
 
 
@@ -30,7 +30,7 @@ def token_frame(trace: AttentionTrace) -> pd.DataFrame:
     )
 
 
-def token_by_dim_frame(trace: AttentionTrace, m: npt.ArrayLike) -> pd.DataFrame:
+def token_by_dim_frame(trace: AttentionTrace | MultiHeadTrace, m: npt.ArrayLike) -> pd.DataFrame:
     """A [n, d] matrix (X, P, Q, K, V, an output): rows are tokens, columns dimensions."""
     m = np.asarray(m)
     return matrix_frame(m, rows=token_labels(trace.tokens), columns=dim_labels(m.shape[1]), rows_name="token")

@@ -1,0 +1,64 @@
+"""Multi-head attention: h heads side by side, then concatenate and project with W_O.
+
+Every number comes from one ``trace_multi_head`` trace; each head is a full single-head trace.
+"""
+
+import streamlit as st
+
+from attention import trace_multi_head
+from ui import components as ui
+from ui.settings import shared, trace_or_explain
+from ui.walkthrough import MASK_CAPTION, lines_panel, render_steps
+from viz import figures as F
+from viz import heads as H
+from viz import tables as T
+
+st.title("Multi-head attention")
+ui.lesson("multihead/00_intro")
+
+settings = shared()
+divisors = [h for h in range(1, settings.d_model + 1) if settings.d_model % h == 0]
+n_heads = st.sidebar.selectbox(
+    "Heads h (divisors of d_model)", divisors, index=divisors.index(2) if 2 in divisors else 0, key="heads",
+    bind="query-params", help="Each head gets d_k = d_model / h dimensions, so h must divide d_model.",
+)
+if n_heads not in divisors:  # a stale value after d_model changed
+    st.warning(f"h = {n_heads} does not divide d_model = {settings.d_model}; showing h = {divisors[0]}.")
+    n_heads = divisors[0]
+mh = trace_or_explain(settings, trace_multi_head, n_heads=n_heads)
+n, h, d_k, d_model = mh.n, mh.n_heads, mh.d_k, mh.d_model
+
+st.latex(rf"h = {h} \text{{ heads}},\qquad d_k = \frac{{d_{{model}}}}{{h}} = \frac{{{d_model}}}{{{h}}} = {d_k}")
+
+st.subheader("Each head's attention", divider="gray")
+ui.chart(H.heads_heatmaps(mh.weights, mh.tokens, mask=mh.heads[0].mask if mh.causal else None), "heads")
+st.caption("One panel per head, all on the same colour scale. In every panel rows are queries (i) and columns "
+           "are keys (j). " + (MASK_CAPTION if mh.causal else ""))
+with st.expander("The numbers: α of each head", expanded=h <= 2):
+    for k, (tab, head) in enumerate(zip(st.tabs([f"head {k + 1}" for k in range(h)]), mh.heads, strict=True)):
+        with tab:
+            ui.table(T.query_key_frame(head, head.weights), f"heads-{k}")
+if st.toggle("Show the heads as lines (head view)", value=True, key="mh-lines"):
+    lines_panel(mh.weights, mh.tokens, key="mh-lines")
+
+st.subheader("Split → heads → concatenate → W_O", divider="gray")
+ui.lesson("multihead/01_path")
+st.latex(
+    rf"\underbrace{{[{n} \times {d_model}]}}_{{X W_Q,\ X W_K,\ X W_V}} \;\to\; "
+    rf"\underbrace{{{h} \times [{n} \times {d_k}]}}_{{\text{{split into heads}}}} \;\to\; "
+    rf"\underbrace{{{h} \times [{n} \times {d_k}]}}_{{\text{{attention per head}}}} \;\to\; "
+    rf"\underbrace{{[{n} \times {d_model}]}}_{{\text{{concatenate}}}} \;\xrightarrow{{\cdot W_O}}\; "
+    rf"\underbrace{{[{n} \times {d_model}]}}_{{\text{{output}}}}"
+)
+ui.matrix(F.token_by_dim_figure(mh, mh.concat, "Concat(head outputs)"), T.token_by_dim_frame(mh, mh.concat), "concat")
+st.caption(" · ".join(f"columns {k * d_k + 1}–{(k + 1) * d_k}: head {k + 1}" for k in range(h)))
+ui.matrix(F.projection_figure(mh.w_o, "W_O"), T.projection_frame(mh.w_o), "w_o")
+st.caption("W_O is [d_model × d_model], seeded random like the other matrices (entries ~ N(0, 1/d_model)).")
+ui.matrix(F.token_by_dim_figure(mh, mh.output, "output = Concat · W_O"), T.token_by_dim_frame(mh, mh.output), "mh-output")
+
+st.subheader("Open one head in the full step-by-step view", divider="gray")
+opened = st.selectbox("Head", range(h), format_func=lambda k: f"head {k + 1}", key="open_head")
+opened = opened if opened is not None and opened < h else 0
+st.markdown(f"Head {opened + 1} uses columns {opened * d_k + 1}–{(opened + 1) * d_k} of W_Q, W_K and W_V. "
+            "Its tokens and X are the walkthrough's (steps 1 and 2).")
+render_steps(mh.heads[opened], prefix="head-", first=3)

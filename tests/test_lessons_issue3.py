@@ -1,0 +1,162 @@
+"""The multi-head and √d_k lessons and the causal mask, through AppTest and the pure builders."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import attention as A
+from tests.test_pages import assert_no_exception, run_app, set_widget, table
+from ui.settings import DEFAULT_SEED, DEFAULT_SENTENCE
+from viz import heads as H
+from viz import scaling as S
+from viz.figures import MASKED_TEXT, query_key_figure
+
+MULTIHEAD, SCALING = "lessons/multihead.py", "lessons/scaling.py"
+ROUNDING = 0.005 + 1e-9
+
+
+def open_page(path: str, **widgets):
+    at = run_app(**{k: v for k, v in widgets.items() if k in {"sentence", "seed", "d_model", "positional", "causal"}})
+    at = at.switch_page(path).run()
+    for key, value in widgets.items():
+        if key not in {"sentence", "seed", "d_model", "positional", "causal"}:
+            at = set_widget(at, key, value)
+    assert_no_exception(at)
+    return at
+
+
+# --- multi-head page ----------------------------------------------------------------------------
+def test_multihead_default_shows_two_heads_and_the_engine_numbers():
+    at = open_page(MULTIHEAD)
+    m = A.trace_multi_head(DEFAULT_SENTENCE, d_model=8, n_heads=2, seed=DEFAULT_SEED)
+    assert at.selectbox(key="heads").value == 2
+    assert at.selectbox(key="heads").options == ["1", "2", "4", "8"]  # the divisors of d_model
+    for k in range(2):
+        np.testing.assert_allclose(table(at, f"heads-{k}"), m.weights[k], atol=ROUNDING)
+    np.testing.assert_allclose(table(at, "concat"), m.concat, atol=ROUNDING)
+    np.testing.assert_allclose(table(at, "w_o"), m.w_o, atol=ROUNDING)
+    np.testing.assert_allclose(table(at, "mh-output"), m.output, atol=ROUNDING)
+    assert any(r"2 \times [4 \times 4]" in latex.value for latex in at.latex)  # the split → concat path
+
+
+def test_multihead_with_one_head_equals_the_walkthrough_numbers():
+    walk = run_app(d_k=8)  # the walkthrough at d_k = d_model, same seed and sentence
+    multi = open_page(MULTIHEAD, heads=1)
+    np.testing.assert_array_equal(table(multi, "heads-0"), table(walk, "weights"))
+    np.testing.assert_array_equal(table(multi, "concat"), table(walk, "output"))
+
+
+def test_multihead_controls_change_what_is_shown():
+    at = open_page(MULTIHEAD, heads=4)
+    assert table(at, "concat").shape == (4, 8) and table(at, "heads-3").shape == (4, 4)
+    at = set_widget(at, "open_head", 3)  # open head 4 in the full step-by-step view
+    m = A.trace_multi_head(DEFAULT_SENTENCE, d_model=8, n_heads=4, seed=DEFAULT_SEED)
+    np.testing.assert_allclose(table(at, "head-w_q"), m.w_q[:, 6:8], atol=ROUNDING)  # columns 7–8
+    np.testing.assert_allclose(table(at, "head-weights"), m.heads[3].weights, atol=ROUNDING)
+    at = set_widget(at, "d_model", 6)  # 4 no longer divides d_model: the choice falls back
+    assert_no_exception(at)
+    assert at.selectbox(key="heads").options == ["1", "2", "3", "6"]
+    assert at.selectbox(key="heads").value in (1, 2, 3, 6)
+
+
+def test_switching_pages_keeps_the_shared_settings():
+    at = run_app(sentence="the cat sat", seed=5, d_model=6, positional=True)
+    at = at.switch_page(MULTIHEAD).run()
+    assert_no_exception(at)
+    assert at.text_input(key="sentence").value == "the cat sat" and at.number_input(key="seed").value == 5
+    m = A.trace_multi_head("the cat sat", d_model=6, n_heads=2, seed=5, positional=True)
+    np.testing.assert_allclose(table(at, "mh-output"), m.output, atol=ROUNDING)
+
+
+def test_multihead_bad_sentence_keeps_working():
+    at = open_page(MULTIHEAD, sentence="   ")
+    assert "empty" in at.warning[0].value
+    assert table(at, "heads-0").shape == (4, 4)
+
+
+# --- causal mask --------------------------------------------------------------------------------
+def test_causal_toggle_on_the_walkthrough_masks_the_upper_triangle():
+    at = run_app(causal=True)
+    assert_no_exception(at)
+    shown = at.get_by_key("table-scaled").table[0].value.to_numpy()
+    upper = np.triu(np.ones((4, 4), bool), 1)
+    assert all(cell == "−∞" for cell in shown[upper])  # the scores step shows −∞ where masked
+    weights = table(at, "weights")
+    assert np.all(weights[upper] == 0) and weights[0, 0] == 1.0
+    np.testing.assert_allclose(weights.sum(axis=1), 1, atol=0.02)
+    assert any("Causal mask on" in c.value for c in at.caption)
+
+
+def test_causal_toggle_on_the_multihead_page():
+    at = open_page(MULTIHEAD, causal=True)
+    for k in range(2):
+        assert np.all(np.triu(table(at, f"heads-{k}"), 1) == 0)
+
+
+def test_masked_weights_look_different_from_small_weights():
+    t = A.trace_self_attention("a b c", causal=True)
+    fig = query_key_figure(t, t.weights, "α", weights=True)
+    z = np.array(fig.data[0].z, dtype=float)
+    assert np.isnan(z[0, 1]) and fig.data[0].text[0][1] == MASKED_TEXT  # blank and "—", not a dark 0.00
+    assert fig.data[0].text[1][0] != MASKED_TEXT
+
+
+# --- √d_k page ----------------------------------------------------------------------------------
+def test_scaling_page_default_and_controls():
+    at = open_page(SCALING)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["d_k"] == "64"
+    dots = A.dot_product_samples(64, 4000, seed=DEFAULT_SEED)
+    assert metrics["measured Var(q·k)"] == f"{dots.var():.1f}"
+    at = set_widget(at, "dk_demo", 512)
+    metrics = {m.label: m.value for m in at.metric}
+    assert float(metrics["largest weight, no scaling"]) > 0.99  # saturated
+    assert float(metrics["largest weight, ÷ √512"]) < 0.9
+    assert float(metrics["gradient size ‖∂α/∂s‖, no scaling"]) < float(metrics["gradient size ‖∂α/∂s‖, ÷ √512"])
+
+
+@pytest.mark.parametrize("temperature", [0.05, 10.0])
+def test_temperature_on_the_sentence(temperature):
+    at = open_page(SCALING, temperature=temperature)
+    shown = table(at, "temperature-weights")
+    t = A.trace_self_attention(DEFAULT_SENTENCE, seed=DEFAULT_SEED, temperature=temperature)
+    np.testing.assert_allclose(shown, t.weights, atol=ROUNDING)
+    standard = A.trace_self_attention(DEFAULT_SENTENCE, seed=DEFAULT_SEED).weights
+    if temperature < 1:  # sharper than standard attention, peaked on each row's best key
+        assert np.all(shown.max(axis=1) >= standard.max(axis=1))
+        np.testing.assert_array_equal(shown.argmax(axis=1), t.scores.argmax(axis=1))
+    else:  # flatter: closer to the uniform 1/4 than standard attention
+        assert np.abs(shown - 0.25).max() < 0.05 < np.abs(standard - 0.25).max()
+
+
+# --- builders ------------------------------------------------------------------------------------
+def test_heads_heatmaps_show_every_head_on_one_scale():
+    m = A.trace_multi_head("the cat sat on", d_model=8, n_heads=4, causal=True)
+    fig = H.heads_heatmaps(m.weights, m.tokens, mask=m.heads[0].mask)
+    assert len(fig.data) == 4 and {d.coloraxis for d in fig.data} == {"coloraxis"}
+    np.testing.assert_array_equal(np.nan_to_num(np.array(fig.data[2].z, dtype=float)), m.weights[2])
+    assert fig.data[0].text[0][3] == MASKED_TEXT
+    assert [a.text for a in fig.layout.annotations] == ["head 1", "head 2", "head 3", "head 4"]
+    assert list(fig.layout.yaxis.ticktext) == ["the", "cat", "sat", "on"]
+
+
+def test_lines_view_opacity_follows_the_weights_and_highlight_filters():
+    weights = np.array([[[0.9, 0.1], [0.0, 1.0]]])
+    fig = H.lines_view(weights, ("a", "b"))
+    lines = [d for d in fig.data if d.mode == "lines"]
+    by_opacity = {round(d.opacity, 1): d for d in lines}
+    assert set(by_opacity) == {0.2, 1.0}  # α 0.1 → faint; α 0.9 and 1.0 → full; α 0 → no line
+    assert list(by_opacity[0.2].y) == [0.0, -1.0, None]  # query a (top) to key b (below)
+    only_b = H.lines_view(weights, ("a", "b"), highlight=1)
+    drawn = [y for d in only_b.data if d.mode == "lines" for y in d.y if y is not None]
+    assert drawn == [-1.0, -1.0]  # only b's line to itself
+
+
+def test_scaling_figures():
+    dots = A.dot_product_samples(16, 500, seed=0)
+    fig = S.dot_histogram(dots, 16)
+    np.testing.assert_array_equal(fig.data[0].x, dots)
+    np.testing.assert_allclose(fig.data[1].x, dots / 4)
+    bars = S.softmax_bars([("raw", [0.5, 0.5]), ("scaled", [0.9, 0.1])], title="t")
+    assert [list(b.y) for b in bars.data] == [[0.5, 0.5], [0.9, 0.1]]

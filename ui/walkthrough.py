@@ -1,0 +1,182 @@
+"""The eight steps of the walkthrough, rendered from one trace. Used by the walkthrough page and,
+for a single head, by the multi-head page ("open this head in the full step-by-step view").
+
+Every key gets a prefix, so the same steps can appear twice in one app without clashing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from attention import AttentionTrace
+from ui import components as ui
+from viz import figures as F
+from viz import formulas as L
+from viz import heads as H
+from viz import tables as T
+from viz.labels import markdown_text, token_labels
+
+SIGNED_CAPTION = "Colours: blue is positive, red is negative, white is zero. The exact numbers are in the tables."
+MASK_CAPTION = (
+    "Causal mask on: grey cells marked — are masked. A decoder must not look at later tokens, so query i "
+    "attends only to tokens 1 … i, and every row still sums to 1. An encoder sees the whole sentence."
+)
+
+
+def _tokens(trace: AttentionTrace, p: str) -> None:
+    ui.lesson("walkthrough/01_tokens")
+    ui.matrix(F.tokens_figure(trace), T.token_frame(trace), f"{p}tokens", decimals=None)
+
+
+def _embeddings(trace: AttentionTrace, p: str) -> None:
+    ui.lesson("walkthrough/02_embeddings")
+    n = trace.n
+    if trace.positional_encoding is None:
+        st.latex(rf"X = \mathrm{{Embed}}(\text{{tokens}}) \in \mathbb{{R}}^{{{n} \times {trace.d_model}}}")
+        ui.matrix(F.token_by_dim_figure(trace, trace.x, "X"), T.token_by_dim_frame(trace, trace.x), f"{p}x")
+        return
+    st.latex(r"X = E + P, \qquad P_{pos,2i} = \sin\frac{pos}{10000^{2i/d_{model}}},\ "
+             r"P_{pos,2i+1} = \cos\frac{pos}{10000^{2i/d_{model}}}")
+    parts = [("E (token embeddings)", "e", trace.embeddings), ("P (positions)", "p", trace.positional_encoding),
+             ("X = E + P", "x", trace.x)]
+    for column, (name, key, m) in zip(st.columns(3), parts, strict=True):
+        with column:
+            ui.matrix(F.token_by_dim_figure(trace, m, name, compact=True), T.token_by_dim_frame(trace, m), f"{p}{key}",
+                      side_by_side=False)
+    st.caption(SIGNED_CAPTION)
+
+
+def _projections(trace: AttentionTrace, p: str) -> None:
+    ui.lesson("walkthrough/03_projections")
+    st.latex(rf"W_Q,\ W_K,\ W_V \in \mathbb{{R}}^{{d_{{model}} \times d_k}} = \mathbb{{R}}^{{{trace.d_model} \times {trace.d_k}}}")
+    if trace.preset == "identity" and trace.d_k != trace.d_model:
+        how = "keeps the first" if trace.d_k < trace.d_model else "pads with zeros after the"
+        st.info(
+            f"With d_k = {trace.d_k} ≠ d_model = {trace.d_model}, “identity” is the {trace.d_model} × {trace.d_k} "
+            f"matrix with ones on its diagonal: it {how} {min(trace.d_k, trace.d_model)} coordinates of each "
+            "embedding. Set d_k = d_model to compare whole embeddings."
+        )
+    parts = [("W_Q", "w_q", trace.w_q), ("W_K", "w_k", trace.w_k), ("W_V", "w_v", trace.w_v)]
+    for column, (name, key, w) in zip(st.columns(3), parts, strict=True):
+        with column:
+            ui.matrix(F.projection_figure(w, name, compact=True), T.projection_frame(w), f"{p}{key}", side_by_side=False)
+    st.caption(SIGNED_CAPTION)
+
+
+def _qkv(trace: AttentionTrace, p: str) -> None:
+    ui.lesson("walkthrough/04_qkv")
+    n = trace.n
+    st.latex(rf"Q = X W_Q,\quad K = X W_K,\quad V = X W_V:\qquad [{n} \times {trace.d_model}] \cdot "
+             rf"[{trace.d_model} \times {trace.d_k}] = [{n} \times {trace.d_k}]")
+    for column, (name, key, m) in zip(st.columns(3), [("Q", "q", trace.q), ("K", "k", trace.k), ("V", "v", trace.v)],
+                                      strict=True):
+        with column:
+            ui.matrix(F.token_by_dim_figure(trace, m, name, compact=True), T.token_by_dim_frame(trace, m), f"{p}{key}",
+                      side_by_side=False)
+    st.caption("One row per token. " + SIGNED_CAPTION)
+
+
+def _scores(trace: AttentionTrace, p: str) -> None:
+    ui.lesson("walkthrough/05_scores")
+    n = trace.n
+    st.latex(rf"S = Q K^\top,\qquad s_{{ij}} = q_i \cdot k_j:\qquad [{n} \times {trace.d_k}] \cdot [{trace.d_k} \times {n}]"
+             rf" = [{n} \times {n}]")
+    ui.matrix(F.query_key_figure(trace, trace.scores, "scores Q·Kᵀ"), T.query_key_frame(trace, trace.scores), f"{p}scores")
+
+
+def _scale(trace: AttentionTrace, p: str) -> None:
+    ui.lesson("walkthrough/06_scale")
+    if trace.temperature == 1:
+        st.latex(rf"\frac{{S}}{{\sqrt{{d_k}}}} = \frac{{S}}{{\sqrt{{{trace.d_k}}}}} = {L.plain(trace.scale, 3)} \cdot S")
+    else:
+        st.latex(rf"\frac{{S}}{{\sqrt{{d_k}}\,T}} = \frac{{S}}{{\sqrt{{{trace.d_k}}} \cdot {L.plain(trace.temperature)}}}"
+                 rf" = {L.plain(trace.scale, 3)} \cdot S")
+    if trace.causal:
+        st.latex(r"\text{masked: } s_{ij} = -\infty \text{ for } j > i")
+    ui.matrix(F.query_key_figure(trace, trace.masked_scores, "scaled scores S/√d_k"),
+              T.query_key_frame(trace, trace.masked_scores), f"{p}scaled")
+    if trace.causal:
+        st.caption("Causal mask on: the scores of later tokens are set to −∞, so the softmax gives them weight 0.")
+
+
+def _softmax(trace: AttentionTrace, p: str) -> None:
+    ui.lesson("walkthrough/07_softmax")
+    st.latex(r"\alpha_{ij} = \operatorname{softmax}_j\!\left(\frac{s_{ij}}{\sqrt{d_k}}\right) = "
+             r"\frac{e^{s_{ij}/\sqrt{d_k}}}{\sum_{j'} e^{s_{ij'}/\sqrt{d_k}}},\qquad \sum_j \alpha_{ij} = 1")
+    ui.matrix(F.query_key_figure(trace, trace.weights, "α weights", weights=True), T.query_key_frame(trace, trace.weights),
+              f"{p}weights")
+    labels = token_labels(trace.tokens)
+    st.caption("Row sums: " + ", ".join(f"{markdown_text(label)} {trace.weights[i].sum():.2f}"
+                                        for i, label in enumerate(labels)))
+    if trace.causal:
+        st.caption(MASK_CAPTION)
+    if st.toggle("Show α as lines (head view)", key=f"{p}lines",
+                 help="Queries on the left, keys on the right; a line's opacity is its weight."):
+        lines_panel(trace.weights[None], trace.tokens, key=f"{p}lines")
+
+
+def lines_panel(weights, tokens, *, key: str, head_names: list[str] | None = None) -> None:
+    """The head view with a token picker that highlights only that token's lines."""
+    labels = token_labels(tokens)
+    pick = st.selectbox("Highlight the lines of", [None, *range(len(labels))], key=f"{key}-highlight",
+                        format_func=lambda i: "every token" if i is None else f"{i + 1} · {labels[i]}")
+    pick = pick if pick is None or pick < len(labels) else None
+    ui.chart(H.lines_view(weights, tokens, highlight=pick, head_names=head_names), f"{key}-view")
+    st.caption("Queries on the left, keys on the right. Each line joins query i to key j; the darker and thicker "
+               "the line, the larger α_ij. The numbers are in the α table.")
+
+
+def _output(trace: AttentionTrace, p: str) -> None:
+    ui.lesson("walkthrough/08_output")
+    n, labels = trace.n, token_labels(trace.tokens)
+    i = st.selectbox(
+        "Query token i", options=range(n), format_func=lambda q: f"{q + 1} · {labels[q]}", key=f"{p}query",
+        help="Pick the token whose output you want to build. Arrow keys work once the box has focus.",
+    )
+    i = i if i is not None and i < n else 0
+    st.latex(rf"\mathrm{{Att}}(q_{{{i + 1}}}, K, V) = \sum_j \alpha_{{{i + 1}j}}\, v_j")
+    left, right = st.columns([3, 2], vertical_alignment="center")
+    with left:
+        ui.chart(F.alpha_bars(trace, i), f"{p}alpha-row")
+    with right:
+        ui.table(T.query_key_frame(trace, trace.weights).iloc[[i]], f"{p}alpha-row")
+    ui.matrix(F.weighted_sum_figure(trace, i), T.weighted_sum_frame(trace, i), f"{p}weighted-sum")
+    left, _ = st.columns([3, 2])
+    with left:
+        st.markdown(f"**Output for query {i + 1} (“{markdown_text(labels[i])}”)**, a vector of d_k = {trace.d_k} numbers:")
+        ui.table(T.token_by_dim_frame(trace, trace.output).iloc[[i]], f"{p}output-row")
+
+    st.markdown("##### The same numbers, written out")
+    with st.expander(f"1 · Scores: q_{i + 1}·k_j as a sum of products, then ÷ √d_k", expanded=n <= 6):
+        for line in L.dot_products(trace, i):
+            st.latex(line)
+    with st.expander("2 · Softmax: exp / Σ exp (shifted by the row maximum m for numerical safety)", expanded=n <= 6):
+        st.latex(L.softmax_row(trace, i))
+    with st.expander("3 · Weighted sum of the value vectors", expanded=True):
+        st.latex(L.weighted_sum(trace, i))
+
+    st.markdown("##### Every query at once")
+    st.latex(rf"\mathrm{{Att}}(Q, K, V) = \alpha V:\qquad [{n} \times {n}] \cdot [{n} \times {trace.d_k}] = [{n} \times {trace.d_k}]")
+    ui.matrix(F.token_by_dim_figure(trace, trace.output, "output αV"), T.token_by_dim_frame(trace, trace.output), f"{p}output")
+
+
+STEPS: list[tuple[str, Callable[[AttentionTrace, str], None]]] = [
+    ("Tokens", _tokens),
+    ("Embeddings X", _embeddings),
+    ("Projection matrices W_Q, W_K, W_V", _projections),
+    ("Queries, keys and values", _qkv),
+    ("Scores Q·Kᵀ", _scores),
+    ("Scale by 1/√d_k", _scale),
+    ("Softmax: attention weights α", _softmax),
+    ("The output for one query", _output),
+]
+
+
+def render_steps(trace: AttentionTrace, *, prefix: str = "", first: int = 1) -> None:
+    """Steps ``first`` … 8 of the walkthrough for ``trace``; widget and element keys get ``prefix``."""
+    for number, (title, render) in enumerate(STEPS, start=1):
+        if number >= first:
+            ui.step(number, len(STEPS), title, anchor=f"{prefix}step-{number}")
+            render(trace, prefix)
