@@ -160,3 +160,14 @@ def test_scaling_figures():
     np.testing.assert_allclose(fig.data[1].x, dots / 4)
     bars = S.softmax_bars([("raw", [0.5, 0.5]), ("scaled", [0.9, 0.1])], title="t")
     assert [list(b.y) for b in bars.data] == [[0.5, 0.5], [0.9, 0.1]]
+
+
+def test_lines_view_on_the_walkthrough_and_its_highlight():
+    at = run_app()
+    at = set_widget(at, "lines", True)
+    assert_no_exception(at)
+    picker = at.selectbox(key="lines-highlight")
+    assert picker.options[0] == "every token" and picker.options[2] == "2 · forum"
+    at = set_widget(at, "lines-highlight", 1)
+    assert_no_exception(at)
+    assert at.selectbox(key="lines-highlight").value == 1
