@@ -17,6 +17,7 @@ page = st.navigation(
         st.Page("lessons/walkthrough.py", title="Step-by-step walkthrough", icon=":material/stairs:", default=True),
         st.Page("lessons/multihead.py", title="Multi-head attention", icon=":material/hub:"),
         st.Page("lessons/scaling.py", title="Why divide by √d_k?", icon=":material/straighten:"),
+        st.Page("lessons/phonebook.py", title="Phonebook: keys vs values", icon=":material/contact_phone:"),
     ]
 )
 page.run()

@@ -1,0 +1,61 @@
+"""The phonebook lookup: keys are not values. A hard lookup and attention's soft lookup side by side."""
+
+import pandas as pd
+import streamlit as st
+
+from attention.phonebook import DEFAULT_BOOK, clean_entries, lookup
+from ui import components as ui
+from viz import phonebook as P
+from viz.labels import markdown_text
+
+TEMPERATURES = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0]
+
+st.title("The phonebook: keys are not values")
+ui.lesson("phonebook/00_intro")
+
+left, right = st.columns([3, 2])
+with left:
+    book = st.data_editor(
+        pd.DataFrame(DEFAULT_BOOK, columns=["name", "phone"]), num_rows="dynamic", key="book", width="stretch",
+        column_config={"name": st.column_config.TextColumn("name (key)"),
+                       "phone": st.column_config.TextColumn("phone number (value)")},
+        hide_index=True,
+    )
+with right:
+    query = st.text_input("Look up the name", value="Jindrich", key="pb_query", bind="query-params")
+    temperature = st.select_slider("Temperature T", TEMPERATURES, value=0.2, key="pb_temperature",
+                                   bind="query-params")
+
+names, phones, problems = clean_entries(list(zip(book["name"], book["phone"], strict=True)))
+for problem in problems:
+    st.warning(markdown_text(problem), icon="📒")
+if not names:
+    st.info("The phonebook is empty. Add a row with a name and a number to look something up.")
+    st.stop()
+if not query.strip():
+    st.info("Type a name to look up.")
+    st.stop()
+
+result = lookup(names, phones, query, temperature=temperature)
+hard_name = result.names[result.hard_index]
+
+st.subheader("Hard lookup and soft lookup", divider="gray")
+ui.lesson("phonebook/01_hard_soft")
+hard, soft = st.columns(2)
+with hard:
+    ui.chart(P.key_bars(result, soft=False), "pb-scores")
+    how = "an exact match" if result.exact else "no exact match, so the best score wins"
+    st.markdown(f"**Hard answer** ({how}): **{markdown_text(hard_name)}**, "
+                f"{markdown_text(result.phones[result.hard_index])}")
+with soft:
+    ui.chart(P.key_bars(result, soft=True), "pb-weights")
+    blended = " ".join(f"{d:.1f}" for d in result.soft)
+    st.markdown(f"**Soft answer**: Σ α_j v_j = [{blended}], a blend of every number in the book.")
+ui.table(P.lookup_frame(result), "pb-lookup", decimals=3)
+ui.matrix(P.answers_figure(result), P.answers_frame(result), "pb-answers", side_by_side=False, decimals=2)
+
+st.subheader("Temperature: from soft to hard", divider="gray")
+ui.lesson("phonebook/02_temperature")
+st.latex(rf"\text{{soft}} = \operatorname{{softmax}}\!\left(\frac{{q \cdot K^\top}}{{T}}\right) V,\qquad T = {temperature:g}"
+         rf",\qquad \max_j \alpha_j = {result.weights.max():.3f}")
+ui.lesson("phonebook/03_back_to_attention")
