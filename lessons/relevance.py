@@ -1,0 +1,84 @@
+"""Similarity vs relevance: raw embeddings attend to themselves; projections let a token attend elsewhere."""
+
+import numpy as np
+import streamlit as st
+
+from attention import Projections, trace_self_attention
+from attention.relevance import attend_to, plane_coordinates, self_attention_share
+from ui import components as ui
+from ui.settings import shared, trace_or_explain
+from viz import figures as F
+from viz import tables as T
+from viz.labels import markdown_text, token_labels
+from viz.relevance import arrows_figure
+
+st.title("Similar is not relevant")
+ui.lesson("relevance/00_intro")
+settings = shared()
+
+st.subheader("Raw embeddings: every token looks at itself", divider="gray")
+ui.lesson("relevance/01_similarity")
+plain = trace_or_explain(settings, trace_self_attention, d_k=settings.d_model, preset="identity")
+ui.matrix(F.query_key_figure(plain, plain.weights, "α with W_Q = W_K = I", weights=True),
+          T.query_key_frame(plain, plain.weights), "sim-weights")
+st.markdown(f"In **{self_attention_share(plain.weights, plain.tokens)} of {plain.n}** rows the largest weight "
+            "is on the token itself or on a copy of it: the diagonal.")
+
+st.subheader("Projections: make one token attend to another", divider="gray")
+ui.lesson("relevance/02_relevance")
+labels = token_labels(plain.tokens)
+n = plain.n
+left, middle, right = st.columns(3)
+d_k = left.slider("d_k for this experiment", 2, 8, value=2, key="rel_dk", bind="query-params",
+                  help="2 draws the true vectors below; larger sizes are drawn as a projection.")
+i = middle.selectbox("Make the query", range(n), format_func=lambda j: f"{j + 1} · {labels[j]}", key="rel_query")
+t = right.selectbox("attend to the key", range(n), index=min(n - 1, 2), format_func=lambda j: f"{j + 1} · {labels[j]}",
+                    key="rel_target")
+i, t = (i if i is not None and i < n else 0), (t if t is not None and t < n else n - 1)
+strength = st.slider("Strength of the change", 0.0, 5.0, value=2.0, step=0.25, key="rel_strength")
+
+before = trace_self_attention(plain.sentence, d_model=settings.d_model, d_k=d_k, seed=settings.seed,
+                              positional=settings.positional, causal=settings.causal)
+nudge = attend_to(before.w_q, before.x, before.k, before.weights, i, t, strength)
+after = trace_self_attention(plain.sentence, d_model=settings.d_model, d_k=d_k, seed=settings.seed,
+                             positional=settings.positional, causal=settings.causal,
+                             projections=Projections(nudge.w_q, before.w_k, before.w_v))
+a, b = st.columns(2)
+with a:
+    ui.matrix(F.query_key_figure(before, before.weights, "α before", weights=True),
+              T.query_key_frame(before, before.weights), "rel-before", side_by_side=False)
+with b:
+    ui.matrix(F.query_key_figure(after, after.weights, "α after", weights=True),
+              T.query_key_frame(after, after.weights), "rel-after", side_by_side=False)
+query, target = markdown_text(labels[i]), markdown_text(labels[t])
+if nudge.step == 0:
+    st.info(f"Nothing to change: “{query}” already gives “{target}” all the weight it can, or the strength is 0.")
+else:
+    st.markdown(
+        f"**What changed.** W_Q gained the rank-1 matrix ΔW = η · x_{i + 1}ᵀ ĝ / ‖x_{i + 1}‖² "
+        f"(η = {nudge.step:.2f}, its largest entry {np.abs(nudge.delta).max():.3f}). It moves q_{i + 1} "
+        f"by η along ĝ, the direction of k_{t + 1} minus the keys “{query}” already looked at. "
+        f"α(“{query}” → “{target}”) went from **{before.weights[i, t]:.2f}** to **{after.weights[i, t]:.2f}**. "
+        "Other queries moved only as much as their tokens resemble the chosen one; W_K, W_V and the keys are unchanged."
+    )
+    if after.weights[i].argmax() != t and not (settings.causal and t > i):
+        st.caption("The target is not the largest weight yet: along this direction the weight stops rising here. "
+                   "A key that lies between the other keys can never be the single best match for any query.")
+if settings.causal and t > i:
+    st.warning(f"The causal mask is on and “{target}” comes after “{query}”: a decoder may not look ahead, "
+               "so its weight stays 0.")
+
+st.subheader("Geometry: the dot product as arrows", divider="gray")
+ui.lesson("relevance/03_geometry")
+q2, k2, kept = plane_coordinates(after.q, after.k)
+left, right = st.columns([3, 2])
+with left:
+    ui.chart(arrows_figure(q2, k2, after.tokens, selected=i, exact=d_k == 2), "arrows")
+with right:
+    if d_k == 2:
+        st.caption("d_k = 2: these are the true vectors q_i and k_j (after the change).")
+    else:
+        st.caption(f"d_k = {d_k}: a projection onto the 2 directions that keep the most of Q and K "
+                   f"({kept:.0%} of their squared length). Angles and lengths are only approximate.")
+    st.markdown(f"Scores of query “{query}” against each key (after the change):")
+    ui.table(T.query_key_frame(after, after.scores).iloc[[i]], "arrow-scores")
