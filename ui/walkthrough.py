@@ -49,7 +49,8 @@ def _embeddings(trace: AttentionTrace, p: str) -> None:
 
 
 def _projections(trace: AttentionTrace, p: str) -> None:
-    ui.lesson("walkthrough/03_projections")
+    if p:  # on the walkthrough itself the page draws this text above the matrix editors
+        ui.lesson("walkthrough/03_projections")
     st.latex(rf"W_Q,\ W_K,\ W_V \in \mathbb{{R}}^{{d_{{model}} \times d_k}} = \mathbb{{R}}^{{{trace.d_model} \times {trace.d_k}}}")
     if trace.preset == "identity" and trace.d_k != trace.d_model:
         how = "keeps the first" if trace.d_k < trace.d_model else "pads with zeros after the"
@@ -174,9 +175,18 @@ STEPS: list[tuple[str, Callable[[AttentionTrace, str], None]]] = [
 ]
 
 
-def render_steps(trace: AttentionTrace, *, prefix: str = "", first: int = 1) -> None:
-    """Steps ``first`` … 8 of the walkthrough for ``trace``; widget and element keys get ``prefix``."""
+def render_steps(trace: AttentionTrace, *, prefix: str = "", first: int = 1, last: int = len(STEPS),
+                 headers: bool = True) -> None:
+    """Steps ``first`` … ``last`` of the walkthrough for ``trace``; widget and element keys get ``prefix``.
+
+    ``headers=False`` leaves out the step headers (for a page that drew them itself).
+    """
     for number, (title, render) in enumerate(STEPS, start=1):
-        if number >= first:
-            ui.step(number, len(STEPS), title, anchor=f"{prefix}step-{number}")
+        if first <= number <= last:
+            if headers:
+                step_header(number, prefix)
             render(trace, prefix)
+
+
+def step_header(number: int, prefix: str = "") -> None:
+    ui.step(number, len(STEPS), STEPS[number - 1][0], anchor=f"{prefix}step-{number}")

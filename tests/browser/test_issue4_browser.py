@@ -1,0 +1,145 @@
+"""Hand-edited matrices on the walkthrough, the phonebook and the relevance lessons, in Chromium."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from attention import Projections, random_projections, trace_self_attention
+from tests.browser.test_lessons_browser import full_screenshot
+from tests.browser.test_walkthrough_browser import read_table, type_sentence, wait_for_ticks
+
+pytestmark = pytest.mark.browser
+SENTENCE = "This forum is awesome"
+
+
+def edit_cell(page, editor: str, row: int, col: int, text: str, *, ncols: int) -> None:
+    """Type into cell (row, col), both 1-based, of a matrix editor as a learner does with a mouse:
+    double-click the cell, select its text, type, press Enter.
+
+    The grid is a canvas: cells are found by geometry (header and rows 35 px, index column 50 px,
+    equal data columns). The first click only gives the grid focus, as in a real browser.
+    """
+    grid = page.locator(f".st-key-{editor}")
+    grid.scroll_into_view_if_needed()
+    page.wait_for_timeout(800)  # let the expander finish opening and the page stop scrolling
+    box = grid.bounding_box()
+    x = box["x"] + 50 + (col - 0.5) * (box["width"] - 50) / ncols
+    y = box["y"] + 35 + (row - 0.5) * 35
+    page.mouse.click(x, y)  # focus the grid and select the cell
+    page.wait_for_timeout(300)
+    page.mouse.dblclick(x, y)  # open the cell's editor
+    page.wait_for_timeout(300)
+    page.keyboard.press("Control+A")
+    page.keyboard.type(text)
+    page.wait_for_timeout(100)
+    page.keyboard.press("Enter")
+
+
+def grid_cell(page, editor: str, row: int, col: int) -> str:
+    """The text of a cell, from the grid's accessible table (glide-cell-<column>-<row>, index column 0)."""
+    return page.locator(f".st-key-{editor} #glide-cell-{col}-{row - 1}").inner_text()
+
+
+def eventually_close(page, key: str, expected: np.ndarray, timeout: float = 15.0) -> None:
+    """The table shows ``expected`` (to its 2 decimals) within ``timeout`` seconds: a rerun repaints
+    its elements one by one, so a read can land between two of them."""
+    deadline = time.monotonic() + timeout
+    while True:
+        shown = read_table(page, key)[1]
+        if shown.shape == expected.shape and np.allclose(shown, expected, atol=0.005 + 1e-9):
+            return
+        if time.monotonic() > deadline:
+            np.testing.assert_allclose(shown, expected, atol=0.005 + 1e-9)
+        page.wait_for_timeout(250)
+
+
+def scores_row(page) -> np.ndarray:
+    return read_table(page, "scores")[1][0]
+
+
+def test_editing_a_matrix_cell_changes_the_scores(page, artifacts):
+    page.get_by_text("Edit W_Q, W_K, W_V by hand").click()
+    page.wait_for_selector(".st-key-edit-W_Q-1")
+    original = scores_row(page)
+    original_text = page.locator(".st-key-table-scores tbody tr").first.inner_text()
+    edit_cell(page, "edit-W_Q-1", 1, 1, "5", ncols=4)
+    page.wait_for_function("() => document.body.innerText.includes('These are your hand-edited matrices')")
+    page.wait_for_function(
+        "old => { const row = document.querySelector('.st-key-table-scores tbody tr'); return row && row.innerText !== old; }",
+        arg=original_text,
+    )
+    assert grid_cell(page, "edit-W_Q-1", 1, 1) == "5"
+    assert not np.allclose(scores_row(page), original)
+    w = random_projections(8, 4, 42)
+    w_q = w.w_q.copy()
+    w_q[0, 0] = 5.0
+    expected = trace_self_attention(SENTENCE, d_model=8, d_k=4, seed=42, projections=Projections(w_q, w.w_k, w.w_v))
+    np.testing.assert_allclose(read_table(page, "scores")[1], expected.scores, atol=0.005 + 1e-9)  # every step uses it
+    np.testing.assert_allclose(read_table(page, "output")[1], expected.output, atol=0.005 + 1e-9)
+    page.locator(".st-key-edit-W_Q-1").scroll_into_view_if_needed()
+    page.screenshot(path=artifacts / "walkthrough-edited-matrix.png")
+
+    # a bad cell is refused by name and the last good matrix stays in use
+    edited_scores = read_table(page, "scores")[1]
+    edit_cell(page, "edit-W_K-1", 2, 1, "abc", ncols=4)
+    page.wait_for_function("() => document.body.innerText.includes('W_K row 2, column 1: “abc” is not a number')")
+    np.testing.assert_array_equal(read_table(page, "scores")[1], edited_scores)
+
+    # the edit survives a sentence change while d_model and d_k stay the same
+    type_sentence(page, "the cat sat")
+    wait_for_ticks(page, "scores", ["the", "cat", "sat"])
+    page.wait_for_function(  # the table beside the heatmap may repaint a moment later
+        "() => Array.from(document.querySelectorAll('.st-key-table-scores tbody th')).map(e => e.innerText.trim())"
+        ".join('|') === 'the|cat|sat'"
+    )
+    again = trace_self_attention("the cat sat", d_model=8, d_k=4, seed=42, projections=Projections(w_q, w.w_k, w.w_v))
+    eventually_close(page, "scores", again.scores)
+
+    # a new d_k resets the matrices and says so
+    page.locator(".st-key-d_k input").focus()  # the slider thumb; arrow keys move it
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => document.body.innerText.includes('hand-edited matrices were reset')")
+    preset = trace_self_attention("the cat sat", d_model=8, d_k=5, seed=42)
+    eventually_close(page, "scores", preset.scores)
+
+
+def test_phonebook_lookup(browser, base_url, artifacts):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        page.goto(f"{base_url}/phonebook")
+        page.wait_for_selector(".st-key-table-pb-answers table")
+        assert "Jindřich" in page.locator("p:has-text('Hard answer')").inner_text()  # closest spelling to Jindrich
+        full_screenshot(page, artifacts / "phonebook-full.png")
+        box = page.locator(".st-key-pb_query input")
+        box.fill("Anna")
+        box.press("Enter")
+        page.wait_for_function("() => document.body.innerText.includes('an exact match')")
+        assert page.locator("[data-testid=stException]").count() == 0
+    finally:
+        context.close()
+
+
+def test_relevance_change_raises_the_target_weight(browser, base_url, artifacts):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        page.goto(f"{base_url}/relevance")
+        page.wait_for_selector(".st-key-table-arrow-scores table")
+        _, before = read_table(page, "rel-before")
+        _, after = read_table(page, "rel-after")
+        assert after[0, 2] > before[0, 2] + 0.2  # "This" → "is" by default
+        _, sim = read_table(page, "sim-weights")
+        assert list(sim.argmax(axis=1)) == [0, 1, 2, 3]  # raw embeddings: the diagonal
+        assert page.locator(".st-key-fig-arrows .annotation-arrow-g").count() == 8  # 4 queries + 4 keys
+        full_screenshot(page, artifacts / "relevance-full.png")
+        page.locator("h3:has-text('Projections')").scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        page.screenshot(path=artifacts / "relevance-change.png")
+    finally:
+        context.close()
