@@ -181,7 +181,7 @@ def render_steps(trace: AttentionTrace, *, prefix: str = "", first: int = 1, las
 
     ``headers=False`` leaves out the step headers (for a page that drew them itself).
     """
-    for number, (title, render) in enumerate(STEPS, start=1):
+    for number, (_title, render) in enumerate(STEPS, start=1):
         if first <= number <= last:
             if headers:
                 step_header(number, prefix)

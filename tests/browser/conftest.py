@@ -31,13 +31,28 @@ def browser():
 
 
 @pytest.fixture
-def page(browser, base_url):
-    """A fresh browser context (a new learner) on the default lesson; fails on any shown exception."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    pg = context.new_page()
-    pg.set_default_timeout(60_000)
-    pg.goto(base_url)
-    pg.wait_for_selector(".st-key-table-output table")
-    yield pg
-    assert pg.locator("[data-testid='stException']").count() == 0, "the page shows an exception"
-    context.close()
+def open_page(browser, base_url):
+    """Open a lesson as a new learner would: a fresh browser context, the URL, then wait until
+    ``ready`` is on the page. At teardown every opened page must show no exception."""
+    contexts = []
+
+    def open_(path: str = "", ready: str = ".st-key-table-output table"):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        contexts.append(context)
+        pg = context.new_page()
+        pg.set_default_timeout(60_000)
+        pg.goto(base_url + path)
+        pg.wait_for_selector(ready)
+        return pg
+
+    yield open_
+    for context in contexts:
+        for pg in context.pages:
+            assert pg.locator("[data-testid='stException']").count() == 0, f"{pg.url} shows an exception"
+        context.close()
+
+
+@pytest.fixture
+def page(open_page):
+    """The default lesson (the walkthrough) in a fresh browser context."""
+    return open_page()

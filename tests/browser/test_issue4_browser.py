@@ -106,40 +106,26 @@ def test_editing_a_matrix_cell_changes_the_scores(page, artifacts):
     eventually_close(page, "scores", preset.scores)
 
 
-def test_phonebook_lookup(browser, base_url, artifacts):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        page = context.new_page()
-        page.set_default_timeout(60_000)
-        page.goto(f"{base_url}/phonebook")
-        page.wait_for_selector(".st-key-table-pb-answers table")
-        assert "Jindřich" in page.locator("p:has-text('Hard answer')").inner_text()  # closest spelling to Jindrich
-        full_screenshot(page, artifacts / "phonebook-full.png")
-        box = page.locator(".st-key-pb_query input")
-        box.fill("Anna")
-        box.press("Enter")
-        page.wait_for_function("() => document.body.innerText.includes('an exact match')")
-        assert page.locator("[data-testid=stException]").count() == 0
-    finally:
-        context.close()
+def test_phonebook_lookup(open_page, artifacts):
+    page = open_page("/phonebook", ".st-key-table-pb-answers table")
+    assert "Jindřich" in page.locator("p:has-text('Hard answer')").inner_text()  # closest spelling to Jindrich
+    full_screenshot(page, artifacts / "phonebook-full.png")
+    box = page.locator(".st-key-pb_query input")
+    box.fill("Anna")
+    box.press("Enter")
+    page.wait_for_function("() => document.body.innerText.includes('an exact match')")
+    assert page.locator("[data-testid=stException]").count() == 0
 
 
-def test_relevance_change_raises_the_target_weight(browser, base_url, artifacts):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        page = context.new_page()
-        page.set_default_timeout(60_000)
-        page.goto(f"{base_url}/relevance")
-        page.wait_for_selector(".st-key-table-arrow-scores table")
-        _, before = read_table(page, "rel-before")
-        _, after = read_table(page, "rel-after")
-        assert after[0, 2] > before[0, 2] + 0.2  # "This" → "is" by default
-        _, sim = read_table(page, "sim-weights")
-        assert list(sim.argmax(axis=1)) == [0, 1, 2, 3]  # raw embeddings: the diagonal
-        assert page.locator(".st-key-fig-arrows .annotation-arrow-g").count() == 8  # 4 queries + 4 keys
-        full_screenshot(page, artifacts / "relevance-full.png")
-        page.locator("h3:has-text('Projections')").scroll_into_view_if_needed()
-        page.wait_for_timeout(500)
-        page.screenshot(path=artifacts / "relevance-change.png")
-    finally:
-        context.close()
+def test_relevance_change_raises_the_target_weight(open_page, artifacts):
+    page = open_page("/relevance", ".st-key-table-arrow-scores table")
+    _, before = read_table(page, "rel-before")
+    _, after = read_table(page, "rel-after")
+    assert after[0, 2] > before[0, 2] + 0.2  # "This" → "is" by default
+    _, sim = read_table(page, "sim-weights")
+    assert list(sim.argmax(axis=1)) == [0, 1, 2, 3]  # raw embeddings: the diagonal
+    assert page.locator(".st-key-fig-arrows .annotation-arrow-g").count() == 8  # 4 queries + 4 keys
+    full_screenshot(page, artifacts / "relevance-full.png")
+    page.locator("h3:has-text('Projections')").scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    page.screenshot(path=artifacts / "relevance-change.png")

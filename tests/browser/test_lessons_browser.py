@@ -63,25 +63,18 @@ def test_causal_toggle_changes_the_heatmap(page, artifacts):
     page.screenshot(path=artifacts / "walkthrough-causal.png")
 
 
-def test_scaling_page_softmax_plots_differ_at_512(browser, base_url, artifacts):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        page = context.new_page()
-        page.set_default_timeout(60_000)
-        page.goto(f"{base_url}/scaling?dk_demo=512")
-        page.wait_for_selector(".st-key-fig-saturation .trace.bars text")
-        panels = page.evaluate(
-            "() => Array.from(document.querySelectorAll('.st-key-fig-saturation .trace.bars'))"
-            ".map(t => Array.from(t.querySelectorAll('text')).map(e => parseFloat(e.textContent)))"
-        )
-        raw, scaled = np.array(panels[0]), np.array(panels[1])
-        assert raw.max() == 1.0 and np.sort(raw)[-2] == 0.0  # saturated: one weight takes it all
-        assert scaled.max() < 0.9 and (scaled > 0.01).sum() >= 3  # spread over several keys
-        assert page.locator("[data-testid=stException]").count() == 0
-        full_screenshot(page, artifacts / "scaling-full.png")
-        page.locator("h3:has-text('spread of q')").scroll_into_view_if_needed()
-        page.evaluate("document.querySelector('[data-testid=stMain]').scrollBy(0, 420)")
-        page.wait_for_timeout(500)
-        page.screenshot(path=artifacts / "scaling-saturation.png")
-    finally:
-        context.close()
+def test_scaling_page_softmax_plots_differ_at_512(open_page, artifacts):
+    page = open_page("/scaling?dk_demo=512", ".st-key-fig-saturation .trace.bars text")
+    panels = page.evaluate(
+        "() => Array.from(document.querySelectorAll('.st-key-fig-saturation .trace.bars'))"
+        ".map(t => Array.from(t.querySelectorAll('text')).map(e => parseFloat(e.textContent)))"
+    )
+    raw, scaled = np.array(panels[0]), np.array(panels[1])
+    assert raw.max() == 1.0 and np.sort(raw)[-2] == 0.0  # saturated: one weight takes it all
+    assert scaled.max() < 0.9 and (scaled > 0.01).sum() >= 3  # spread over several keys
+    assert page.locator("[data-testid=stException]").count() == 0
+    full_screenshot(page, artifacts / "scaling-full.png")
+    page.locator("h3:has-text('spread of q')").scroll_into_view_if_needed()
+    page.evaluate("document.querySelector('[data-testid=stMain]').scrollBy(0, 420)")
+    page.wait_for_timeout(500)
+    page.screenshot(path=artifacts / "scaling-saturation.png")

@@ -106,23 +106,16 @@ def test_walkthrough_screenshot(page, artifacts):
     assert (artifacts / "walkthrough-full.png").stat().st_size > 50_000
 
 
-def test_a_shared_link_reproduces_the_lesson(browser, base_url):
+def test_a_shared_link_reproduces_the_lesson(open_page):
     # A link with settings, opened by a new learner in a fresh browser context.
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        page = context.new_page()
-        page.set_default_timeout(60_000)
-        page.goto(f"{base_url}/?sentence=the+cat+sat&seed=7&d_k=3")
-        page.wait_for_selector(".st-key-table-output table")
-        wait_for_ticks(page, "weights", ["the", "cat", "sat"])
-        assert page.locator(".st-key-seed input").input_value() == "7"
-        labels, q = read_table(page, "q")
-        assert labels == ["the", "cat", "sat"] and q.shape == (3, 3)  # d_k = 3 from the link
-        _, alpha = read_table(page, "weights")
-        engine = trace_self_attention("the cat sat", seed=7, d_k=3)
-        np.testing.assert_allclose(alpha, engine.weights, atol=0.005 + 1e-9)  # the same numbers
-    finally:
-        context.close()
+    page = open_page("/?sentence=the+cat+sat&seed=7&d_k=3", ".st-key-table-output table")
+    wait_for_ticks(page, "weights", ["the", "cat", "sat"])
+    assert page.locator(".st-key-seed input").input_value() == "7"
+    labels, q = read_table(page, "q")
+    assert labels == ["the", "cat", "sat"] and q.shape == (3, 3)  # d_k = 3 from the link
+    _, alpha = read_table(page, "weights")
+    engine = trace_self_attention("the cat sat", seed=7, d_k=3)
+    np.testing.assert_allclose(alpha, engine.weights, atol=0.005 + 1e-9)  # the same numbers
 
 
 def test_markdown_in_the_sentence_stays_literal(page):
