@@ -7,6 +7,7 @@ import streamlit as st
 
 from attention import trace_multi_head
 from ui import components as ui
+from ui.exercises import exercise_panel
 from ui.settings import shared, trace_or_explain
 from ui.walkthrough import MASK_CAPTION, lines_panel, render_steps
 from viz import figures as F
@@ -55,6 +56,9 @@ st.caption(" · ".join(f"columns {k * d_k + 1}–{(k + 1) * d_k}: head {k + 1}" 
 ui.matrix(F.projection_figure(mh.w_o, "W_O"), T.projection_frame(mh.w_o), "w_o")
 st.caption("W_O is [d_model × d_model], seeded random like the other matrices (entries ~ N(0, 1/d_model)).")
 ui.matrix(F.token_by_dim_figure(mh, mh.output, "output = Concat · W_O"), T.token_by_dim_frame(mh, mh.output), "mh-output")
+
+st.subheader("Check yourself: head 1", divider="gray")
+exercise_panel(mh.heads[0], prefix="mh-ex")
 
 st.subheader("Open one head in the full step-by-step view", divider="gray")
 opened = st.selectbox("Head", range(h), format_func=lambda k: f"head {k + 1}", key="open_head")

@@ -5,10 +5,10 @@ import streamlit as st
 
 from attention.phonebook import DEFAULT_BOOK, clean_entries, lookup
 from ui import components as ui
+from ui.links import PHONEBOOK_TEMPERATURES as TEMPERATURES
 from viz import phonebook as P
 from viz.labels import markdown_text
 
-TEMPERATURES = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0]
 
 st.title("The phonebook: keys are not values")
 ui.lesson("phonebook/00_intro")

@@ -5,13 +5,13 @@ import streamlit as st
 
 from attention import dot_product_samples, gradient_size, random_score_row, softmax, trace_self_attention
 from ui import components as ui
+from ui.links import TEMPERATURES
 from ui.settings import shared, trace_or_explain
 from viz import figures as F
 from viz import scaling as S
 from viz import tables as T
 
 SAMPLES, KEYS = 4000, 8
-TEMPERATURES = [0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0]
 
 st.title("Why divide the scores by √d_k?")
 ui.lesson("scaling/00_intro")

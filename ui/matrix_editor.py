@@ -94,6 +94,14 @@ def _reset(state: EditState, preset: Projections) -> None:
     state.version += 1
 
 
+def current_edits(basis: tuple) -> Projections | None:
+    """The hand-edited matrices without drawing the editors (presenter mode), if they fit ``basis``."""
+    state: EditState | None = st.session_state.get(_STATE)
+    if state is None or not state.edited or state.basis != basis:
+        return None
+    return Projections(*(state.matrices[name] for name in NAMES))
+
+
 def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") -> Projections | None:
     """Draw the three editors; return the hand-edited matrices, or None while they equal the preset."""
     state: EditState | None = st.session_state.get(_STATE)

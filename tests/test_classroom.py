@@ -1,0 +1,160 @@
+"""Issue 5: exports, presenter mode, shareable links, exercises."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import attention as A
+from tests.test_pages import assert_no_exception, run_app, set_widget, step_headers
+from viz import exports as X
+
+TRACE = A.trace_self_attention("the cat sat on the mat", d_model=6, d_k=3, seed=11, causal=True, positional=True)
+
+
+@pytest.mark.parametrize("name,matrix", [("weights", TRACE.weights), ("scaled scores", TRACE.masked_scores),
+                                         ("X", TRACE.x), ("W_Q", TRACE.w_q), ("output", TRACE.output)])
+def test_csv_parses_back_to_the_engine_matrix(name, matrix):
+    frame = pd.read_csv(io.StringIO(X.to_csv(X.matrices(TRACE)[name])), index_col=0)
+    np.testing.assert_array_equal(frame.to_numpy(), matrix)  # full precision, -inf included
+    if name in ("weights", "scaled scores"):
+        assert list(frame.index) == list(frame.columns) == ["the (1)", "cat", "sat", "on", "the (5)", "mat"]
+
+
+def test_every_matrix_is_exported():
+    assert list(X.matrices(TRACE)) == ["X", "E", "P", "W_Q", "W_K", "W_V", "Q", "K", "V", "scores",
+                                       "scaled scores", "weights", "output"]
+
+
+def test_json_holds_every_step():
+    data = json.loads(X.trace_json(TRACE))
+    assert data["tokens"] == list(TRACE.tokens) and data["causal"] is True
+    np.testing.assert_array_equal(np.array(data["weights"]), TRACE.weights)
+    assert data["masked_scores"][0][1] == "-inf"
+    assert set(data) >= {"x", "q", "k", "v", "scores", "scaled_scores", "mask", "output", "weighted_values"}
+
+
+def test_html_export_is_self_contained_and_escaped():
+    evil = A.trace_self_attention("<img src=x onerror=alert(1)> ok")
+    html = X.figures_html(evil)
+    assert html.count("Plotly.newPlot") == 14  # the 14 figures
+    assert "<script src=" not in html and len(html) > 3_000_000  # offline: plotly.js is embedded, not fetched
+    assert "<img src=x" not in html
+
+
+def test_presenter_mode_walks_the_steps():
+    at = run_app(present=True)
+    assert_no_exception(at)
+    assert step_headers(at) == ["Step 1 of 8 · Tokens"]
+    for n in range(2, 9):
+        at.button(key="next_step").click().run()
+        assert_no_exception(at)
+        assert step_headers(at)[0].startswith(f"Step {n} of 8")
+    assert at.button(key="next_step").disabled
+    at.button(key="prev_step").click().run()
+    assert step_headers(at)[0].startswith("Step 7 of 8")
+    at = set_widget(at, "step", 3)
+    assert step_headers(at) == ["Step 3 of 8 · Projection matrices W_Q, W_K, W_V"]
+
+
+# --- links -----------------------------------------------------------------------------------------
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from tests.test_pages import APP  # noqa: E402
+from ui.links import SPECS, check_link  # noqa: E402
+
+TAMPERED = [
+    ({"seed": "abc"}, "seed must be a whole number"),
+    ({"seed": "-5"}, "seed must be a whole number"),
+    ({"d_model": "99"}, "d_model must be a whole number from 2 to 16"),
+    ({"d_k": "1.5"}, "d_k must be a whole number"),
+    ({"preset": "magic"}, "preset must be one of random, identity"),
+    ({"positional": "maybe"}, "positional must be true or false"),
+    ({"step": "42"}, "step must be a whole number from 1 to 8"),
+    ({"temperature": "0"}, "temperature must be one of"),
+    ({"sentence": "x" * 5000}, "sentence must be text of at most 1,000 characters"),
+    ({"nonsense": "1"}, "is not a setting of Attention Lab"),
+    ({"x" * 500: "1"}, "is not a setting of Attention Lab"),
+]
+
+
+@pytest.mark.parametrize("params,message", TAMPERED)
+def test_tampered_links_fall_back_and_say_so(params, message):
+    assert any(message in p for p in check_link(params))
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    assert_no_exception(at)
+    assert any(message in w.value for w in at.warning)  # the learner is told
+    assert len(step_headers(at)) == 8  # and the lesson still works, on defaults for the bad parts
+
+
+def test_good_links_raise_no_complaint():
+    good = {"seed": "7", "d_model": "6", "d_k": "3", "preset": "identity", "positional": "true", "causal": "false",
+            "step": "2", "temperature": "0.5", "sentence": "the cat sat", "heads": "2", "dk_demo": "64"}
+    assert check_link(good) == []
+    assert set(good) <= set(SPECS)
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in good.items():
+        at.query_params[key] = value
+    at.run()
+    assert_no_exception(at)
+    assert not at.warning
+    assert at.number_input(key="seed").value == 7 and at.slider(key="d_k").value == 3
+    assert any("seed=7" in c.value and "sentence=the+cat+sat" in c.value for c in at.code)  # the copy-link box
+
+
+# --- exercises -------------------------------------------------------------------------------------
+import re  # noqa: E402
+
+from ui.settings import DEFAULT_SEED, DEFAULT_SENTENCE  # noqa: E402
+from viz.exercises import lesson_id, make_questions  # noqa: E402
+from viz.labels import token_labels  # noqa: E402
+
+
+def engine_answers(trace):
+    """The expected answers, computed here from the engine's trace and the questions' wording."""
+    labels = token_labels(trace.tokens)
+    most, alpha, shape, mask = make_questions(trace)
+    i = int(re.search(r"\(row (\d+)\)", most.prompt).group(1)) - 1
+    qi, kj = re.findall(r"“([^”]+)”", alpha.prompt)
+    return {
+        most.key: labels[int(np.argmax(trace.weights[i]))],
+        alpha.key: float(trace.weights[labels.index(qi), labels.index(kj)]),
+        shape.key: f"{trace.n} × {trace.d_k}",
+        mask.key: "its own value vector v_1",
+    }
+
+
+@pytest.mark.parametrize("sentence,seed", [("This forum is awesome", 42), ("the cat sat on the mat", 3), ("a b", 0)])
+def test_questions_have_the_engine_answers_and_accept_them(sentence, seed):
+    trace = A.trace_self_attention(sentence, seed=seed)
+    expected = engine_answers(trace)
+    for q in make_questions(trace):
+        assert q.is_correct(expected[q.key]), q.prompt
+        wrong = next((o for o in q.options if o != expected[q.key]), None) if q.options else expected[q.key] + 0.05
+        assert not q.is_correct(wrong)
+    # the same link gives the same set; another seed gives another lesson id
+    assert [q.prompt for q in make_questions(A.trace_self_attention(sentence, seed=seed))] == \
+        [q.prompt for q in make_questions(trace)]
+    assert lesson_id(A.trace_self_attention(sentence, seed=seed + 1)) != lesson_id(trace)
+
+
+def test_exercise_feedback_and_score_on_the_page():
+    at = run_app()
+    trace = A.trace_self_attention(DEFAULT_SENTENCE, seed=DEFAULT_SEED)
+    expected = engine_answers(trace)
+    most, alpha, *_ = make_questions(trace)
+    at = set_widget(at, f"ex-{most.key}", expected[most.key])
+    assert_no_exception(at)
+    assert any(s.value.startswith("Right.") for s in at.success)
+    at = set_widget(at, f"ex-{alpha.key}", round(expected[alpha.key] + 0.2, 2) % 1.0)
+    right_alpha = f"{expected[alpha.key]:.2f}".replace("-", "−")
+    shown = [e.value.replace("\\", "") for e in at.error]  # the text is Markdown-escaped on the page
+    assert any(e.startswith("Not quite.") and e.rstrip(".").endswith(right_alpha) for e in shown), shown
+    assert at.metric[0].value == "1 / 2"

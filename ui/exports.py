@@ -1,0 +1,29 @@
+"""The walkthrough's download panel: a CSV per matrix, the whole trace as JSON, the figures as HTML."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attention import AttentionTrace
+from viz import exports as X
+
+
+def export_panel(trace: AttentionTrace) -> None:
+    st.subheader("Take it with you", divider="gray")
+    frames = X.matrices(trace)
+    left, middle, right = st.columns(3, vertical_alignment="bottom")
+    with left:
+        name = st.selectbox("Matrix", list(frames), index=list(frames).index("weights"), key="export_matrix")
+        st.download_button(f"{name} as CSV", X.to_csv(frames[name]), file_name=f"{name.replace(' ', '_')}.csv",
+                           mime="text/csv", key="export_csv", icon=":material/table:", on_click="ignore")
+    with middle:
+        st.download_button("The whole trace as JSON", X.trace_json(trace), file_name="attention_trace.json",
+                           mime="application/json", key="export_json", icon=":material/data_object:",
+                           on_click="ignore")
+    with right:
+        query = int(st.session_state.get("query") or 0)
+        st.download_button("All figures as HTML", lambda: X.figures_html(trace, min(query, trace.n - 1)),
+                           file_name="attention_figures.html", mime="text/html", key="export_html",
+                           icon=":material/image:", on_click="ignore")
+    st.caption("CSV rows and columns carry the token labels; numbers keep full precision. The HTML file opens "
+               "offline in any browser. Each chart's camera button also saves a PNG.")

@@ -1,0 +1,86 @@
+"""Exports of a trace: CSV per matrix (token labels as headers), JSON of every step, HTML of the figures.
+
+Pure functions; the page only offers their results as downloads.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import plotly.io as pio
+
+from attention import AttentionTrace
+from viz import figures as F
+from viz import tables as T
+
+
+def matrices(trace: AttentionTrace) -> dict[str, pd.DataFrame]:
+    """Every matrix of the trace as a labelled DataFrame, in the order of the steps."""
+    frames = {"X": T.token_by_dim_frame(trace, trace.x)}
+    if trace.positional_encoding is not None:
+        frames["E"] = T.token_by_dim_frame(trace, trace.embeddings)
+        frames["P"] = T.token_by_dim_frame(trace, trace.positional_encoding)
+    frames |= {
+        "W_Q": T.projection_frame(trace.w_q),
+        "W_K": T.projection_frame(trace.w_k),
+        "W_V": T.projection_frame(trace.w_v),
+        "Q": T.token_by_dim_frame(trace, trace.q),
+        "K": T.token_by_dim_frame(trace, trace.k),
+        "V": T.token_by_dim_frame(trace, trace.v),
+        "scores": T.query_key_frame(trace, trace.scores),
+        "scaled scores": T.query_key_frame(trace, trace.masked_scores),
+        "weights": T.query_key_frame(trace, trace.weights),
+        "output": T.token_by_dim_frame(trace, trace.output),
+    }
+    return frames
+
+
+def to_csv(frame: pd.DataFrame) -> str:
+    """CSV with the row labels as the first column and full precision; masked scores are "-inf"."""
+    return frame.to_csv(float_format="%.17g")
+
+
+def trace_json(trace: AttentionTrace) -> str:
+    """Every field of the trace as JSON: arrays as nested lists, -inf as the string "-inf"."""
+
+    def plain(value):
+        if isinstance(value, np.ndarray):
+            return plain(value.tolist())
+        if isinstance(value, list | tuple):
+            return [plain(v) for v in value]
+        if isinstance(value, float) and not np.isfinite(value):
+            return "-inf" if value < 0 else ("inf" if value > 0 else "nan")
+        if isinstance(value, np.generic):
+            return plain(value.item())
+        return value
+
+    fields = {name: plain(getattr(trace, name)) for name in trace.__dataclass_fields__}
+    return json.dumps({"attention_lab_trace": 1, **fields}, ensure_ascii=False, indent=1)
+
+
+def figures_html(trace: AttentionTrace, query: int = 0) -> str:
+    """One self-contained HTML page with the walkthrough's figures (Plotly's script embedded, so it
+    opens offline). Built only when the learner asks for it: it is a few MB."""
+    figures = [
+        F.tokens_figure(trace),
+        F.token_by_dim_figure(trace, trace.x, "X"),
+        F.projection_figure(trace.w_q, "W_Q"),
+        F.projection_figure(trace.w_k, "W_K"),
+        F.projection_figure(trace.w_v, "W_V"),
+        F.token_by_dim_figure(trace, trace.q, "Q"),
+        F.token_by_dim_figure(trace, trace.k, "K"),
+        F.token_by_dim_figure(trace, trace.v, "V"),
+        F.query_key_figure(trace, trace.scores, "scores Q·Kᵀ"),
+        F.query_key_figure(trace, trace.masked_scores, "scaled scores S/√d_k"),
+        F.query_key_figure(trace, trace.weights, "α weights", weights=True),
+        F.alpha_bars(trace, query),
+        F.weighted_sum_figure(trace, query),
+        F.token_by_dim_figure(trace, trace.output, "output αV"),
+    ]
+    parts = [pio.to_html(fig, full_html=False, include_plotlyjs=(k == 0)) for k, fig in enumerate(figures)]
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'><title>Attention Lab figures</title></head><body>"
+        "<h1>Attention Lab: the walkthrough's figures</h1>" + "\n".join(parts) + "</body></html>"
+    )
