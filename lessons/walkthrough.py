@@ -11,17 +11,16 @@ from attention import PRESETS, preset_projections, trace_self_attention
 from ui import components as ui
 from ui.exercises import exercise_panel
 from ui.exports import export_panel
+from ui.links import PRESET_LABELS
 from ui.matrix_editor import current_edits, edited_projections
 from ui.presenter import presenter_controls
 from ui.settings import shared, trace_or_explain
 from ui.walkthrough import render_steps, step_header
 
-PRESET_NAMES = {"random": "Seeded random", "identity": "Identity (W = I)"}
-
 settings = shared()
 d_k = st.sidebar.slider("d_k (query, key and value size)", 1, 16, value=4, key="d_k", bind="query-params")
 preset = st.sidebar.radio(
-    "W_Q, W_K, W_V", PRESETS, format_func=PRESET_NAMES.get, key="preset", bind="query-params",
+    "W_Q, W_K, W_V", PRESETS, format_func=PRESET_LABELS.get, key="preset", bind="query-params",
     help="Seeded random: entries ~ N(0, 1/d_model). Identity: Q = K = V = X, pure similarity.",
 )
 presenting = st.sidebar.toggle("Presenter mode", key="present", bind="query-params",

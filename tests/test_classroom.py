@@ -72,7 +72,7 @@ TAMPERED = [
     ({"seed": "-5"}, "seed must be a whole number"),
     ({"d_model": "99"}, "d_model must be a whole number from 2 to 16"),
     ({"d_k": "1.5"}, "d_k must be a whole number"),
-    ({"preset": "magic"}, "preset must be one of random, identity"),
+    ({"preset": "magic"}, "preset must be one of Seeded random, Identity (W = I)"),
     ({"positional": "maybe"}, "positional must be true or false"),
     ({"step": "42"}, "step must be a whole number from 1 to 8"),
     ({"temperature": "0"}, "temperature must be one of"),
@@ -95,7 +95,7 @@ def test_tampered_links_fall_back_and_say_so(params, message):
 
 
 def test_good_links_raise_no_complaint():
-    good = {"seed": "7", "d_model": "6", "d_k": "3", "preset": "identity", "positional": "true", "causal": "false",
+    good = {"seed": "7", "d_model": "6", "d_k": "3", "preset": "Identity (W = I)", "positional": "true", "causal": "false",
             "step": "2", "temperature": "0.5", "sentence": "the cat sat", "heads": "2", "dk_demo": "64"}
     assert check_link(good) == []
     assert set(good) <= set(SPECS)
@@ -106,6 +106,7 @@ def test_good_links_raise_no_complaint():
     assert_no_exception(at)
     assert not at.warning
     assert at.number_input(key="seed").value == 7 and at.slider(key="d_k").value == 3
+    assert at.radio(key="preset").value == "identity"
     assert any("seed=7" in c.value and "sentence=the+cat+sat" in c.value for c in at.code)  # the copy-link box
 
 

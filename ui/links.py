@@ -13,8 +13,9 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from attention import MAX_CHARS, PRESETS
+from attention import MAX_CHARS
 
+PRESET_LABELS = {"random": "Seeded random", "identity": "Identity (W = I)"}  # the URL carries the label
 TEMPERATURES = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 PHONEBOOK_TEMPERATURES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
 
@@ -59,10 +60,10 @@ SPECS: dict[str, Callable[[str], bool]] = {
     "positional": _boolean,
     "causal": _boolean,
     "d_k": _whole(1, 16),
-    "preset": _one_of(PRESETS),
+    "preset": _one_of(tuple(PRESET_LABELS.values())),
     "present": _boolean,
     "step": _whole(1, 8),
-    "query": _whole(0, 63),
+    "query": _text(100),  # "3 · sat": the option as shown; Streamlit drops one that matches no token
     "heads": _whole(1, 16),
     "dk_demo": _whole(1, 512),
     "temperature": _one_of(TEMPERATURES),

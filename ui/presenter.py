@@ -31,8 +31,6 @@ def presenter_controls() -> int:
     right.button("Next", key="next_step", on_click=_move, args=(1,), disabled=current >= len(STEPS),
                  icon=":material/arrow_forward:", icon_position="right", width="stretch")
     with middle:
-        step = st.selectbox(
-            "Go to step", range(1, len(STEPS) + 1), key="step", bind="query-params",
-            format_func=lambda n: f"Step {n} of {len(STEPS)} · {STEPS[n - 1][0]}", label_visibility="collapsed",
-        )
+        step = st.selectbox("Go to step", range(1, len(STEPS) + 1), key="step", bind="query-params",
+                            help="Jump to any step; the step number is part of the link.")
     return int(step or 1)

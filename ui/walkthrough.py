@@ -134,7 +134,7 @@ def _output(trace: AttentionTrace, p: str) -> None:
     n, labels = trace.n, token_labels(trace.tokens)
     i = st.selectbox(
         "Query token i", options=range(n), format_func=lambda q: f"{q + 1} · {labels[q]}", key=f"{p}query",
-        bind="query-params",
+        bind=None if p else "query-params",  # the walkthrough's query is part of the link
         help="Pick the token whose output you want to build. Arrow keys work once the box has focus.",
     )
     i = i if i is not None and i < n else 0

@@ -1,0 +1,78 @@
+"""Issue 5 in Chromium: a link round trip, presenter mode, a CSV download."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from attention import trace_self_attention
+from tests.browser.test_walkthrough_browser import read_table, type_sentence, wait_for_ticks
+
+pytestmark = pytest.mark.browser
+
+
+def student_warnings(page) -> list[str]:
+    return [t for t in page.locator("[data-testid=stAlert]").all_inner_texts() if "could not be used" in t]
+
+
+def test_link_round_trip_reproduces_the_numbers(page, open_page, artifacts):
+    # A teacher prepares a lesson…
+    type_sentence(page, "the cat sat on the mat")
+    wait_for_ticks(page, "weights", ["the (1)", "cat", "sat", "on", "the (5)", "mat"])
+    page.locator(".st-key-seed input").fill("7")
+    page.locator(".st-key-seed input").press("Enter")
+    page.locator(".st-key-causal label").click()
+    box = page.locator(".st-key-query input")
+    box.click()
+    box.fill("3 · sat")
+    page.get_by_role("option", name="3 · sat").wait_for()
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => location.search.includes('query=') && location.search.includes('causal=true') "
+                           "&& location.search.includes('seed=7')")
+    assert not student_warnings(page)
+    page.wait_for_timeout(1000)
+    _, alpha = read_table(page, "weights")
+    _, output = read_table(page, "output-row")
+    link = page.url
+    shown_link = page.locator("[data-testid=stSidebar] [data-testid=stCode]").inner_text()
+    assert "seed=7" in shown_link and "causal=true" in shown_link  # the copy-link box has the settings
+    # …and a student opens the link in a fresh browser.
+    student = open_page(link.replace(page.url.split("/?")[0], ""), ".st-key-table-output-row table")
+    wait_for_ticks(student, "weights", ["the (1)", "cat", "sat", "on", "the (5)", "mat"])
+    assert not student_warnings(student)  # a genuine link raises no complaint
+    np.testing.assert_array_equal(read_table(student, "weights")[1], alpha)
+    np.testing.assert_array_equal(read_table(student, "output-row")[1], output)
+    engine = trace_self_attention("the cat sat on the mat", seed=7, causal=True)
+    np.testing.assert_allclose(output[0], engine.output[2], atol=0.005 + 1e-9)  # query 3, from the engine
+
+
+def test_presenter_mode_walks_every_step_and_survives_a_reload(open_page, artifacts):
+    page = open_page("/?present=true", "h3:has-text('Step 1 of 8')")
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.screenshot(path=artifacts / "presenter-step-1.png")
+    for n in range(2, 9):
+        page.get_by_role("button", name="Next").click()
+        page.wait_for_selector(f"h3:has-text('Step {n} of 8')")
+        assert page.locator("h3:has-text('of 8')").count() == 1  # one step a screen
+    assert page.get_by_role("button", name="Next").is_disabled()
+    page.screenshot(path=artifacts / "presenter-step-8.png")
+    page.get_by_role("button", name="Previous").click()
+    page.wait_for_selector("h3:has-text('Step 7 of 8')")
+    page.wait_for_function("() => location.search.includes('step=7')")
+    page.reload()
+    page.wait_for_selector("h3:has-text('Step 7 of 8')")  # the step is in the link
+    page.screenshot(path=artifacts / "presenter-step-7.png")
+
+
+def test_csv_download_parses_back_to_the_engine_matrix(page):
+    page.locator(".st-key-export_csv").scroll_into_view_if_needed()
+    with page.expect_download() as info:
+        page.locator(".st-key-export_csv button").click()
+    text = open(info.value.path(), encoding="utf-8").read()
+    frame = pd.read_csv(io.StringIO(text), index_col=0)
+    engine = trace_self_attention("This forum is awesome", seed=42)
+    assert list(frame.index) == list(frame.columns) == ["This", "forum", "is", "awesome"]
+    np.testing.assert_array_equal(frame.to_numpy(), engine.weights)
