@@ -52,6 +52,7 @@ def test_link_round_trip_reproduces_the_numbers(page, open_page, artifacts):
 def test_presenter_mode_walks_every_step_and_survives_a_reload(open_page, artifacts):
     page = open_page("/?present=true", "h3:has-text('Step 1 of 8')")
     page.set_viewport_size({"width": 1280, "height": 720})
+    page.wait_for_selector(".st-key-table-tokens table")
     page.screenshot(path=artifacts / "presenter-step-1.png")
     for n in range(2, 9):
         page.get_by_role("button", name="Next").click()
@@ -64,6 +65,8 @@ def test_presenter_mode_walks_every_step_and_survives_a_reload(open_page, artifa
     page.wait_for_function("() => location.search.includes('step=7')")
     page.reload()
     page.wait_for_selector("h3:has-text('Step 7 of 8')")  # the step is in the link
+    page.wait_for_selector(".st-key-table-weights table")
+    page.wait_for_timeout(1000)
     page.screenshot(path=artifacts / "presenter-step-7.png")
 
 
