@@ -26,10 +26,12 @@ preset = st.sidebar.radio(
 presenting = st.sidebar.toggle("Presenter mode", key="present", bind="query-params",
                                help="One step a screen with large type, for a projector.")
 basis = (settings.d_model, d_k, preset, settings.seed)
+preset_matrices = preset_projections(preset, settings.d_model, d_k, settings.seed)
 
 if presenting:
     step = presenter_controls()
-    trace = trace_or_explain(settings, trace_self_attention, d_k=d_k, preset=preset, projections=current_edits(basis))
+    edits = current_edits(preset_matrices, basis=basis)
+    trace = trace_or_explain(settings, trace_self_attention, d_k=d_k, preset=preset, projections=edits)
     render_steps(trace, first=step, last=step)
     st.stop()
 
@@ -38,8 +40,8 @@ ui.lesson("walkthrough/00_intro")
 steps_1_2 = st.container()
 step_header(3)
 ui.lesson("walkthrough/03_projections")
-with st.expander("Edit W_Q, W_K, W_V by hand", icon=":material/edit:"):
-    edits = edited_projections(preset_projections(preset, settings.d_model, d_k, settings.seed), basis=basis)
+with st.expander("Edit W_Q, W_K, W_V by hand", icon=":material/edit:", expanded="w" in st.query_params):
+    edits = edited_projections(preset_matrices, basis=basis)
 if edits is not None:
     st.info("These are your hand-edited matrices; every step below uses them. “Reset to the preset” in the "
             "editor brings back the preset.", icon=":material/edit:")

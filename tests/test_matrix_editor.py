@@ -52,3 +52,49 @@ def test_a_cleared_cell_from_the_editor_is_reported():
     edited.iat[0, 0] = None  # what st.data_editor returns for a deleted cell
     _, errors = parse_edits("W_Q", CURRENT, shown, edited)
     assert errors == ["W_Q row 1, column 1 is empty."]
+
+
+# --- edited cells in the link --------------------------------------------------------------------
+from attention import Projections, random_projections, trace_self_attention  # noqa: E402
+from tests.test_pages import assert_no_exception, table  # noqa: E402
+from ui.matrix_editor import NAMES, decode_edits, encode_edits  # noqa: E402
+from ui.settings import DEFAULT_SEED, DEFAULT_SENTENCE  # noqa: E402
+
+
+def test_encode_decode_round_trip_is_exact():
+    preset = random_projections(8, 4, 42)
+    matrices = {name: np.array(w) for name, w in zip(NAMES, preset, strict=True)}
+    matrices["W_Q"][0, 0] = 5.0
+    matrices["W_V"][7, 3] = -0.123456789012
+    text = encode_edits(matrices, preset)
+    assert text == "Q1.1:5.0;V8.4:-0.123456789012"  # only the changed cells
+    cells, errors = decode_edits(text, (8, 4))
+    assert errors == [] and cells == [("W_Q", 0, 0, 5.0), ("W_V", 7, 3, -0.123456789012)]
+
+
+@pytest.mark.parametrize(
+    "text,message",
+    [("Q9.1:5", "outside the 8 × 4 matrix"), ("K1.1:abc", "is not a number"), ("V1.1:1e9", "beyond the bound"),
+     ("Q1.1", "not in the form"), ("<script>", "not in the form")],
+)
+def test_bad_link_cells_are_named_and_ignored(text, message):
+    cells, errors = decode_edits(text, (8, 4))
+    assert cells == [] and any(message in e for e in errors)
+
+
+def test_a_link_with_edited_cells_reproduces_them_on_the_page():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_pages import APP
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["w"] = "Q1.1:5.0;K2.3:-0.5"
+    at.run()
+    assert_no_exception(at)
+    preset = random_projections(8, 4, DEFAULT_SEED)
+    w_q, w_k = preset.w_q.copy(), preset.w_k.copy()
+    w_q[0, 0], w_k[1, 2] = 5.0, -0.5
+    engine = trace_self_attention(DEFAULT_SENTENCE, seed=DEFAULT_SEED, projections=Projections(w_q, w_k, preset.w_v))
+    np.testing.assert_allclose(table(at, "scores"), engine.scores, atol=0.005 + 1e-9)
+    np.testing.assert_allclose(table(at, "output"), engine.output, atol=0.005 + 1e-9)
+    assert any("hand-edited" in i.value for i in at.info)

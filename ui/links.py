@@ -52,6 +52,13 @@ def _text(limit: int) -> Callable[[str], bool]:
     return check
 
 
+def _edited_cells(text: str) -> bool:
+    """hand-edited cells such as Q1.1:5;K2.3:-0.5"""
+    from ui.matrix_editor import LINK_PATTERN
+
+    return len(text) <= 4000 and LINK_PATTERN.fullmatch(text) is not None
+
+
 # Every query parameter a lesson binds, and what it accepts. Keep in step with the widgets.
 SPECS: dict[str, Callable[[str], bool]] = {
     "sentence": _text(MAX_CHARS),
@@ -70,6 +77,7 @@ SPECS: dict[str, Callable[[str], bool]] = {
     "pb_query": _text(200),
     "pb_temperature": _one_of(PHONEBOOK_TEMPERATURES),
     "rel_dk": _whole(2, 8),
+    "w": _edited_cells,
 }
 
 

@@ -9,6 +9,7 @@ d_model and d_k stay the same. A new d_model, d_k, preset or seed resets the mat
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,6 +39,21 @@ def matrix_text(m: npt.ArrayLike) -> pd.DataFrame:
     )
 
 
+def parse_entry(text: str, where: str) -> tuple[float | None, str | None]:
+    """One typed entry: (value, None) if usable, else (None, a message that names ``where``)."""
+    try:
+        value = float(text.replace("−", "-").replace(",", "."))
+    except ValueError:
+        return None, (f"{where}: “{text}” is not a number." if text else f"{where} is empty.")
+    if math.isnan(value):
+        return None, f"{where}: NaN is not a number you can multiply by."
+    if math.isinf(value):
+        return None, f"{where}: infinity can't be used; keep entries within ±{BOUND:g}."
+    if abs(value) > BOUND:
+        return None, f"{where}: {text} is beyond the bound ±{BOUND:g}."
+    return value, None
+
+
 def parse_edits(name: str, current: npt.ArrayLike, shown: pd.DataFrame, edited: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
     """Apply the cells the learner changed to ``current``; refuse the ones that can't be used.
 
@@ -62,21 +78,51 @@ def parse_edits(name: str, current: npt.ArrayLike, shown: pd.DataFrame, edited: 
             text = "" if raw is None or (isinstance(raw, float) and math.isnan(raw)) else str(raw).strip()
             if text == shown.iat[r, c]:
                 continue
-            where = f"{name} row {r + 1}, column {c + 1}"
-            try:
-                value = float(text.replace("−", "-").replace(",", "."))
-            except ValueError:
-                errors.append(f"{where}: “{text}” is not a number." if text else f"{where} is empty.")
-                continue
-            if math.isnan(value):
-                errors.append(f"{where}: NaN is not a number you can multiply by.")
-            elif math.isinf(value):
-                errors.append(f"{where}: infinity can't be used; keep entries within ±{BOUND:g}.")
-            elif abs(value) > BOUND:
-                errors.append(f"{where}: {text} is beyond the bound ±{BOUND:g}.")
+            value, error = parse_entry(text, f"{name} row {r + 1}, column {c + 1}")
+            if error:
+                errors.append(error)
             else:
                 new[r, c] = value
     return (np.array(current, dtype=np.float64), errors) if errors else (new, [])
+
+
+LINK_KEY = "w"  # the query parameter that carries hand-edited cells
+LINK_PATTERN = re.compile(r"[QKV]\d{1,2}\.\d{1,2}:[^;:]{1,25}(;[QKV]\d{1,2}\.\d{1,2}:[^;:]{1,25})*")
+
+
+def encode_edits(matrices: dict[str, np.ndarray], preset: Projections) -> str:
+    """The cells that differ from the preset, compactly: "Q1.1:5.0;K2.3:-0.25" (rows and columns from 1).
+
+    The link also carries d_model, d_k, the preset and the seed, which rebuild the preset, so the
+    changed cells are all it needs; values are written exactly (Python's shortest round-trip form).
+    """
+    parts = []
+    for letter, name, base in zip("QKV", NAMES, preset, strict=True):
+        for r, c in np.argwhere(matrices[name] != np.asarray(base)):
+            parts.append(f"{letter}{r + 1}.{c + 1}:{float(matrices[name][r, c])!r}")
+    return ";".join(parts)
+
+
+def decode_edits(text: str, shape: tuple[int, int]) -> tuple[list[tuple[str, int, int, float]], list[str]]:
+    """The cells of an ``encode_edits`` string that fit a d_model × d_k matrix, and a message for each
+    part that doesn't."""
+    if not LINK_PATTERN.fullmatch(text):
+        return [], ["The link's edited matrices (w=…) are not in the form Q1.1:5;K2.3:-0.5, so they were ignored."]
+    cells, errors = [], []
+    for part in text.split(";"):
+        where, value_text = part.split(":")
+        name = {"Q": "W_Q", "K": "W_K", "V": "W_V"}[where[0]]
+        r, c = (int(x) for x in where[1:].split("."))
+        if not (1 <= r <= shape[0] and 1 <= c <= shape[1]):
+            errors.append(f"The link edits {name} row {r}, column {c}, outside the {shape[0]} × {shape[1]} matrix; "
+                          "that cell was ignored.")
+            continue
+        value, error = parse_entry(value_text, f"The link's {name} row {r}, column {c}")
+        if error:
+            errors.append(error + " That cell was ignored.")
+        else:
+            cells.append((name, r - 1, c - 1, value))
+    return cells, errors
 
 
 @dataclass
@@ -94,28 +140,53 @@ def _reset(state: EditState, preset: Projections) -> None:
     state.version += 1
 
 
-def current_edits(basis: tuple) -> Projections | None:
-    """The hand-edited matrices without drawing the editors (presenter mode), if they fit ``basis``."""
-    state: EditState | None = st.session_state.get(_STATE)
-    if state is None or not state.edited or state.basis != basis:
-        return None
-    return Projections(*(state.matrices[name] for name in NAMES))
-
-
-def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") -> Projections | None:
-    """Draw the three editors; return the hand-edited matrices, or None while they equal the preset."""
+def _state(preset: Projections, basis: tuple) -> EditState:
+    """The session's edit state for ``basis``: started from the link's cells on a session's first
+    run, reset (and said so) when the basis changed."""
     state: EditState | None = st.session_state.get(_STATE)
     if state is None:
         state = EditState(basis=basis, matrices={})
         _reset(state, preset)
         st.session_state[_STATE] = state
+        link = st.query_params.get(LINK_KEY)
+        if link:
+            cells, state.notes = decode_edits(link, np.asarray(preset[0]).shape)
+            for name, r, c, value in cells:
+                state.matrices[name][r, c] = value
+            state.edited = any(not np.array_equal(state.matrices[n], np.asarray(w)) for n, w in zip(NAMES, preset))
     elif state.basis != basis:
         if state.edited:
             st.info("The hand-edited matrices were reset to the preset, because d_model, d_k, the preset or the "
                     "seed changed (a matrix must be d_model × d_k).", icon="↩️")
         state.basis = basis
         _reset(state, preset)
+    return state
 
+
+def _sync_link(state: EditState, preset: Projections) -> None:
+    """Keep the edited cells in the URL, so that a copied link carries them."""
+    if state.edited:
+        st.query_params[LINK_KEY] = encode_edits(state.matrices, preset)
+    elif LINK_KEY in st.query_params:
+        del st.query_params[LINK_KEY]
+
+
+def _edits(state: EditState) -> Projections | None:
+    return Projections(*(state.matrices[name] for name in NAMES)) if state.edited else None
+
+
+def current_edits(preset: Projections, *, basis: tuple) -> Projections | None:
+    """The hand-edited matrices without drawing the editors (presenter mode)."""
+    state = _state(preset, basis)
+    _sync_link(state, preset)
+    return _edits(state)
+
+
+def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") -> Projections | None:
+    """Draw the three editors; return the hand-edited matrices, or None while they equal the preset."""
+    state = _state(preset, basis)
+    while state.notes:
+        st.warning(state.notes.pop(0), icon=":material/link_off:")
     st.caption(f"Click a cell to type a number, or paste a block of cells. Entries must be numbers within "
                f"±{BOUND:g}. An edit lasts while d_model and d_k stay the same.")
     columns = st.columns(3)
@@ -132,6 +203,5 @@ def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") 
                 state.edited = True
     st.button("Reset to the preset", key=f"{key}-reset", on_click=_reset, args=(state, preset),
               disabled=not state.edited)
-    if not state.edited:
-        return None
-    return Projections(*(state.matrices[name] for name in NAMES))
+    _sync_link(state, preset)
+    return _edits(state)

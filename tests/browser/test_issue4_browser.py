@@ -60,7 +60,7 @@ def scores_row(page) -> np.ndarray:
     return read_table(page, "scores")[1][0]
 
 
-def test_editing_a_matrix_cell_changes_the_scores(page, artifacts):
+def test_editing_a_matrix_cell_changes_the_scores(page, open_page, artifacts):
     page.get_by_text("Edit W_Q, W_K, W_V by hand").click()
     page.wait_for_selector(".st-key-edit-W_Q-1")
     original = scores_row(page)
@@ -81,6 +81,11 @@ def test_editing_a_matrix_cell_changes_the_scores(page, artifacts):
     np.testing.assert_allclose(read_table(page, "output")[1], expected.output, atol=0.005 + 1e-9)
     page.locator(".st-key-edit-W_Q-1").scroll_into_view_if_needed()
     page.screenshot(path=artifacts / "walkthrough-edited-matrix.png")
+
+    # the edit is in the link: a student who opens it sees the same numbers
+    page.wait_for_function("() => location.search.includes('w=Q1.1')")
+    student = open_page(page.url.split(page.url.split("/?")[0])[1], ".st-key-table-output table")
+    eventually_close(student, "scores", expected.scores)
 
     # a bad cell is refused by name and the last good matrix stays in use
     edited_scores = read_table(page, "scores")[1]
