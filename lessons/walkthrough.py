@@ -15,7 +15,7 @@ from ui.links import PRESET_LABELS
 from ui.matrix_editor import current_edits, edited_projections
 from ui.presenter import presenter_controls
 from ui.settings import shared, trace_or_explain
-from ui.walkthrough import render_steps, step_header
+from ui.walkthrough import render_steps, step_intro
 
 settings = shared()
 d_k = st.sidebar.slider("d_k (query, key and value size)", 1, 16, value=4, key="d_k", bind="query-params")
@@ -38,8 +38,7 @@ if presenting:
 st.title("Self-attention, step by step")
 ui.lesson("walkthrough/00_intro")
 steps_1_2 = st.container()
-step_header(3)
-ui.lesson("walkthrough/03_projections")
+step_intro(3)
 with st.expander("Edit W_Q, W_K, W_V by hand", icon=":material/edit:", expanded="w" in st.query_params):
     edits = edited_projections(preset_matrices, basis=basis)
 if edits is not None:
@@ -49,6 +48,6 @@ trace = trace_or_explain(settings, trace_self_attention, d_k=d_k, preset=preset,
 with steps_1_2:
     exercise_panel(trace)
     render_steps(trace, last=2)
-render_steps(trace, prefix="", first=3, last=3, headers=False)
+render_steps(trace, first=3, last=3, intro=False)
 render_steps(trace, first=4)
 export_panel(trace)

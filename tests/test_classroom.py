@@ -59,6 +59,8 @@ def test_presenter_mode_walks_the_steps():
     assert step_headers(at)[0].startswith("Step 7 of 8")
     at = set_widget(at, "step", 3)
     assert step_headers(at) == ["Step 3 of 8 · Projection matrices W_Q, W_K, W_V"]
+    # every slide has its explanation, step 3 too (its text is drawn apart on the full walkthrough)
+    assert sum(m.value.startswith("Attention gives every token three roles") for m in at.markdown) == 1
 
 
 # --- links -----------------------------------------------------------------------------------------

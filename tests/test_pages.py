@@ -64,6 +64,8 @@ def test_default_render_shows_all_steps_with_the_engine_numbers():
                    ("scaled", trace.scaled_scores), ("weights", trace.weights), ("output", trace.output)]:
         np.testing.assert_allclose(table(at, key), m, atol=0.005 + 1e-9, err_msg=key)
     assert not at.warning
+    for opening in ("A model never sees letters", "Attention gives every token three roles", "The output for a query"):
+        assert sum(m.value.startswith(opening) for m in at.markdown) == 1  # each step's text, once
     assert len(at.latex) >= 10  # the formulas of every step, and step 8 written out
 
 

@@ -26,12 +26,10 @@ MASK_CAPTION = (
 
 
 def _tokens(trace: AttentionTrace, p: str) -> None:
-    ui.lesson("walkthrough/01_tokens")
     ui.matrix(F.tokens_figure(trace), T.token_frame(trace), f"{p}tokens", decimals=None)
 
 
 def _embeddings(trace: AttentionTrace, p: str) -> None:
-    ui.lesson("walkthrough/02_embeddings")
     n = trace.n
     if trace.positional_encoding is None:
         st.latex(rf"X = \mathrm{{Embed}}(\text{{tokens}}) \in \mathbb{{R}}^{{{n} \times {trace.d_model}}}")
@@ -49,8 +47,6 @@ def _embeddings(trace: AttentionTrace, p: str) -> None:
 
 
 def _projections(trace: AttentionTrace, p: str) -> None:
-    if p:  # on the walkthrough itself the page draws this text above the matrix editors
-        ui.lesson("walkthrough/03_projections")
     st.latex(rf"W_Q,\ W_K,\ W_V \in \mathbb{{R}}^{{d_{{model}} \times d_k}} = \mathbb{{R}}^{{{trace.d_model} \times {trace.d_k}}}")
     if trace.preset == "identity" and trace.d_k != trace.d_model:
         how = "keeps the first" if trace.d_k < trace.d_model else "pads with zeros after the"
@@ -67,7 +63,6 @@ def _projections(trace: AttentionTrace, p: str) -> None:
 
 
 def _qkv(trace: AttentionTrace, p: str) -> None:
-    ui.lesson("walkthrough/04_qkv")
     n = trace.n
     st.latex(rf"Q = X W_Q,\quad K = X W_K,\quad V = X W_V:\qquad [{n} \times {trace.d_model}] \cdot "
              rf"[{trace.d_model} \times {trace.d_k}] = [{n} \times {trace.d_k}]")
@@ -80,7 +75,6 @@ def _qkv(trace: AttentionTrace, p: str) -> None:
 
 
 def _scores(trace: AttentionTrace, p: str) -> None:
-    ui.lesson("walkthrough/05_scores")
     n = trace.n
     st.latex(rf"S = Q K^\top,\qquad s_{{ij}} = q_i \cdot k_j:\qquad [{n} \times {trace.d_k}] \cdot [{trace.d_k} \times {n}]"
              rf" = [{n} \times {n}]")
@@ -88,7 +82,6 @@ def _scores(trace: AttentionTrace, p: str) -> None:
 
 
 def _scale(trace: AttentionTrace, p: str) -> None:
-    ui.lesson("walkthrough/06_scale")
     if trace.temperature == 1:
         st.latex(rf"\frac{{S}}{{\sqrt{{d_k}}}} = \frac{{S}}{{\sqrt{{{trace.d_k}}}}} = {L.plain(trace.scale, 3)} \cdot S")
     else:
@@ -103,7 +96,6 @@ def _scale(trace: AttentionTrace, p: str) -> None:
 
 
 def _softmax(trace: AttentionTrace, p: str) -> None:
-    ui.lesson("walkthrough/07_softmax")
     st.latex(r"\alpha_{ij} = \operatorname{softmax}_j\!\left(\frac{s_{ij}}{\sqrt{d_k}}\right) = "
              r"\frac{e^{s_{ij}/\sqrt{d_k}}}{\sum_{j'} e^{s_{ij'}/\sqrt{d_k}}},\qquad \sum_j \alpha_{ij} = 1")
     ui.matrix(F.query_key_figure(trace, trace.weights, "α weights", weights=True), T.query_key_frame(trace, trace.weights),
@@ -130,7 +122,6 @@ def lines_panel(weights, tokens, *, key: str, head_names: list[str] | None = Non
 
 
 def _output(trace: AttentionTrace, p: str) -> None:
-    ui.lesson("walkthrough/08_output")
     n, labels = trace.n, token_labels(trace.tokens)
     i = st.selectbox(
         "Query token i", options=range(n), format_func=lambda q: f"{q + 1} · {labels[q]}", key=f"{p}query",
@@ -164,30 +155,34 @@ def _output(trace: AttentionTrace, p: str) -> None:
     ui.matrix(F.token_by_dim_figure(trace, trace.output, "output αV"), T.token_by_dim_frame(trace, trace.output), f"{p}output")
 
 
-STEPS: list[tuple[str, Callable[[AttentionTrace, str], None]]] = [
-    ("Tokens", _tokens),
-    ("Embeddings X", _embeddings),
-    ("Projection matrices W_Q, W_K, W_V", _projections),
-    ("Queries, keys and values", _qkv),
-    ("Scores Q·Kᵀ", _scores),
-    ("Scale by 1/√d_k", _scale),
-    ("Softmax: attention weights α", _softmax),
-    ("The output for one query", _output),
+# (title, lesson text in assets/, what the step draws from the trace)
+STEPS: list[tuple[str, str, Callable[[AttentionTrace, str], None]]] = [
+    ("Tokens", "walkthrough/01_tokens", _tokens),
+    ("Embeddings X", "walkthrough/02_embeddings", _embeddings),
+    ("Projection matrices W_Q, W_K, W_V", "walkthrough/03_projections", _projections),
+    ("Queries, keys and values", "walkthrough/04_qkv", _qkv),
+    ("Scores Q·Kᵀ", "walkthrough/05_scores", _scores),
+    ("Scale by 1/√d_k", "walkthrough/06_scale", _scale),
+    ("Softmax: attention weights α", "walkthrough/07_softmax", _softmax),
+    ("The output for one query", "walkthrough/08_output", _output),
 ]
 
 
 def render_steps(trace: AttentionTrace, *, prefix: str = "", first: int = 1, last: int = len(STEPS),
-                 headers: bool = True) -> None:
+                 intro: bool = True) -> None:
     """Steps ``first`` … ``last`` of the walkthrough for ``trace``; widget and element keys get ``prefix``.
 
-    ``headers=False`` leaves out the step headers (for a page that drew them itself).
+    ``intro=False`` leaves out each step's header and lesson text (for a page that drew them itself).
     """
-    for number, (_title, render) in enumerate(STEPS, start=1):
+    for number, (_title, _text, render) in enumerate(STEPS, start=1):
         if first <= number <= last:
-            if headers:
-                step_header(number, prefix)
+            if intro:
+                step_intro(number, prefix)
             render(trace, prefix)
 
 
-def step_header(number: int, prefix: str = "") -> None:
-    ui.step(number, len(STEPS), STEPS[number - 1][0], anchor=f"{prefix}step-{number}")
+def step_intro(number: int, prefix: str = "") -> None:
+    """A step's header and its plain-language explanation."""
+    title, text, _ = STEPS[number - 1]
+    ui.step(number, len(STEPS), title, anchor=f"{prefix}step-{number}")
+    ui.lesson(text)
