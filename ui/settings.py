@@ -20,8 +20,8 @@ DEFAULT_SEED = 42
 DEFAULT_D_MODEL = 8
 MAX_SEED = 999_999
 D_MODEL_RANGE = (2, 16)
-_LAST_GOOD = "_last_good_sentence"
-T = TypeVar("T")  # not a widget key, so it outlives page switches
+_LAST_GOOD = "_last_good_sentence"  # not a widget key, so it outlives page switches
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
