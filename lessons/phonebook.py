@@ -9,7 +9,6 @@ from ui.links import PHONEBOOK_TEMPERATURES as TEMPERATURES
 from viz import phonebook as P
 from viz.labels import markdown_text
 
-
 st.title("The phonebook: keys are not values")
 ui.lesson("phonebook/00_intro")
 

@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from attention import MAX_CHARS
+from ui.matrix_editor import LINK_PATTERN
 
 PRESET_LABELS = {"random": "Seeded random", "identity": "Identity (W = I)"}  # the URL carries the label
 TEMPERATURES = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
@@ -54,8 +55,6 @@ def _text(limit: int) -> Callable[[str], bool]:
 
 def _edited_cells(text: str) -> bool:
     """hand-edited cells such as Q1.1:5;K2.3:-0.5"""
-    from ui.matrix_editor import LINK_PATTERN
-
     return len(text) <= 4000 and LINK_PATTERN.fullmatch(text) is not None
 
 
