@@ -9,15 +9,17 @@ from viz import exports as X
 
 
 def export_panel(trace: AttentionTrace) -> None:
+    """Every file is built only when its button is pressed (the JSON of a 64-token trace is MBs),
+    not on each rerun of the lesson."""
     st.subheader("Take it with you", divider="gray")
     frames = X.matrices(trace)
     left, middle, right = st.columns(3, vertical_alignment="bottom")
     with left:
         name = st.selectbox("Matrix", list(frames), index=list(frames).index("weights"), key="export_matrix")
-        st.download_button(f"{name} as CSV", X.to_csv(frames[name]), file_name=f"{name.replace(' ', '_')}.csv",
+        st.download_button(f"{name} as CSV", lambda: X.to_csv(frames[name]), file_name=f"{name.replace(' ', '_')}.csv",
                            mime="text/csv", key="export_csv", icon=":material/table:", on_click="ignore")
     with middle:
-        st.download_button("The whole trace as JSON", X.trace_json(trace), file_name="attention_trace.json",
+        st.download_button("The whole trace as JSON", lambda: X.trace_json(trace), file_name="attention_trace.json",
                            mime="application/json", key="export_json", icon=":material/data_object:",
                            on_click="ignore")
     with right:
