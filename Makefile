@@ -13,6 +13,7 @@ run: $(VENV)/.run-installed
 	$(VENV)/bin/streamlit run app.py --server.address 127.0.0.1 --server.port 8501
 
 test: $(VENV)/.test-installed chromium
+	$(VENV)/bin/ruff check .
 	$(PY) -m pytest
 
 bench: $(VENV)/.test-installed chromium

@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from playwright.sync_api import sync_playwright  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402, RUF100
 
-from tests.browser.server import launch_chromium, streamlit_server  # noqa: E402
+from tests.browser.server import launch_chromium, streamlit_server  # noqa: E402, RUF100
 
 ROUNDS = 7
 NEW_SENTENCE = "the cat sat on the mat"
@@ -36,8 +36,12 @@ WALKTHROUGH_PAINTED = """() => {
 }"""
 
 WALKTHROUGH_UPDATED = """([figs, labels]) => figs.every(key => {
-  const texts = Array.from(document.querySelectorAll(`.st-key-fig-${key} .xtick text, .st-key-fig-${key} .ytick text, .st-key-fig-${key} text.textpoint, .st-key-fig-${key} .textpoint text`)).map(e => e.textContent);
-  return labels.every(l => texts.includes(l)) || (key === 'tokens' && document.querySelectorAll('.st-key-fig-tokens .xtick text').length === labels.length);
+  const root = `.st-key-fig-${key}`;
+  const texts = Array.from(document.querySelectorAll(
+    `${root} .xtick text, ${root} .ytick text, ${root} text.textpoint, ${root} .textpoint text`
+  )).map(e => e.textContent);
+  return labels.every(l => texts.includes(l))
+    || (key === 'tokens' && document.querySelectorAll('.st-key-fig-tokens .xtick text').length === labels.length);
 })"""
 
 
@@ -108,7 +112,8 @@ def main() -> None:
         for _ in range(ROUNDS):  # interleaved, so all see the same machine load
             for name, args in pages.items():
                 results[name].append(sample(p, *args))
-    med = {name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs)) for name, rs in results.items()}
+    med = {name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs))
+           for name, rs in results.items()}
     print(f"medians of {ROUNDS} rounds, each in a fresh Chromium")
     print(f"{'page':<12} {'first paint s':>14} {'interaction s':>14}")
     for name, (fp, it) in med.items():

@@ -20,8 +20,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from attention import multi_head_attention, softmax  # noqa: E402
-from tests.reference import naive_multi_head  # noqa: E402
+from attention import multi_head_attention, softmax  # noqa: E402, RUF100
+from tests.reference import naive_multi_head  # noqa: E402, RUF100
 
 D_MODEL, HEADS = 64, 4
 SIZES = (16, 128, 512, 2048)
@@ -60,14 +60,14 @@ def main() -> None:
     base = None
     for n in SIZES:
         x = rng.standard_normal((n, D_MODEL))
-        t_engine, (out, _) = best_of(lambda: multi_head_attention(x, *ws, n_heads=HEADS))
-        t_rows, out_rows = best_of(lambda: naive_rows(x, *ws, HEADS), max_repeats=3)
+        t_engine, (out, _) = best_of(lambda x=x: multi_head_attention(x, *ws, n_heads=HEADS))
+        t_rows, out_rows = best_of(lambda x=x: naive_rows(x, *ws, HEADS), max_repeats=3)
         np.testing.assert_allclose(out, out_rows, atol=1e-9)  # same numbers, or the timing means nothing
         python = "-"
         python_ratio = "-"
         if n <= 128:
             t_py, (out_py, _) = best_of(
-                lambda: naive_multi_head(x.tolist(), *(w.tolist() for w in ws), n_heads=HEADS), max_repeats=1
+                lambda x=x: naive_multi_head(x.tolist(), *(w.tolist() for w in ws), n_heads=HEADS), max_repeats=1
             )
             np.testing.assert_allclose(out, out_py, atol=1e-9)
             python, python_ratio = f"{t_py * 1e3:.1f}", f"{t_py / t_engine:.0f}×"

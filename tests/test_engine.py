@@ -132,7 +132,7 @@ def test_sdpa_shape_errors_explain_themselves():
 
 def test_multi_head_errors_explain_themselves():
     x, w = np.ones((3, 6)), np.eye(6)
-    with pytest.raises(ValueError, match="not divisible by n_heads = 4.*1, 2, 3, 6"):
+    with pytest.raises(ValueError, match=r"not divisible by n_heads = 4.*1, 2, 3, 6"):
         A.multi_head_attention(x, w, w, w, w, n_heads=4)
     with pytest.raises(ValueError, match="w_k has shape \\(6, 5\\)"):
         A.multi_head_attention(x, w, np.ones((6, 5)), w, w, n_heads=2)
@@ -160,7 +160,7 @@ def test_positional_encoding_hand_values():
 
 def test_random_projections_are_seeded_and_scaled():
     a, b = A.random_projections(8, 4, seed=3), A.random_projections(8, 4, seed=3)
-    for wa, wb in zip(a, b):
+    for wa, wb in zip(a, b, strict=True):
         np.testing.assert_array_equal(wa, wb)
         assert wa.shape == (8, 4)
     assert not np.allclose(a.w_q, A.random_projections(8, 4, seed=4).w_q)

@@ -32,7 +32,8 @@ def test_good_edits_apply_and_unchanged_cells_keep_full_precision():
 
 @pytest.mark.parametrize(
     "text,message",
-    [("abc", "“abc” is not a number"), ("", "is empty"), ("nan", "NaN"), ("inf", "infinity"), ("-1e9", "beyond the bound")],
+    [("abc", "“abc” is not a number"), ("", "is empty"), ("nan", "NaN"), ("inf", "infinity"),
+     ("-1e9", "beyond the bound")],
 )
 def test_bad_cells_are_refused_by_name_and_the_last_good_matrix_stays(text, message):
     shown, edited = edit(c11=text, c00="3")  # one good and one bad edit: nothing applies
@@ -55,10 +56,10 @@ def test_a_cleared_cell_from_the_editor_is_reported():
 
 
 # --- edited cells in the link --------------------------------------------------------------------
-from attention import Projections, random_projections, trace_self_attention  # noqa: E402
-from tests.test_pages import assert_no_exception, table  # noqa: E402
-from ui.matrix_editor import NAMES, decode_edits, encode_edits  # noqa: E402
-from ui.settings import DEFAULT_SEED, DEFAULT_SENTENCE  # noqa: E402
+from attention import Projections, random_projections, trace_self_attention  # noqa: E402, RUF100
+from tests.test_pages import assert_no_exception, table  # noqa: E402, RUF100
+from ui.matrix_editor import NAMES, decode_edits, encode_edits  # noqa: E402, RUF100
+from ui.settings import DEFAULT_SEED, DEFAULT_SENTENCE  # noqa: E402, RUF100
 
 
 def test_encode_decode_round_trip_is_exact():

@@ -13,8 +13,8 @@ finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinit
 dims = st.integers(min_value=1, max_value=6)
 
 
-def matrix(rows, cols, elements=st.floats(-10, 10)):
-    return arrays(np.float64, (rows, cols), elements=elements)
+def matrix(rows, cols, elements=None):
+    return arrays(np.float64, (rows, cols), elements=st.floats(-10, 10) if elements is None else elements)
 
 
 @given(st.data(), dims, dims)

@@ -65,5 +65,6 @@ def test_any_text_gives_tokens_or_a_sentence_error(text):
     # Nothing visible is lost or invented: the tokens are the normalised text minus separators
     # (a zero-width joiner is kept only inside an emoji, so it is left out of the comparison).
     separators = {"Cc", "Cf", "Cs", "Co", "Cn"}
-    visible = [ch for ch in unicodedata.normalize("NFC", text) if not ch.isspace() and unicodedata.category(ch) not in separators]
+    visible = [ch for ch in unicodedata.normalize("NFC", text)
+               if not ch.isspace() and unicodedata.category(ch) not in separators]
     assert "".join(tokens).replace("\u200d", "") == "".join(visible)

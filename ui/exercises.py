@@ -21,7 +21,8 @@ def exercise_panel(trace: AttentionTrace, *, prefix: str = "ex") -> None:
             st.markdown(f"**{number}. {markdown_text(question.prompt)}**")
             key = f"{prefix}-{question.key}"
             if question.options:
-                response = st.radio(question.prompt, question.options, index=None, key=key, label_visibility="collapsed",
+                response = st.radio(question.prompt, question.options, index=None, key=key,
+                                    label_visibility="collapsed",
                                     format_func=markdown_text, horizontal=True)
             else:
                 response = st.number_input(question.prompt, min_value=0.0, max_value=1.0, value=None, step=0.01,

@@ -54,7 +54,9 @@ def parse_entry(text: str, where: str) -> tuple[float | None, str | None]:
     return value, None
 
 
-def parse_edits(name: str, current: npt.ArrayLike, shown: pd.DataFrame, edited: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
+def parse_edits(
+    name: str, current: npt.ArrayLike, shown: pd.DataFrame, edited: pd.DataFrame
+) -> tuple[np.ndarray, list[str]]:
     """Apply the cells the learner changed to ``current``; refuse the ones that can't be used.
 
     A changed cell must parse as a finite number with |x| ≤ BOUND. Unchanged cells keep their full
@@ -153,7 +155,8 @@ def _state(preset: Projections, basis: tuple) -> EditState:
             cells, state.notes = decode_edits(link, np.asarray(preset[0]).shape)
             for name, r, c, value in cells:
                 state.matrices[name][r, c] = value
-            state.edited = any(not np.array_equal(state.matrices[n], np.asarray(w)) for n, w in zip(NAMES, preset))
+            state.edited = any(not np.array_equal(state.matrices[n], np.asarray(w))
+                               for n, w in zip(NAMES, preset, strict=True))
     elif state.basis != basis:
         if state.edited:
             st.info("The hand-edited matrices were reset to the preset, because d_model, d_k, the preset or the "

@@ -75,7 +75,11 @@ def heads_heatmaps(weights: npt.ArrayLike, tokens: tuple[str, ...], *, mask: npt
 
 
 def lines_view(
-    weights: npt.ArrayLike, tokens: tuple[str, ...], *, highlight: int | None = None, head_names: list[str] | None = None
+    weights: npt.ArrayLike,
+    tokens: tuple[str, ...],
+    *,
+    highlight: int | None = None,
+    head_names: list[str] | None = None,
 ) -> go.Figure:
     """The "head view": queries in a left column, keys in a right one, a line per pair whose
     opacity is the weight α_ij. One panel per head.

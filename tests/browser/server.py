@@ -30,7 +30,8 @@ def free_port() -> int:
 def streamlit_server(script: str | Path = "app.py", *, timeout: float = 60.0) -> Iterator[str]:
     """Serve ``script`` on a free loopback port; yield its base URL once /_stcore/health says ok."""
     port = free_port()
-    log = open(ROOT / "test-artifacts" / f"server-{port}.log", "w") if (ROOT / "test-artifacts").is_dir() else subprocess.DEVNULL
+    artifacts = ROOT / "test-artifacts"
+    log = open(artifacts / f"server-{port}.log", "w") if artifacts.is_dir() else subprocess.DEVNULL
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", "127.0.0.1",
          "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],

@@ -68,7 +68,8 @@ def test_editing_a_matrix_cell_changes_the_scores(page, open_page, artifacts):
     edit_cell(page, "edit-W_Q-1", 1, 1, "5", ncols=4)
     page.wait_for_function("() => document.body.innerText.includes('These are your hand-edited matrices')")
     page.wait_for_function(
-        "old => { const row = document.querySelector('.st-key-table-scores tbody tr'); return row && row.innerText !== old; }",
+        "old => { const row = document.querySelector('.st-key-table-scores tbody tr');"
+        " return row && row.innerText !== old; }",
         arg=original_text,
     )
     assert grid_cell(page, "edit-W_Q-1", 1, 1) == "5"
