@@ -68,7 +68,9 @@ def causal_mask(n: int) -> BoolArray:
 def apply_mask(scores: Array, mask: BoolArray | None) -> Array:
     """s_ij stays where M_ij is True and becomes -inf where it is False (None keeps every score).
 
-    The convention is PyTorch's boolean attention mask: True means "may attend".
+    True means "may attend", as in the boolean ``attn_mask`` of PyTorch's
+    ``torch.nn.functional.scaled_dot_product_attention``. Beware: ``torch.nn.MultiheadAttention``'s
+    boolean ``attn_mask`` and ``key_padding_mask`` mean the opposite (True = blocked).
     """
     if mask is None:
         return scores
@@ -98,7 +100,8 @@ def scaled_dot_product_attention(
     v : array [n_k, d_v]
         Leading batch dimensions (for example heads: [h, n, d_k]) are allowed on all three.
     mask : bool array [n_q, n_k], optional
-        True where query i may attend to key j (PyTorch's convention); broadcasts over batch dims.
+        True where query i may attend to key j (as in torch.nn.functional.scaled_dot_product_attention;
+        torch.nn.MultiheadAttention's boolean masks mean the opposite); broadcasts over batch dims.
     scale : float, optional
         Multiplies the scores; defaults to 1/√d_k.
 

@@ -7,14 +7,16 @@
     hard lookup: the exact match, or argmax_j q·k_j if there is none
     soft lookup: softmax(q·Kᵀ / T) · V
 
-e() is a fixed embedding of spelling: hashed character trigrams, so names that share letter runs
-("Jindrich", "Jindřich", "Heinrich") get similar vectors. A real model learns its own embedding.
+e() is a fixed embedding of spelling: the counts of the name's character trigrams, one coordinate
+per trigram that occurs in the book or the query (no hashing), scaled to unit length. So q·k_j is
+the cosine of two count vectors, and it is above 0 exactly when the two names share a trigram
+("Jindrich" and "Jindřich" share five). A real model learns its own embedding.
 """
 
 from __future__ import annotations
 
-import hashlib
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,32 +25,45 @@ import numpy.typing as npt
 from attention.core import softmax
 
 Array = npt.NDArray[np.float64]
-NAME_DIM = 64
 NGRAM = 3
+TIE = 1e-12  # scores this close to the best count as tied (equal counts can differ in the last bit)
+
+
+def fold(name: str) -> str:
+    """The form names are compared in: NFC, case-folded, without surrounding spaces."""
+    return unicodedata.normalize("NFC", name.strip()).casefold()
 
 
 def name_ngrams(name: str, n: int = NGRAM) -> list[str]:
     """Character n-grams of "#name#", case-folded: "Jan" → ["#ja", "jan", "an#"]."""
-    text = "#" + unicodedata.normalize("NFC", name.strip()).casefold() + "#"
+    text = "#" + fold(name) + "#"
     return [text[i : i + n] for i in range(max(1, len(text) - n + 1))]
 
 
-def name_embedding(name: str, dim: int = NAME_DIM) -> Array:
-    """e(name) = normalise(Σ_g ±onehot(hash(g) mod dim)) over the name's trigrams g.
+def name_vectors(names: list[str]) -> tuple[list[str], Array]:
+    """e(name) for each name: trigram counts over the trigrams of all ``names``, unit length.
 
-    Each trigram is hashed (BLAKE2b) to one coordinate and a sign, so the vector is deterministic
-    and two names are as close as the trigrams they share. Unit length, so q·k is the cosine.
+    Every name has at least one trigram, so no vector is zero. Two vectors' dot product is the
+    cosine of their counts: 1 for the same trigrams in the same proportions, 0 for none shared.
 
     Returns
     -------
-    ndarray, shape [dim]
+    vocabulary : the trigrams, sorted, one a coordinate;  vectors : ndarray [len(names), len(vocabulary)]
     """
-    v = np.zeros(dim)
-    for gram in name_ngrams(name):
-        h = int.from_bytes(hashlib.blake2b(gram.encode(), digest_size=8).digest(), "little")
-        v[h % dim] += 1.0 if (h >> 32) & 1 else -1.0
-    norm = np.linalg.norm(v)
-    return v / norm if norm else v
+    counts = [Counter(name_ngrams(n)) for n in names]
+    vocabulary = sorted(set().union(*counts))
+    column = {g: c for c, g in enumerate(vocabulary)}
+    v = np.zeros((len(names), len(vocabulary)))
+    for row, count in enumerate(counts):
+        for gram, times in count.items():
+            v[row, column[gram]] = times
+    return vocabulary, v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def shared_ngrams(a: str, b: str) -> list[str]:
+    """The trigrams two names have in common, in the order they occur in ``a``."""
+    theirs = set(name_ngrams(b))
+    return [g for g in dict.fromkeys(name_ngrams(a)) if g in theirs]
 
 
 def digits(phone: str) -> list[int]:
@@ -82,7 +97,8 @@ class Lookup:
     temperature: float  # T
     weights: Array  # softmax(scores / T)   [m]
     soft: Array  # Σ_j α_j v_j, the blended answer   [L]
-    hard_index: int  # the exact match, or the best-scoring key
+    best: tuple[int, ...]  # every key with the best score (more than one on a tie)
+    hard_index: int  # the first exact match, or else the first best-scoring key
     exact: bool  # whether the hard lookup found the name exactly (case-insensitive)
 
     @property
@@ -90,9 +106,18 @@ class Lookup:
         """The hard lookup's answer: one value vector, [L]."""
         return self.values[self.hard_index]
 
+    @property
+    def cold(self) -> Array:
+        """lim_{T→0} of the soft answer: the average of the best keys' values, [L]."""
+        return self.values[list(self.best)].mean(axis=0)
+
 
 def lookup(names: list[str], phones: list[str], query: str, *, temperature: float = 0.1) -> Lookup:
     """Look ``query`` up in the book both ways: hard (exact match or argmax) and soft (attention).
+
+    As T → 0 the softmax puts all the weight on the best score, shared equally among the keys
+    that tie for it, so the soft answer tends to ``cold``: the hard answer when one key is best.
+    An exact match always has the best score (cosine 1), so it is among ``best``.
 
     Raises
     ------
@@ -105,18 +130,17 @@ def lookup(names: list[str], phones: list[str], query: str, *, temperature: floa
         raise ValueError(f"{len(names)} names but {len(phones)} numbers: every name needs one number.")
     if not temperature > 0:
         raise ValueError(f"The temperature must be positive, got {temperature}.")
-    q = name_embedding(query)  # [dim]
-    keys = np.stack([name_embedding(n) for n in names])  # [m, dim]
+    _, vectors = name_vectors([query, *names])  # [1 + m, dim]
+    q, keys = vectors[0], vectors[1:]  # [dim], [m, dim]
     values = digit_vectors(phones)  # [m, L]
     scores = keys @ q  # [m, dim] @ [dim] -> [m]
     weights = softmax(scores / temperature)  # [m]
-    wanted = unicodedata.normalize("NFC", query.strip()).casefold()
-    matches = [j for j, n in enumerate(names) if unicodedata.normalize("NFC", n.strip()).casefold() == wanted]
-    hard_index = matches[0] if matches else int(np.argmax(scores))
+    best = tuple(int(j) for j in np.flatnonzero(scores >= scores.max() - TIE))
+    matches = [j for j, n in enumerate(names) if fold(n) == fold(query)]
     return Lookup(
         query=query, names=tuple(names), phones=tuple(phones), q=q, keys=keys, values=values, scores=scores,
-        temperature=float(temperature), weights=weights, soft=weights @ values, hard_index=hard_index,
-        exact=bool(matches),
+        temperature=float(temperature), weights=weights, soft=weights @ values, best=best,
+        hard_index=matches[0] if matches else best[0], exact=bool(matches),
     )
 
 
@@ -134,8 +158,9 @@ DEFAULT_BOOK = (
 def clean_entries(rows: list[tuple[object, object]]) -> tuple[list[str], list[str], list[str]]:
     """The usable rows of an edited phonebook, and a message for each row that was left out.
 
-    A row needs a name and a number with at least one digit. Duplicate names are kept (a lookup
-    blends their numbers) but reported.
+    A row needs a name and a number with at least one digit. Duplicate names are kept and reported:
+    they get the same score, so the hard lookup returns the first and the soft lookup weighs both
+    numbers equally.
 
     Returns
     -------
@@ -156,10 +181,11 @@ def clean_entries(rows: list[tuple[object, object]]) -> tuple[list[str], list[st
         if not digits(phone):
             messages.append(f"Row {row} (“{name}”) has no digits in its number, so it was left out.")
             continue
-        folded = name.casefold()
+        folded = fold(name)
         if folded in seen:
             messages.append(
-                f"“{name}” appears twice (rows {seen[folded]} and {row}): a lookup that finds it blends both numbers."
+                f"“{name}” appears twice (rows {seen[folded]} and {row}): both get the same score, so the hard "
+                f"lookup returns the first (row {seen[folded]}) and the soft lookup gives both numbers the same weight."
             )
         else:
             seen[folded] = row

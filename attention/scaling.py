@@ -7,8 +7,12 @@ like √d_k. Dividing by √d_k brings the variance back to 1.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import numpy.typing as npt
+
+from attention.core import softmax
 
 Array = npt.NDArray[np.float64]
 
@@ -26,21 +30,21 @@ def dot_product_samples(d_k: int, n_samples: int, seed: int) -> Array:
     return np.einsum("sc,sc->s", q, k)  # Σ_c q_sc k_sc: [n_samples]
 
 
-def random_score_row(d_k: int, n_keys: int, seed: int) -> Array:
-    """One query against ``n_keys`` keys, all ~ N(0, 1)^d_k: the raw scores q·k_j.
+def random_score_row(d_k: int, n_keys: int, seed: int) -> tuple[Array, Array]:
+    """One query against ``n_keys`` keys, all ~ N(0, 1)^d_k: the raw scores s_j = q·k_j, and the keys.
 
     Returns
     -------
-    ndarray, shape [n_keys]
+    scores : ndarray [n_keys];  keys : ndarray [n_keys, d_k]
     """
     rng = np.random.default_rng([seed, d_k, 0x50C])
     q = rng.standard_normal(d_k)  # [d_k]
     k = rng.standard_normal((n_keys, d_k))  # [n_keys, d_k]
-    return k @ q  # [n_keys, d_k] @ [d_k] -> [n_keys]
+    return k @ q, k  # [n_keys, d_k] @ [d_k] -> [n_keys]
 
 
 def softmax_jacobian(weights: npt.ArrayLike) -> Array:
-    """∂α_i/∂s_j = α_i (δ_ij − α_j): J = diag(α) − α αᵀ.
+    """∂α_i/∂z_j = α_i (δ_ij − α_j): J = diag(α) − α αᵀ, with z the softmax's input.
 
     Returns
     -------
@@ -51,9 +55,56 @@ def softmax_jacobian(weights: npt.ArrayLike) -> Array:
 
 
 def gradient_size(weights: npt.ArrayLike) -> float:
-    """‖diag(α) − α αᵀ‖_F: how much the weights can still move when the scores move.
+    """‖∂α/∂z‖_F = ‖diag(α) − α αᵀ‖_F: how much the weights can still move when the softmax's input z moves.
 
-    It is largest for spread-out weights and goes to 0 as one weight goes to 1 (saturation),
-    which is why unscaled scores make the gradients through the softmax vanish.
+    It is largest for spread-out weights and goes to 0 as one weight goes to 1 (saturation).
     """
     return float(np.linalg.norm(softmax_jacobian(weights)))
+
+
+class SaturationStats(NamedTuple):
+    """One statistic per random row, for softmax(q·Kᵀ) (index 0) and softmax(q·Kᵀ/√d_k) (index 1)."""
+
+    d_k: int
+    max_weight: Array  # max_j α_j   [2, rows]
+    jacobian_z: Array  # ‖∂α/∂z‖_F with z the softmax's input (z = s or s/√d_k)   [2, rows]
+    gradient_q: Array  # ‖∂α/∂q‖_F, what reaches the query and so W_Q   [2, rows]
+
+
+def saturation_stats(d_k: int, n_rows: int, n_keys: int, seed: int) -> SaturationStats:
+    r"""For ``n_rows`` draws of q and K ~ N(0, 1): α = softmax(c · K q) with c = 1 and c = 1/√d_k.
+
+    z = c · s with s = K q the raw scores, so
+        ∂α/∂z = J = diag(α) − α αᵀ                  [n_keys, n_keys]
+        ∂α/∂q = J · ∂z/∂q = c · J K                 [n_keys, d_k]
+    J alone says whether the softmax is saturated; ∂α/∂q also carries the keys' size, which is what
+    the training signal to W_Q sees.
+    """
+    rng = np.random.default_rng([seed, d_k, 0x5A7])
+    q = rng.standard_normal((n_rows, d_k))  # [rows, d_k]
+    k = rng.standard_normal((n_rows, n_keys, d_k))  # [rows, keys, d_k]
+    s = np.einsum("rjc,rc->rj", k, q)  # [rows, keys]
+    stats = []
+    for c in (1.0, 1.0 / np.sqrt(d_k)):
+        a = softmax(c * s, axis=-1)  # [rows, keys]
+        jac = a[:, :, None] * np.eye(n_keys) - a[:, :, None] * a[:, None, :]  # [rows, keys, keys]
+        grad_q = c * jac @ k  # [rows, keys, keys] @ [rows, keys, d_k] -> [rows, keys, d_k]
+        stats.append((a.max(axis=-1), np.linalg.norm(jac, axis=(1, 2)), np.linalg.norm(grad_q, axis=(1, 2))))
+    max_weight, jacobian_z, gradient_q = (np.stack(parts) for parts in zip(*stats, strict=True))
+    return SaturationStats(d_k, max_weight, jacobian_z, gradient_q)
+
+
+def row_statistics(scores: npt.ArrayLike, k: npt.ArrayLike, d_k: int) -> Array:
+    """The three statistics of ``saturation_stats`` for one row of raw scores s = K q with keys k.
+
+    Returns
+    -------
+    ndarray [2, 3]: rows (no scaling, ÷ √d_k), columns (max α, ‖∂α/∂z‖, ‖∂α/∂q‖)
+    """
+    s, k = np.asarray(scores, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    out = np.empty((2, 3))
+    for row, c in enumerate((1.0, 1.0 / np.sqrt(d_k))):
+        a = softmax(c * s)
+        jac = softmax_jacobian(a)
+        out[row] = a.max(), np.linalg.norm(jac), np.linalg.norm(c * jac @ k)
+    return out

@@ -38,7 +38,7 @@ st.caption("One panel per head, all on the same colour scale. In every panel row
 with st.expander("The numbers: α of each head", expanded=h <= 2):
     for k, (tab, head) in enumerate(zip(st.tabs([f"head {k + 1}" for k in range(h)]), mh.heads, strict=True)):
         with tab:
-            ui.table(T.query_key_frame(head, head.weights), f"heads-{k}")
+            ui.table(T.query_key_frame(head, head.weights, weights=True), f"heads-{k}")
 if st.toggle("Show the heads as lines (head view)", value=True, key="mh-lines"):
     lines_panel(mh.weights, mh.tokens, key="mh-lines")
 
@@ -55,7 +55,8 @@ ui.matrix(F.token_by_dim_figure(mh, mh.concat, "Concat(head outputs)"), T.token_
 st.caption(" · ".join(f"columns {k * d_k + 1}–{(k + 1) * d_k}: head {k + 1}" for k in range(h)))
 ui.matrix(F.projection_figure(mh.w_o, "W_O"), T.projection_frame(mh.w_o), "w_o")
 st.caption("W_O is [d_model × d_model], seeded random like the other matrices (entries ~ N(0, 1/d_model)).")
-ui.matrix(F.token_by_dim_figure(mh, mh.output, "output = Concat · W_O"), T.token_by_dim_frame(mh, mh.output), "mh-output")
+ui.matrix(F.token_by_dim_figure(mh, mh.output, "output = Concat · W_O"), T.token_by_dim_frame(mh, mh.output),
+          "mh-output")
 
 st.subheader("Check yourself: head 1", divider="gray")
 exercise_panel(mh.heads[0], prefix="mh-ex")

@@ -36,16 +36,12 @@ if not query.strip():
     st.stop()
 
 result = lookup(names, phones, query, temperature=temperature)
-hard_name = result.names[result.hard_index]
-
 st.subheader("Hard lookup and soft lookup", divider="gray")
 ui.lesson("phonebook/01_hard_soft")
 hard, soft = st.columns(2)
 with hard:
     ui.chart(P.key_bars(result, soft=False), "pb-scores")
-    how = "an exact match" if result.exact else "no exact match, so the best score wins"
-    st.markdown(f"**Hard answer** ({how}): **{markdown_text(hard_name)}**, "
-                f"{markdown_text(result.phones[result.hard_index])}")
+    st.markdown(P.hard_answer(result))
 with soft:
     ui.chart(P.key_bars(result, soft=True), "pb-weights")
     blended = " ".join(f"{d:.1f}" for d in result.soft)
@@ -55,6 +51,7 @@ ui.matrix(P.answers_figure(result), P.answers_frame(result), "pb-answers", side_
 
 st.subheader("Temperature: from soft to hard", divider="gray")
 ui.lesson("phonebook/02_temperature")
-st.latex(rf"\text{{soft}} = \operatorname{{softmax}}\!\left(\frac{{q \cdot K^\top}}{{T}}\right) V,\qquad T = {temperature:g}"
+st.latex(rf"\text{{soft}} = \operatorname{{softmax}}\!\left(\frac{{q \cdot K^\top}}{{T}}\right) V,"
+         rf"\qquad T = {temperature:g}"
          rf",\qquad \max_j \alpha_j = {result.weights.max():.3f}")
 ui.lesson("phonebook/03_back_to_attention")

@@ -4,25 +4,24 @@ import numpy as np
 import streamlit as st
 
 from attention import Projections, trace_self_attention
-from attention.relevance import attend_to, plane_coordinates, self_attention_share
+from attention.relevance import attend_to, plane_coordinates
 from ui import components as ui
 from ui.settings import shared, trace_or_explain
 from viz import figures as F
 from viz import tables as T
 from viz.labels import markdown_text, token_labels
-from viz.relevance import arrows_figure
+from viz.relevance import arrows_figure, similarity_summary
 
 st.title("Similar is not relevant")
 ui.lesson("relevance/00_intro")
 settings = shared()
 
-st.subheader("Raw embeddings: every token looks at itself", divider="gray")
+st.subheader("Raw embeddings: tokens look mostly at themselves", divider="gray")
 ui.lesson("relevance/01_similarity")
 plain = trace_or_explain(settings, trace_self_attention, d_k=settings.d_model, preset="identity")
 ui.matrix(F.query_key_figure(plain, plain.weights, "α with W_Q = W_K = I", weights=True),
-          T.query_key_frame(plain, plain.weights), "sim-weights")
-st.markdown(f"In **{self_attention_share(plain.weights, plain.tokens)} of {plain.n}** rows the largest weight "
-            "is on the token itself or on a copy of it: the diagonal.")
+          T.query_key_frame(plain, plain.weights, weights=True), "sim-weights")
+st.markdown(similarity_summary(plain))
 
 st.subheader("Projections: make one token attend to another", divider="gray")
 ui.lesson("relevance/02_relevance")
@@ -39,19 +38,22 @@ strength = st.slider("Strength of the change", 0.0, 5.0, value=2.0, step=0.25, k
 
 before = trace_self_attention(plain.sentence, d_model=settings.d_model, d_k=d_k, seed=settings.seed,
                               positional=settings.positional, causal=settings.causal)
-nudge = attend_to(before.w_q, before.x, before.k, before.weights, i, t, strength)
+nudge = attend_to(before.w_q, before.x, before.k, before.weights, i, t, strength, allowed=before.mask[i])
 after = trace_self_attention(plain.sentence, d_model=settings.d_model, d_k=d_k, seed=settings.seed,
                              positional=settings.positional, causal=settings.causal,
                              projections=Projections(nudge.w_q, before.w_k, before.w_v))
 a, b = st.columns(2)
 with a:
     ui.matrix(F.query_key_figure(before, before.weights, "α before", weights=True),
-              T.query_key_frame(before, before.weights), "rel-before", side_by_side=False)
+              T.query_key_frame(before, before.weights, weights=True), "rel-before", side_by_side=False)
 with b:
     ui.matrix(F.query_key_figure(after, after.weights, "α after", weights=True),
-              T.query_key_frame(after, after.weights), "rel-after", side_by_side=False)
+              T.query_key_frame(after, after.weights, weights=True), "rel-after", side_by_side=False)
 query, target = markdown_text(labels[i]), markdown_text(labels[t])
-if nudge.step == 0:
+if nudge.masked:
+    st.warning(f"The causal mask is on and “{target}” comes after “{query}”: a decoder may not look ahead, "
+               "so its weight stays 0 and nothing was changed.")
+elif nudge.step == 0:
     st.info(f"Nothing to change: “{query}” already gives “{target}” all the weight it can, or the strength is 0.")
 else:
     st.markdown(
@@ -59,14 +61,16 @@ else:
         f"(η = {nudge.step:.2f}, its largest entry {np.abs(nudge.delta).max():.3f}). It moves q_{i + 1} "
         f"by η along ĝ, the direction of k_{t + 1} minus the keys “{query}” already looked at. "
         f"α(“{query}” → “{target}”) went from **{before.weights[i, t]:.2f}** to **{after.weights[i, t]:.2f}**. "
-        "Other queries moved only as much as their tokens resemble the chosen one; W_K, W_V and the keys are unchanged."
+        f"Another query j moved by η (x_j·x_{i + 1} / ‖x_{i + 1}‖²) along ĝ: not at all if its embedding is at right "
+        "angles to the chosen one's, the full η if it is the same vector (a repeated token without positional "
+        "encodings). W_K, W_V and the keys are unchanged."
     )
-    if after.weights[i].argmax() != t and not (settings.causal and t > i):
-        st.caption("The target is not the largest weight yet: along this direction the weight stops rising here. "
-                   "A key that lies between the other keys can never be the single best match for any query.")
-if settings.causal and t > i:
-    st.warning(f"The causal mask is on and “{target}” comes after “{query}”: a decoder may not look ahead, "
-               "so its weight stays 0.")
+    if nudge.peaked:
+        st.caption("Along this direction the weight stops rising here: this η is where it peaks, and a stronger "
+                   "push would lower it, so the change stops there.")
+    else:
+        st.caption("The strength slider capped this step: a stronger push along the same direction raises the "
+                   "weight further.")
 
 st.subheader("Geometry: the dot product as arrows", divider="gray")
 ui.lesson("relevance/03_geometry")

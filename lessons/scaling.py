@@ -3,7 +3,8 @@
 import numpy as np
 import streamlit as st
 
-from attention import dot_product_samples, gradient_size, random_score_row, softmax, trace_self_attention
+from attention import dot_product_samples, random_score_row, softmax, trace_self_attention
+from attention.scaling import row_statistics, saturation_stats
 from ui import components as ui
 from ui.links import TEMPERATURES
 from ui.settings import shared, trace_or_explain
@@ -11,7 +12,15 @@ from viz import figures as F
 from viz import scaling as S
 from viz import tables as T
 
-SAMPLES, KEYS = 4000, 8
+SAMPLES, KEYS, ROWS = 4000, 8, 400
+D_K_GRID = (1, 4, 16, 64, 256, 512)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def saturation(d_k: int, seed: int):
+    """The same numbers for every learner with this d_k and seed: safe to share between sessions."""
+    return saturation_stats(d_k, ROWS, KEYS, seed)
+
 
 st.title("Why divide the scores by √d_k?")
 ui.lesson("scaling/00_intro")
@@ -30,32 +39,44 @@ ui.chart(S.dot_histogram(dots, d_k), "dots")
 
 st.subheader("Without scaling, the softmax saturates", divider="gray")
 ui.lesson("scaling/01_saturation")
-scores = random_score_row(d_k, KEYS, seed=settings.seed)  # [KEYS]
+grid = sorted({*D_K_GRID, d_k})
+frame = S.saturation_frame([saturation(k, settings.seed) for k in grid])
+st.markdown(f"**Over {ROWS} random rows** (one query against {KEYS} keys, entries ~ N(0, 1)) at each d_k; "
+            f"the dotted line is your d_k = {d_k}.")
+ui.chart(S.saturation_figure(frame, chosen=d_k), "saturation-stats")
+ui.table(frame.reset_index().astype({"d_k": str}).set_index("d_k"), "saturation-stats", decimals=3)
+st.caption(f"Saturated: the largest weight is above {S.SATURATED}. z is the softmax's input (z = s without "
+           f"scaling, z = s/√d_k with it, s = q·k). ∂α/∂q = ∂α/∂z · ∂z/∂q is what reaches the query, and so W_Q; "
+           f"below {S.NO_GRADIENT} almost no training signal gets through.")
+
+st.markdown(f"**One more random row, as an example** (d_k = {d_k}):")
+scores, keys = random_score_row(d_k, KEYS, seed=settings.seed)  # [KEYS], [KEYS, d_k]
 raw, scaled = softmax(scores), softmax(scores / np.sqrt(d_k))
 ui.chart(
-    S.softmax_bars([("softmax(q·k): no scaling", raw), (f"softmax(q·k / √{d_k})", scaled)],
+    S.softmax_bars([("softmax(s): no scaling", raw), (f"softmax(s / √{d_k})", scaled)],
                    title=f"One query against {KEYS} random keys, d_k = {d_k}"),
     "saturation",
 )
-a, b = st.columns(2)
-a.metric("largest weight, no scaling", f"{raw.max():.3f}")
-a.metric("gradient size ‖∂α/∂s‖, no scaling", f"{gradient_size(raw):.4f}")
-b.metric(f"largest weight, ÷ √{d_k}", f"{scaled.max():.3f}")
-b.metric(f"gradient size ‖∂α/∂s‖, ÷ √{d_k}", f"{gradient_size(scaled):.4f}")
-st.caption("Gradient size is ‖diag(α) − α αᵀ‖, the size of the softmax's Jacobian: near 0 when the softmax is "
-           "saturated. The scores are " + ", ".join(f"{s:.1f}" for s in scores) + ".")
+row = row_statistics(scores, keys, d_k)  # [2, 3]
+for column, side, name in zip(st.columns(2), (0, 1), ("no scaling", f"÷ √{d_k}"), strict=True):
+    column.metric(f"largest weight, {name}", f"{row[side, 0]:.3f}")
+    column.metric(f"‖∂α/∂z‖ (z: softmax input), {name}", f"{row[side, 1]:.4f}")
+    column.metric(f"‖∂α/∂q‖ (reaches W_Q), {name}", f"{row[side, 2]:.4f}")
+st.caption(S.row_verdict(row, frame.loc[d_k]) + " The raw scores s = q·k are "
+           + ", ".join(f"{s:.1f}" for s in scores) + ".")
 
 st.subheader("Temperature", divider="gray")
 ui.lesson("scaling/02_temperature")
 temperature = st.select_slider("Temperature T", TEMPERATURES, value=1.0, key="temperature", bind="query-params")
 ui.chart(
-    S.softmax_bars([(f"softmax(q·k / (√{d_k} · {temperature:g}))", softmax(scores / (np.sqrt(d_k) * temperature)))],
+    S.softmax_bars([(f"softmax(s / (√{d_k} · {temperature:g}))", softmax(scores / (np.sqrt(d_k) * temperature)))],
                    title=f"The same query and keys at T = {temperature:g}"),
     "temperature-row",
 )
 st.markdown("**On the walkthrough's sentence** (d_k = 4, seeded random matrices), at the same temperature:")
 trace = trace_or_explain(settings, trace_self_attention, temperature=temperature)
 ui.matrix(F.query_key_figure(trace, trace.weights, f"α at T = {temperature:g}", weights=True),
-          T.query_key_frame(trace, trace.weights), "temperature-weights")
-st.caption("Rows are queries, columns are keys. Low T: each row puts almost everything on one key. "
-           "High T: each row spreads evenly.")
+          T.query_key_frame(trace, trace.weights, weights=True), "temperature-weights")
+st.caption("Rows are queries, columns are keys. Low T: each row puts nearly all its weight on its best key (split "
+           "between keys whose scores tie). "
+           "High T: each row approaches an even split over the keys it may attend to.")

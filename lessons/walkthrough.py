@@ -21,7 +21,8 @@ settings = shared()
 d_k = st.sidebar.slider("d_k (query, key and value size)", 1, 16, value=4, key="d_k", bind="query-params")
 preset = st.sidebar.radio(
     "W_Q, W_K, W_V", PRESETS, format_func=PRESET_LABELS.get, key="preset", bind="query-params",
-    help="Seeded random: entries ~ N(0, 1/d_model). Identity: Q = K = V = X, pure similarity.",
+    help="Seeded random: entries ~ N(0, 1/d_model). Identity: Q = K = V = X when d_k = d_model (otherwise "
+         "the first d_k coordinates of X), pure similarity.",
 )
 presenting = st.sidebar.toggle("Presenter mode", key="present", bind="query-params",
                                help="One step a screen with large type, for a projector.")

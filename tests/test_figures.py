@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import attention as A
 from viz import figures as F
 from viz import formulas as L
 from viz import tables as T
-from viz.labels import format_number, markdown_text, plotly_text, token_labels
+from viz.labels import MASKED_TEXT, format_number, markdown_text, plotly_text, token_labels
 
 TRACE = A.trace_self_attention("the cat sat on the mat", d_model=6, d_k=3, seed=11)
 LABELS = ["the (1)", "cat", "sat", "on", "the (5)", "mat"]
@@ -118,16 +122,76 @@ def test_user_text_is_escaped_for_plotly_and_markdown():
     assert "<img" not in bars.layout.title.text
 
 
-def test_formulas_substitute_the_trace_numbers():
-    t = A.trace_self_attention("This forum is awesome", d_model=8, d_k=4, seed=42)
-    block = L.dot_products(t, 1)[2]
-    for qc, kc in zip(t.q[1], t.k[2]):
-        assert L.num(qc) in block and L.num(kc) in block
-    assert f"= {L.plain(t.scores[1, 2])}" in block and L.plain(t.scaled_scores[1, 2]) in block
+NUMBER = r"\(?(-?\d+\.\d+)\)?"
+
+
+def dot_block_numbers(block: str):
+    """The factors, the relation, the shown score, and the fraction s / root = z of one written-out block."""
+    pairs = [(float(a), float(b)) for a, b in re.findall(NUMBER + r"\\cdot" + NUMBER, block)]
+    rel, score = re.search(r"&(=|\\approx) (-?\d+\.\d+) \\\\ z_", block).groups()
+    num, den, z = re.search(r"\\frac\{(-?\d+\.\d+)\}\{(\d+\.\d+)\} = (-?\d+\.\d+)", block).groups()
+    return pairs, rel, score, (float(num), float(den), z)
+
+
+traces = st.builds(
+    lambda words, seed, d_k, causal, pe: A.trace_self_attention(" ".join(words), d_model=8, d_k=d_k, seed=seed,
+                                                                causal=causal, positional=pe),
+    st.lists(st.sampled_from(["the", "cat", "sat", "on", "mat", "x"]), min_size=1, max_size=6),
+    st.integers(0, 10_000), st.sampled_from([1, 2, 3, 4, 7, 16]), st.booleans(), st.booleans(),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(traces, st.data())
+def test_written_out_sums_add_up_to_the_shown_results(t, data):
+    i = data.draw(st.integers(0, t.n - 1))
+    for j, block in enumerate(L.dot_products(t, i)):
+        if not t.mask[i, j]:
+            assert "masked" in block and rf"z_{{{i + 1},{j + 1}}} = -\infty" in block
+            continue
+        pairs, rel, score, (num, den, z) = dot_block_numbers(block)
+        assert len(pairs) == t.d_k and score == L.plain(t.scores[i, j]) and z == L.plain(t.scaled_scores[i, j])
+        if rel == "=":  # the shown products add up to the shown score, and the shown quotient is z
+            assert L.plain(sum(a * b for a, b in pairs)) == score
+        assert L.plain(num / den) == z
+    soft = L.softmax_row(t, i)
+    total = re.search(r"= (\d+\.\d{3}) \\\\", soft).group(1)
+    terms = re.search(r"m_\{\d+\}\} = (.*?) (?:=|\\approx) \d+\.\d{3} \\\\", soft).group(1).split(" + ")
+    assert L.plain(sum(float(x) for x in terms), 3) == total == L.plain(t.exp_scores[i].sum(), 3)
+    quotients = re.findall(r"\\frac\{(\d+\.\d+)\}\{(\d+\.\d+)\} (=|\\approx) (\d+\.\d+)", soft)
+    for j, (e, tot, rel, a) in zip(np.flatnonzero(t.mask[i]), quotients, strict=True):
+        assert a == L.plain(t.weights[i, j])
+        assert rel != "=" or L.plain(float(e) / float(tot)) == a  # e / Σ = α, as shown
+    out = L.weighted_sum(t, i)
+    alphas = [float(a) for a in re.findall(r"(\d+\.\d+)\\,\\left\[", out)]
+    vectors = [[float(x) for x in v.split(r",\ ")] for v in re.findall(r"\\left\[(.*?)\\right\]", out)]
+    shown_out = vectors.pop()
+    assert [L.plain(x) for x in shown_out] == [L.plain(x) for x in t.output[i]]
+    if r"\approx" not in out:
+        for c in range(t.d_k):
+            assert L.plain(sum(a * v[c] for a, v in zip(alphas, vectors, strict=True))) == L.plain(shown_out[c])
+
+
+def test_one_symbol_one_meaning_s_is_raw_and_z_is_scaled():
+    t = A.trace_self_attention("This forum is awesome", d_model=8, d_k=4, seed=42, causal=True)
+    block = L.dot_products(t, 1)[0]
+    # s_{2,1} is the raw q·k (the step 5 table) and z_{2,1} the scaled score (the step 6 table)
+    assert re.search(r"s_\{2,1\} = q_\{2\} \\cdot k_\{1\}", block)
+    assert dot_block_numbers(block)[2] == L.plain(t.scores[1, 0])
+    assert re.search(r"z_\{2,1\} = \\frac\{s_\{2,1\}\}\{\\sqrt\{d_k\}\}", block)
+    assert "s_{2,3}" in L.dot_products(t, 1)[2] and r"z_{2,3} = -\infty" in L.dot_products(t, 1)[2]
     soft = L.softmax_row(t, 1)
-    assert L.plain(t.exp_scores[1].sum(), 3) in soft and all(L.plain(a) in soft for a in t.weights[1])
-    out = L.weighted_sum(t, 1)
-    assert L.vec(t.output[1]) in out and all(L.vec(v) in out for v in t.v)
+    assert r"\max_j z_{2j}" in soft and "s_" not in soft  # the softmax sees z, never s
+
+
+def test_positional_encoding_formula_counts_tokens_from_1_like_the_table():
+    t = A.trace_self_attention("a b c", d_model=4, positional=True)
+    formula = L.positional_encoding(t)
+    assert r"\sin\frac{i-1}" in formula and "pos" not in formula
+    # the worked example is the table's own entry: token 2, column 1 = sin(2 − 1)
+    example = float(re.search(r"P_\{2,1\} = .*? = (-?\d+\.\d+)$", formula).group(1))
+    assert example == float(L.plain(t.positional_encoding[1, 0])) == float(L.plain(np.sin(1)))
+    assert t.positional_encoding[0, 0] == 0.0  # and the first token's sine is sin(0)
 
 
 def test_formulas_wrap_long_dot_products():
@@ -143,3 +207,32 @@ def test_tables_escape_markdown_in_text_but_not_numbers():
     weights = T.formatted(T.query_key_frame(t, t.weights))
     assert weights.index[0] == "\\>" and weights.columns[7] == "\\$ \\(8\\)"
     assert weights.iloc[0, 0] == format_number(t.weights[0, 0])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=20), min_size=1, max_size=12))
+def test_labels_stay_unique_whatever_the_tokens(tokens):
+    labels = token_labels(tokens)
+    assert len(set(labels)) == len(labels)
+    assert all(len(label) <= 13 + 1 + 4 + 2 * len(str(len(tokens))) for label in labels)
+
+
+def test_long_tokens_that_share_a_prefix_keep_distinct_labels():
+    assert token_labels(["internationalization", "internationalizations"]) == [
+        "international… (1)", "international… (2)"]
+    assert token_labels(["x (2)", "x", "x"]) == ["x (2) (1)", "x (2)", "x (3)"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(traces)
+def test_alpha_tables_show_masked_weights_as_the_heatmap_does(t):
+    fig = F.query_key_figure(t, t.weights, "α", weights=True)
+    shown = T.formatted(T.query_key_frame(t, t.weights, weights=True)).to_numpy()
+    np.testing.assert_array_equal(shown == MASKED_TEXT, np.array(fig.data[0].text) == MASKED_TEXT)
+    np.testing.assert_array_equal(shown == MASKED_TEXT, ~t.mask if t.causal else np.zeros_like(t.mask))
+    row = T.formatted(T.query_key_frame(t, t.weights, weights=True).iloc[[t.n - 1]]).to_numpy()
+    assert not (row == MASKED_TEXT).any()  # the last query sees every key; a selected row keeps its own mask
+    first = T.formatted(T.query_key_frame(t, t.weights, weights=True).iloc[[0]]).to_numpy()
+    assert (first == MASKED_TEXT).sum() == (t.n - 1 if t.causal else 0)
+    bars = F.alpha_bars(t, 0)
+    assert list(bars.data[0].text).count(MASKED_TEXT) == (t.n - 1 if t.causal else 0)

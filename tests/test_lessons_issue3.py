@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -83,15 +86,17 @@ def test_causal_toggle_on_the_walkthrough_masks_the_upper_triangle():
     upper = np.triu(np.ones((4, 4), bool), 1)
     assert all(cell == "−∞" for cell in shown[upper])  # the scores step shows −∞ where masked
     weights = table(at, "weights")
-    assert np.all(weights[upper] == 0) and weights[0, 0] == 1.0
-    np.testing.assert_allclose(weights.sum(axis=1), 1, atol=0.02)
+    assert np.all(np.isnan(weights[upper])) and weights[0, 0] == 1.0  # masked weights show "—", as in the heatmap
+    np.testing.assert_allclose(np.nansum(weights, axis=1), 1, atol=0.02)
     assert any("Causal mask on" in c.value for c in at.caption)
 
 
 def test_causal_toggle_on_the_multihead_page():
     at = open_page(MULTIHEAD, causal=True)
     for k in range(2):
-        assert np.all(np.triu(table(at, f"heads-{k}"), 1) == 0)
+        shown = table(at, f"heads-{k}")
+        upper = np.triu(np.ones(shown.shape, bool), 1)
+        assert np.all(np.isnan(shown[upper])) and not np.isnan(shown[~upper]).any()  # "—" exactly where masked
 
 
 def test_masked_weights_look_different_from_small_weights():
@@ -109,11 +114,17 @@ def test_scaling_page_default_and_controls():
     assert metrics["d_k"] == "64"
     dots = A.dot_product_samples(64, 4000, seed=DEFAULT_SEED)
     assert metrics["measured Var(q·k)"] == f"{dots.var():.1f}"
+    # the default row (seed 42, d_k 64) is one of the untypical ones, and the page says so
+    assert any("happens to be untypical" in c.value for c in at.caption)
+    stats = table(at, "saturation-stats")  # rows d_k = 1, 4, 16, 64, 256, 512
+    assert stats.shape[0] == 6 and stats[3, 0] > stats[3, 1]  # median max α at 64: unscaled sharper
     at = set_widget(at, "dk_demo", 512)
     metrics = {m.label: m.value for m in at.metric}
     assert float(metrics["largest weight, no scaling"]) > 0.99  # saturated
     assert float(metrics["largest weight, ÷ √512"]) < 0.9
-    assert float(metrics["gradient size ‖∂α/∂s‖, no scaling"]) < float(metrics["gradient size ‖∂α/∂s‖, ÷ √512"])
+    for grad in ("‖∂α/∂z‖ (z: softmax input)", "‖∂α/∂q‖ (reaches W_Q)"):
+        assert float(metrics[f"{grad}, no scaling"]) < float(metrics[f"{grad}, ÷ √512"])
+    assert any("This row is typical" in c.value for c in at.caption)
 
 
 @pytest.mark.parametrize("temperature", [0.05, 10.0])
@@ -171,3 +182,17 @@ def test_lines_view_on_the_walkthrough_and_its_highlight():
     at = set_widget(at, "lines-highlight", 1)
     assert_no_exception(at)
     assert at.selectbox(key="lines-highlight").value == 1
+
+
+def test_the_texts_say_what_the_mask_really_does():
+    # masked weights are exactly 0, so "every weight is positive" holds only without a mask
+    text = (Path(A.__file__).resolve().parent.parent / "assets/walkthrough/07_softmax.md").read_text()
+    claims = [c for c in re.split(r"(?<=[.;:])\s", " ".join(text.split())) if "every weight is positive" in c]
+    assert all(c.startswith("Without a mask") for c in claims) and "weight exactly 0" in text
+    t = A.trace_self_attention("a b c", causal=True)
+    assert t.weights[0, 1] == 0.0 and np.all(t.weights[~t.mask] == 0)
+    # True = may attend is torch.nn.functional.scaled_dot_product_attention's convention, not MultiheadAttention's
+    readme = (Path(A.__file__).resolve().parent.parent / "README.md").read_text()
+    for doc in (A.apply_mask.__doc__, readme):
+        assert "scaled_dot_product_attention" in doc and "MultiheadAttention" in doc and "opposite" in doc
+    assert "PyTorch's boolean\n  convention" not in readme

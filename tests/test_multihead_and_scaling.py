@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import attention as A
+from attention.scaling import row_statistics, saturation_stats
 from tests.reference import naive_multi_head
+from viz.scaling import row_verdict, saturation_frame
 
 SENTENCE = "This forum is awesome"
 
@@ -17,7 +21,7 @@ def test_multi_head_trace_matches_multi_head_attention_and_naive_loops(h, causal
     out, w = A.multi_head_attention(m.x, m.w_q, m.w_k, m.w_v, m.w_o, n_heads=h, causal=causal)
     np.testing.assert_allclose(m.output, out, atol=1e-12)
     np.testing.assert_allclose(m.weights, w, atol=1e-14)
-    ref_out, _ = naive_multi_head(m.x.tolist(), m.w_q.tolist(), m.w_k.tolist(), m.w_v.tolist(), m.w_o.tolist(), h, causal)
+    ref_out, _ = naive_multi_head(*(a.tolist() for a in (m.x, m.w_q, m.w_k, m.w_v, m.w_o)), h, causal)
     np.testing.assert_allclose(m.output, ref_out, atol=1e-12)
     assert m.d_k == 8 // h and all(head.d_k == m.d_k for head in m.heads)
     # head i's projections are columns i·d_k … (i+1)·d_k of the full matrices
@@ -33,7 +37,7 @@ def test_one_head_equals_the_walkthrough_with_d_k_equal_to_d_model():
 
 
 def test_multi_head_bad_head_count_explains_itself():
-    with pytest.raises(ValueError, match="not divisible by n_heads = 3.*1, 2, 4, 8"):
+    with pytest.raises(ValueError, match=r"not divisible by n_heads = 3.*1, 2, 4, 8"):
         A.trace_multi_head(SENTENCE, d_model=8, n_heads=3)
 
 
@@ -67,10 +71,69 @@ def test_dot_product_variance_grows_like_d_k(d_k):
 
 
 def test_unscaled_softmax_saturates_at_large_d_k_and_the_gradient_vanishes():
-    scores = A.random_score_row(512, 8, seed=0)
+    scores, keys = A.random_score_row(512, 8, seed=0)
+    np.testing.assert_allclose(scores, keys @ np.random.default_rng([0, 512, 0x50C]).standard_normal(512))
     raw, scaled = A.softmax(scores), A.softmax(scores / np.sqrt(512))
     assert raw.max() > 0.99 and scaled.max() < 0.9
     assert A.gradient_size(raw) < 0.02 < 0.1 < A.gradient_size(scaled)
+
+
+def _alpha(q, k, c):
+    return A.softmax(c * (k @ q))
+
+
+@pytest.mark.parametrize("d_k", [1, 3, 64])
+def test_saturation_stats_against_finite_differences(d_k):
+    # every statistic of every row, recomputed from its definition: ∂α/∂z and ∂α/∂q by central differences
+    stats = saturation_stats(d_k, 5, 4, seed=3)
+    rng = np.random.default_rng([3, d_k, 0x5A7])
+    q, k = rng.standard_normal((5, d_k)), rng.standard_normal((5, 4, d_k))
+    h = 1e-6
+    for r in range(5):
+        for side, c in enumerate((1.0, 1 / np.sqrt(d_k))):
+            z = c * (k[r] @ q[r])
+            jz = np.array([(A.softmax(z + h * e) - A.softmax(z - h * e)) / (2 * h) for e in np.eye(4)]).T
+            jq = np.array([(_alpha(q[r] + h * e, k[r], c) - _alpha(q[r] - h * e, k[r], c)) / (2 * h)
+                           for e in np.eye(d_k)]).T  # [keys, d_k]
+            assert stats.max_weight[side, r] == pytest.approx(_alpha(q[r], k[r], c).max())
+            assert stats.jacobian_z[side, r] == pytest.approx(np.linalg.norm(jz), rel=1e-6, abs=1e-9)
+            assert stats.gradient_q[side, r] == pytest.approx(np.linalg.norm(jq), rel=1e-6, abs=1e-9)
+            np.testing.assert_allclose(row_statistics(k[r] @ q[r], k[r], d_k)[side],
+                                       [stats.max_weight[side, r], stats.jacobian_z[side, r],
+                                        stats.gradient_q[side, r]])
+
+
+def test_the_true_derivative_with_respect_to_the_raw_score_is_root_d_k_smaller():
+    # the number: at d_k 64, ‖∂α/∂s‖ with scaling is ‖J‖/8, not ‖J‖
+    scores, _ = A.random_score_row(64, 8, seed=42)
+    alpha = A.softmax(scores / 8)
+    h = 1e-6
+    ds = np.array([(A.softmax((scores + h * e) / 8) - A.softmax((scores - h * e) / 8)) / (2 * h)
+                   for e in np.eye(8)]).T
+    assert np.linalg.norm(ds) == pytest.approx(A.gradient_size(alpha) / 8, rel=1e-6)
+
+
+def test_over_many_rows_the_unscaled_softmax_saturates_as_d_k_grows():
+    # measured over 400 rows: the share of saturated rows and of rows whose query gets almost no
+    # gradient grows with d_k without scaling, and stays 0 with it
+    frame = saturation_frame([saturation_stats(d, 400, 8, seed=42) for d in (4, 64, 512)])
+    unscaled, scaled = frame["share saturated, no scaling"], frame["share saturated, ÷ √d_k"]
+    assert unscaled.is_monotonic_increasing and unscaled[512] > 0.5 and (scaled == 0).all()
+    nograd = frame["share ‖∂α/∂q‖ < 0.05, no scaling"]
+    assert nograd[64] > 0.2 and nograd[512] > 0.5 and (frame["share ‖∂α/∂q‖ < 0.05, ÷ √d_k"] == 0).all()
+    assert frame.loc[64, "median ‖∂α/∂z‖, no scaling"] < frame.loc[64, "median ‖∂α/∂z‖, ÷ √d_k"] / 4
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([2, 4, 16, 64, 256]), st.integers(0, 10_000))
+def test_the_example_row_is_called_untypical_exactly_when_it_goes_against_the_medians(d_k, seed):
+    frame = saturation_frame([saturation_stats(d_k, 100, 8, seed=seed)])
+    scores, keys = A.random_score_row(d_k, 8, seed=seed)
+    row = row_statistics(scores, keys, d_k)
+    median = frame.loc[d_k]
+    against = any(np.sign(row[0, c] - row[1, c]) != np.sign(median[f"{name}, no scaling"] - median[f"{name}, ÷ √d_k"])
+                  for c, name in enumerate(["median max α", "median ‖∂α/∂z‖"]))
+    assert ("untypical" in row_verdict(row, median)) == against
 
 
 def test_softmax_jacobian_hand_case():

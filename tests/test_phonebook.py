@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from attention.phonebook import (
     DEFAULT_BOOK,
@@ -13,20 +15,25 @@ from attention.phonebook import (
     digit_vectors,
     digits,
     lookup,
-    name_embedding,
     name_ngrams,
+    name_vectors,
+    shared_ngrams,
 )
 from tests.test_pages import assert_no_exception, run_app, set_widget, table
 
 PAGE = "lessons/phonebook.py"
+BOOK_NAMES, BOOK_PHONES = [n for n, _ in DEFAULT_BOOK], [p for _, p in DEFAULT_BOOK]
+
+
+def cosine(a: str, b: str) -> float:
+    return float(np.prod(name_vectors([a, b])[1], axis=0).sum())
 
 
 def test_soft_lookup_matches_a_hand_computed_example():
     # Two entries; the query equals the first name, so its score is 1 (unit vectors).
     names, phones = ["Ana", "Bob"], ["10", "32"]
     r = lookup(names, phones, "Ana", temperature=0.5)
-    s_bob = float(name_embedding("Ana") @ name_embedding("Bob"))  # no shared trigram: 0
-    assert r.scores[0] == pytest.approx(1.0) and s_bob == 0.0
+    assert r.scores[0] == pytest.approx(1.0) and r.scores[1] == 0.0  # no shared trigram: 0
     # α = softmax([1, 0] / 0.5) = [e²/(e²+1), 1/(e²+1)]
     a = math.e**2 / (math.e**2 + 1)
     np.testing.assert_allclose(r.weights, [a, 1 - a])
@@ -35,26 +42,68 @@ def test_soft_lookup_matches_a_hand_computed_example():
     assert r.exact and r.hard_index == 0
 
 
-def test_as_temperature_goes_to_zero_soft_becomes_hard():
-    names, phones = [n for n, _ in DEFAULT_BOOK], [p for _, p in DEFAULT_BOOK]
-    for query in ["Jindrich", "Anna", "Dietrich", "zzz"]:
-        cold = lookup(names, phones, query, temperature=1e-4)
-        if np.sort(cold.scores)[-1] - np.sort(cold.scores)[-2] > 1e-2:  # a unique best key
-            np.testing.assert_allclose(cold.soft, cold.hard, atol=1e-6)
+def test_cosine_of_trigram_counts_by_hand():
+    # "Jan" = {#ja, jan, an#}; "Jana" = {#ja, jan, ana, na#}: 2 shared, cosine 2 / (√3 · √4)
+    assert cosine("Jan", "Jana") == pytest.approx(2 / (math.sqrt(3) * math.sqrt(4)))
+    # "Anna" = {#an, ann, nna, na#}; "Hana" = {#ha, han, ana, na#}: only "na#" shared
+    assert cosine("Hana", "Anna") == pytest.approx(1 / 4) and shared_ngrams("Hana", "Anna") == ["na#"]
+    # "aaa" = {#aa, aaa, aa#}, counts 1 each; "aaaa" = {#aa, aaa ×2, aa#}: (1 + 2 + 1) / (√3 · √6)
+    assert cosine("aaa", "aaaa") == pytest.approx(4 / (math.sqrt(3) * math.sqrt(6)))
+
+
+def test_what_hashing_got_wrong_is_gone():
+    assert cosine("Honza", "Anna") == 0.0  # no shared trigram, no similarity
+    assert cosine("Heinrich", "Anna") == 0.0  # never negative
+    assert cosine("Jiřina", "Jiří") > cosine("Jiřina", "Dietrich")  # two shared trigrams beat none
+    for short in ["Ui", "Az", "x", ""]:  # every name has a trigram, so a non-zero vector
+        assert np.linalg.norm(name_vectors([short])[1][0]) == pytest.approx(1.0)
+
+
+names_st = st.lists(st.text(alphabet="abcdeřAB ", min_size=1, max_size=6).filter(str.strip), min_size=1, max_size=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(names_st, st.text(alphabet="abcdeřAB ", min_size=1, max_size=6))
+def test_scores_depend_only_on_shared_trigrams(names, query):
+    r = lookup(names, ["1"] * len(names), query)
+    for name, score in zip(names, r.scores, strict=True):
+        shared = set(name_ngrams(name)) & set(name_ngrams(query))
+        assert (score > 0) == bool(shared)  # above 0 exactly when a trigram is shared
+        assert 0.0 <= score <= 1.0 + 1e-12
+
+
+@settings(max_examples=150, deadline=None)
+@given(names_st, st.text(alphabet="abcdeřAB ", min_size=1, max_size=6), st.data())
+def test_as_temperature_goes_to_zero_soft_tends_to_the_tied_average(names, query, data):
+    phones = [data.draw(st.from_regex(r"\d{1,4}", fullmatch=True)) for _ in names]
+    cold = lookup(names, phones, query, temperature=1e-6)
+    best = np.flatnonzero(cold.scores == cold.scores.max())
+    assert set(best) <= set(cold.best)
+    np.testing.assert_allclose(cold.soft, cold.cold, atol=1e-6)  # the average of the tied numbers
+    assert cold.hard_index in cold.best  # the hard answer is one of the best (an exact match is, too)
+    if len(cold.best) == 1:
+        np.testing.assert_allclose(cold.soft, cold.hard, atol=1e-6)  # no tie: soft becomes hard
+
+
+def test_a_query_that_shares_nothing_ties_every_name():
+    r = lookup(BOOK_NAMES, BOOK_PHONES, "zzz")
+    assert np.all(r.scores == 0) and r.best == tuple(range(len(BOOK_NAMES)))
+    np.testing.assert_allclose(r.weights, 1 / len(BOOK_NAMES))
 
 
 def test_hard_lookup_prefers_an_exact_match_and_else_the_best_score():
-    names, phones = [n for n, _ in DEFAULT_BOOK], [p for _, p in DEFAULT_BOOK]
-    assert lookup(names, phones, "  anna ").exact  # case and spaces don't matter
-    r = lookup(names, phones, "Jindrich")  # the default query is not in the book…
+    assert lookup(BOOK_NAMES, BOOK_PHONES, "  anna ").exact  # case and spaces don't matter
+    r = lookup(BOOK_NAMES, BOOK_PHONES, "Jindrich")  # the default query is not in the book…
     assert not r.exact and r.names[r.hard_index] == "Jindřich"  # …but its closest spelling is
+    assert shared_ngrams("Jindrich", "Jindřich") == ["#ji", "jin", "ind", "ich", "ch#"]
 
 
-def test_similar_spellings_have_similar_keys():
-    jindrich = name_embedding("Jindrich")
-    assert jindrich @ name_embedding("Jindřich") > jindrich @ name_embedding("Anna")
-    assert name_ngrams("Jan") == ["#ja", "jan", "an#"]
-    np.testing.assert_allclose(np.linalg.norm(name_embedding("Heinrich")), 1.0)
+def test_a_duplicated_name_ties_and_the_message_says_what_happens():
+    names, phones, messages = clean_entries([("Anna", "12"), ("Bob", "34"), ("anna", "56")])
+    r = lookup(names, phones, "Anna", temperature=1e-6)
+    assert r.best == (0, 2) and r.hard_index == 0  # the hard lookup returns the first
+    np.testing.assert_allclose(r.weights[[0, 2]], 0.5)  # the soft lookup weighs both equally
+    assert "hard lookup returns the first (row 1)" in messages[0] and "same weight" in messages[0]
 
 
 def test_digits_and_digit_vectors():
@@ -79,13 +128,22 @@ def test_page_default_and_controls():
     at = run_app().switch_page(PAGE).run()
     assert_no_exception(at)
     frame = at.get_by_key("table-pb-lookup").table[0].value
-    r = lookup([n for n, _ in DEFAULT_BOOK], [p for _, p in DEFAULT_BOOK], "Jindrich", temperature=0.2)
+    r = lookup(BOOK_NAMES, BOOK_PHONES, "Jindrich", temperature=0.2)
     np.testing.assert_allclose(frame["weight α"].astype(float), r.weights, atol=0.0005 + 1e-9)
     assert any("Jindřich" in m.value for m in at.markdown if "Hard answer" in m.value)
     at = set_widget(at, "pb_temperature", 0.01)
-    np.testing.assert_allclose(table(at, "pb-answers")[1], r.hard, atol=0.01)  # soft ≈ hard at T = 0.01
+    cold = lookup(BOOK_NAMES, BOOK_PHONES, "Jindrich", temperature=0.01)
+    np.testing.assert_allclose(table(at, "pb-answers")[1], cold.soft, atol=0.005 + 1e-9)  # the engine's blend
+    np.testing.assert_allclose(cold.soft, r.hard, atol=0.1)  # already close to the hard answer at T = 0.01
     at = set_widget(at, "pb_query", "Anna")
     assert any("an exact match" in m.value and "Anna" in m.value for m in at.markdown)
+    at = set_widget(at, "pb_query", "Qwxz")
+    hard = next(m.value for m in at.markdown if "Hard answer" in m.value)
+    assert "no name shares a letter triple" in hard and "all 7 names tie" in hard and "plain average" in hard
+    at = set_widget(at, "pb_query", "Jiri")  # hashing tied three names here; now Jiří (two shared triples) is best
+    hard = next(m.value for m in at.markdown if "Hard answer" in m.value)
+    r = lookup(BOOK_NAMES, BOOK_PHONES, "Jiri", temperature=0.2)
+    assert (f"{len(r.best)} names tie" in hard) == (len(r.best) > 1)
     at = set_widget(at, "pb_query", "   ")
     assert_no_exception(at)
     assert "Type a name" in at.info[0].value

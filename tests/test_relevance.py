@@ -57,7 +57,7 @@ def test_plane_coordinates():
 
 
 # --- the page ------------------------------------------------------------------------------------
-from tests.test_pages import assert_no_exception, run_app, set_widget, table  # noqa: E402
+from tests.test_pages import assert_no_exception, run_app, set_widget, table  # noqa: E402, RUF100
 
 PAGE = "lessons/relevance.py"
 
@@ -92,4 +92,93 @@ def test_page_with_the_causal_mask_explains_a_look_ahead_target():
     at = set_widget(at, "rel_target", 3)
     assert_no_exception(at)
     assert "may not look ahead" in at.warning[0].value
-    assert table(at, "rel-after")[0, 3] == 0.0
+    assert np.isnan(table(at, "rel-after")[0, 3])  # shown as masked ("—"), as in the heatmap
+    np.testing.assert_array_equal(table(at, "rel-after"), table(at, "rel-before"))  # nothing changed
+
+
+# --- issue 8: what the page says is true ---------------------------------------------------------
+from pathlib import Path  # noqa: E402, RUF100
+
+from viz.relevance import similarity_summary  # noqa: E402, RUF100
+
+WORDS = ["the", "cat", "sat", "on", "mat", "a", "dog"]
+sentences = st.lists(st.sampled_from(WORDS), min_size=1, max_size=7).map(" ".join)
+
+
+@settings(max_examples=80, deadline=None)
+@given(sentences, st.integers(0, 10_000), st.sampled_from([2, 4, 8]), st.booleans(), st.booleans())
+def test_similarity_summary_counts_what_it_says_and_names_every_longer_winner(sentence, seed, d_model, pe, causal):
+    t = A.trace_self_attention(sentence, d_model=d_model, d_k=d_model, preset="identity", seed=seed,
+                               positional=pe, causal=causal)
+    text = similarity_summary(t, most=t.n)
+    own = [t.tokens[int(np.argmax(t.weights[i]))] == t.tokens[i] for i in range(t.n)]
+    assert f"In **{sum(own)} of {t.n}** rows" in text
+    norms = np.linalg.norm(t.x, axis=1)
+    for i in np.flatnonzero(~np.array(own)):
+        j = int(np.argmax(t.weights[i]))
+        # Cauchy–Schwarz: another token beats x_i·x_i only with a longer vector, and the page says so
+        assert t.scores[i, j] > t.scores[i, i] and norms[j] > norms[i]
+        assert f"{norms[j]:.2f}" in text and f"{t.scores[i, j]:.2f}" in text
+    assert ("a longer vector wins" in text) == (not all(own))
+
+
+def test_the_issue_example_is_explained_not_contradicted():
+    # seed 42, d_model 8: x_the·x_the = 4.77 < x_the·x_mat = 4.90
+    t = A.trace_self_attention(SENTENCE, d_model=8, d_k=8, preset="identity", seed=42)
+    text = similarity_summary(t)
+    assert "In **4 of 6** rows" in text and "“the \\(1\\)” → “mat”: x·x = 4.90" in text and "4.77" in text
+    lesson = (Path(__file__).resolve().parent.parent / "assets/relevance/01_similarity.md").read_text()
+    assert "always agrees most with itself" not in lesson and "Cauchy–Schwarz" in lesson
+
+
+def _after(sentence, seed, d_k, causal, i, t, strength, d_model=6):
+    before = A.trace_self_attention(sentence, d_model=d_model, d_k=d_k, seed=seed, causal=causal)
+    nudge = attend_to(before.w_q, before.x, before.k, before.weights, i, t, strength, allowed=before.mask[i])
+    after = A.trace_self_attention(sentence, d_model=d_model, d_k=d_k, seed=seed, causal=causal,
+                                   projections=A.Projections(nudge.w_q, before.w_k, before.w_v))
+    return before, nudge, after
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 5), st.integers(0, 5), st.integers(0, 1000), st.sampled_from([2, 3, 5]), st.booleans(),
+       st.floats(0, 5), st.floats(0, 5))
+def test_a_stronger_push_never_lowers_the_target_weight_in_any_mode(i, t, seed, d_k, causal, s1, s2):
+    weak, strong = sorted((s1, s2))
+    before, n1, a1 = _after(SENTENCE, seed, d_k, causal, i, t, weak)
+    _, n2, a2 = _after(SENTENCE, seed, d_k, causal, i, t, strong)
+    assert before.weights[i, t] - 1e-12 <= a1.weights[i, t] <= a2.weights[i, t] + 1e-12
+    if causal and t > i:  # a masked target: said so, and nothing changed
+        assert n1.masked and n2.masked and n2.step == 0
+        np.testing.assert_array_equal(a2.weights, before.weights)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 5), st.integers(0, 5), st.integers(0, 1000), st.sampled_from([2, 3, 5]), st.booleans(),
+       st.floats(0.25, 5))
+def test_peaked_is_said_only_when_a_stronger_push_would_not_help(i, t, seed, d_k, causal, strength):
+    _, nudge, after = _after(SENTENCE, seed, d_k, causal, i, t, strength)
+    if nudge.step == 0:
+        return
+    _, _, further = _after(SENTENCE, seed, d_k, causal, i, t, strength * 2)
+    if nudge.peaked:  # the weight stops rising here: twice the strength gives nothing more
+        assert further.weights[i, t] <= after.weights[i, t] + 1e-9
+    else:  # only the slider capped it: twice the strength raises the weight
+        assert further.weights[i, t] > after.weights[i, t]
+
+
+def test_the_issue_examples_of_the_push_under_the_mask():
+    # "the cat sat on the mat", seed 8, causal, d_k 2, sat → cat: 0.196 → 0.326 (1), 0.354 (2 and 5)
+    shown = [round(float(_after(SENTENCE, 8, 2, True, 2, 1, s, d_model=8)[2].weights[2, 1]), 3) for s in (1, 2, 5)]
+    before = A.trace_self_attention(SENTENCE, d_model=8, d_k=2, seed=8, causal=True).weights[2, 1]
+    assert round(float(before), 3) == 0.196 and shown == [0.326, 0.354, 0.354]  # the issue's measured numbers
+
+
+def test_page_says_stops_rising_only_at_the_peak():
+    # seed 1, d_k 3, This → awesome: strength 2 is capped by the slider, strength 5 reaches 0.99
+    at = run_app(seed=1).switch_page(PAGE).run()
+    at = set_widget(at, "rel_dk", 3)
+    at = set_widget(at, "rel_query", 0)
+    at = set_widget(at, "rel_target", 3)
+    assert_no_exception(at)
+    captions = " ".join(c.value for c in at.caption)
+    assert "stops rising" not in captions and "capped this step" in captions

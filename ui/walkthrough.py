@@ -35,8 +35,7 @@ def _embeddings(trace: AttentionTrace, p: str) -> None:
         st.latex(rf"X = \mathrm{{Embed}}(\text{{tokens}}) \in \mathbb{{R}}^{{{n} \times {trace.d_model}}}")
         ui.matrix(F.token_by_dim_figure(trace, trace.x, "X"), T.token_by_dim_frame(trace, trace.x), f"{p}x")
         return
-    st.latex(r"X = E + P, \qquad P_{pos,2i} = \sin\frac{pos}{10000^{2i/d_{model}}},\ "
-             r"P_{pos,2i+1} = \cos\frac{pos}{10000^{2i/d_{model}}}")
+    st.latex(L.positional_encoding(trace))
     parts = [("E (token embeddings)", "e", trace.embeddings), ("P (positions)", "p", trace.positional_encoding),
              ("X = E + P", "x", trace.x)]
     for column, (name, key, m) in zip(st.columns(3), parts, strict=True):
@@ -47,7 +46,8 @@ def _embeddings(trace: AttentionTrace, p: str) -> None:
 
 
 def _projections(trace: AttentionTrace, p: str) -> None:
-    st.latex(rf"W_Q,\ W_K,\ W_V \in \mathbb{{R}}^{{d_{{model}} \times d_k}} = \mathbb{{R}}^{{{trace.d_model} \times {trace.d_k}}}")
+    st.latex(rf"W_Q,\ W_K,\ W_V \in \mathbb{{R}}^{{d_{{model}} \times d_k}} = "
+             rf"\mathbb{{R}}^{{{trace.d_model} \times {trace.d_k}}}")
     if trace.preset == "identity" and trace.d_k != trace.d_model:
         how = "keeps the first" if trace.d_k < trace.d_model else "pads with zeros after the"
         st.info(
@@ -58,7 +58,8 @@ def _projections(trace: AttentionTrace, p: str) -> None:
     parts = [("W_Q", "w_q", trace.w_q), ("W_K", "w_k", trace.w_k), ("W_V", "w_v", trace.w_v)]
     for column, (name, key, w) in zip(st.columns(3), parts, strict=True):
         with column:
-            ui.matrix(F.projection_figure(w, name, compact=True), T.projection_frame(w), f"{p}{key}", side_by_side=False)
+            ui.matrix(F.projection_figure(w, name, compact=True), T.projection_frame(w), f"{p}{key}",
+                      side_by_side=False)
     st.caption(SIGNED_CAPTION)
 
 
@@ -76,30 +77,34 @@ def _qkv(trace: AttentionTrace, p: str) -> None:
 
 def _scores(trace: AttentionTrace, p: str) -> None:
     n = trace.n
-    st.latex(rf"S = Q K^\top,\qquad s_{{ij}} = q_i \cdot k_j:\qquad [{n} \times {trace.d_k}] \cdot [{trace.d_k} \times {n}]"
+    st.latex(rf"S = Q K^\top,\qquad s_{{ij}} = q_i \cdot k_j:\qquad "
+             rf"[{n} \times {trace.d_k}] \cdot [{trace.d_k} \times {n}]"
              rf" = [{n} \times {n}]")
-    ui.matrix(F.query_key_figure(trace, trace.scores, "scores Q·Kᵀ"), T.query_key_frame(trace, trace.scores), f"{p}scores")
+    ui.matrix(F.query_key_figure(trace, trace.scores, "scores S = Q·Kᵀ"), T.query_key_frame(trace, trace.scores),
+              f"{p}scores")
 
 
 def _scale(trace: AttentionTrace, p: str) -> None:
     if trace.temperature == 1:
-        st.latex(rf"\frac{{S}}{{\sqrt{{d_k}}}} = \frac{{S}}{{\sqrt{{{trace.d_k}}}}} = {L.plain(trace.scale, 3)} \cdot S")
+        st.latex(rf"Z = \frac{{S}}{{\sqrt{{d_k}}}},\quad z_{{ij}} = \frac{{s_{{ij}}}}{{\sqrt{{{trace.d_k}}}}} = "
+                 rf"{L.plain(trace.scale, 3)} \cdot s_{{ij}}")
     else:
-        st.latex(rf"\frac{{S}}{{\sqrt{{d_k}}\,T}} = \frac{{S}}{{\sqrt{{{trace.d_k}}} \cdot {L.plain(trace.temperature)}}}"
-                 rf" = {L.plain(trace.scale, 3)} \cdot S")
+        st.latex(rf"Z = \frac{{S}}{{\sqrt{{d_k}}\,T}},\quad z_{{ij}} = \frac{{s_{{ij}}}}{{\sqrt{{{trace.d_k}}} \cdot "
+                 rf"{L.plain(trace.temperature)}}} = {L.plain(trace.scale, 3)} \cdot s_{{ij}}")
     if trace.causal:
-        st.latex(r"\text{masked: } s_{ij} = -\infty \text{ for } j > i")
-    ui.matrix(F.query_key_figure(trace, trace.masked_scores, "scaled scores S/√d_k"),
+        st.latex(r"\text{masked: } z_{ij} = -\infty \text{ for } j > i")
+    ui.matrix(F.query_key_figure(trace, trace.masked_scores, "scaled scores Z = S/√d_k"),
               T.query_key_frame(trace, trace.masked_scores), f"{p}scaled")
     if trace.causal:
-        st.caption("Causal mask on: the scores of later tokens are set to −∞, so the softmax gives them weight 0.")
+        st.caption("Causal mask on: the scaled scores of later tokens are set to −∞, so the softmax gives them "
+                   "weight 0.")
 
 
 def _softmax(trace: AttentionTrace, p: str) -> None:
-    st.latex(r"\alpha_{ij} = \operatorname{softmax}_j\!\left(\frac{s_{ij}}{\sqrt{d_k}}\right) = "
-             r"\frac{e^{s_{ij}/\sqrt{d_k}}}{\sum_{j'} e^{s_{ij'}/\sqrt{d_k}}},\qquad \sum_j \alpha_{ij} = 1")
-    ui.matrix(F.query_key_figure(trace, trace.weights, "α weights", weights=True), T.query_key_frame(trace, trace.weights),
-              f"{p}weights")
+    st.latex(r"\alpha_{ij} = \operatorname{softmax}_j(z_{ij}) = "
+             r"\frac{e^{z_{ij}}}{\sum_{j'} e^{z_{ij'}}},\qquad \sum_j \alpha_{ij} = 1")
+    ui.matrix(F.query_key_figure(trace, trace.weights, "α weights", weights=True),
+              T.query_key_frame(trace, trace.weights, weights=True), f"{p}weights")
     labels = token_labels(trace.tokens)
     st.caption("Row sums: " + ", ".join(f"{markdown_text(label)} {trace.weights[i].sum():.2f}"
                                         for i, label in enumerate(labels)))
@@ -134,25 +139,32 @@ def _output(trace: AttentionTrace, p: str) -> None:
     with left:
         ui.chart(F.alpha_bars(trace, i), f"{p}alpha-row")
     with right:
-        ui.table(T.query_key_frame(trace, trace.weights).iloc[[i]], f"{p}alpha-row")
+        ui.table(T.query_key_frame(trace, trace.weights, weights=True).iloc[[i]], f"{p}alpha-row")
     ui.matrix(F.weighted_sum_figure(trace, i), T.weighted_sum_frame(trace, i), f"{p}weighted-sum")
     left, _ = st.columns([3, 2])
     with left:
-        st.markdown(f"**Output for query {i + 1} (“{markdown_text(labels[i])}”)**, a vector of d_k = {trace.d_k} numbers:")
+        st.markdown(f"**Output for query {i + 1} (“{markdown_text(labels[i])}”)**, "
+                    f"a vector of d_k = {trace.d_k} numbers:")
         ui.table(T.token_by_dim_frame(trace, trace.output).iloc[[i]], f"{p}output-row")
 
     st.markdown("##### The same numbers, written out")
-    with st.expander(f"1 · Scores: q_{i + 1}·k_j as a sum of products, then ÷ √d_k", expanded=n <= 6):
+    st.caption("Inputs to a sum or a quotient carry as many decimals as it takes for them to give the shown "
+               "result; “≈” marks the rare line where the result sits exactly on a rounding boundary.")
+    with st.expander(f"1 · Scores: s_{i + 1},j = q_{i + 1}·k_j as a sum of products, then z = s ÷ √d_k",
+                     expanded=n <= 6):
         for line in L.dot_products(trace, i):
             st.latex(line)
-    with st.expander("2 · Softmax: exp / Σ exp (shifted by the row maximum m for numerical safety)", expanded=n <= 6):
+    with st.expander("2 · Softmax: exp / Σ exp (shifted by the row maximum m for numerical safety)",
+                     expanded=n <= 6):
         st.latex(L.softmax_row(trace, i))
     with st.expander("3 · Weighted sum of the value vectors", expanded=True):
         st.latex(L.weighted_sum(trace, i))
 
     st.markdown("##### Every query at once")
-    st.latex(rf"\mathrm{{Att}}(Q, K, V) = \alpha V:\qquad [{n} \times {n}] \cdot [{n} \times {trace.d_k}] = [{n} \times {trace.d_k}]")
-    ui.matrix(F.token_by_dim_figure(trace, trace.output, "output αV"), T.token_by_dim_frame(trace, trace.output), f"{p}output")
+    st.latex(rf"\mathrm{{Att}}(Q, K, V) = \alpha V:\qquad [{n} \times {n}] \cdot [{n} \times {trace.d_k}] = "
+             rf"[{n} \times {trace.d_k}]")
+    ui.matrix(F.token_by_dim_figure(trace, trace.output, "output αV"), T.token_by_dim_frame(trace, trace.output),
+              f"{p}output")
 
 
 # (title, lesson text in assets/, what the step draws from the trace)

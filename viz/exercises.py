@@ -21,12 +21,13 @@ class Question:
     options: tuple[str, ...]  # the choices; empty for a number answer
     answer: str | float
     explanation: str  # why, with the numbers on the page
+    also: tuple[str, ...] = ()  # other choices that are exactly as right (keys tied with the answer)
 
     def is_correct(self, response: str | float | None) -> bool:
         if response is None:
             return False
         if self.options:
-            return response == self.answer
+            return response == self.answer or response in self.also
         return abs(float(response) - float(self.answer)) <= 0.005 + 1e-9  # "to two decimals"
 
 
@@ -36,29 +37,39 @@ def lesson_id(trace: AttentionTrace) -> str:
     return hashlib.blake2b(text.encode(), digest_size=4).hexdigest()
 
 
+def most_attended(row: np.ndarray) -> tuple[int, ...]:
+    """The keys with the largest weight in a row of α: one, or several that tie exactly
+    (equal keys, for example a repeated word without positional encodings)."""
+    top = float(row.max())
+    return tuple(int(j) for j in np.flatnonzero(row >= top - 1e-12 * max(1.0, top)))
+
+
+def clear_at_shown_precision(row: np.ndarray) -> bool:
+    """Whether the table, at two decimals, shows every key that is not tied with the best as smaller."""
+    best = most_attended(row)
+    shown_top = format_number(float(row.max()))
+    return all(format_number(float(a)) != shown_top for j, a in enumerate(row) if j not in best)
+
+
 def make_questions(trace: AttentionTrace) -> list[Question]:
-    """Four questions about this trace: the most attended key, one α to two decimals, the shape of Q,
-    and what the causal mask does to the first token."""
+    """Questions about this trace: the most attended key (only for a row whose answer the table shows
+    clearly; every exactly tied key is right), one α to two decimals, the shape of Q, and what the
+    causal mask does to the first token."""
     n, labels = trace.n, token_labels(trace.tokens)
     lid = lesson_id(trace)
     rng = np.random.default_rng(int(lid, 16))
     i, j = int(rng.integers(n)), int(rng.integers(n))
-    row = trace.weights[i]
-    best = int(np.argmax(row))
-    questions = [
-        Question(
-            key=f"{lid}-most", prompt=f"Which key does the query “{labels[i]}” (row {i + 1}) attend to most?",
-            options=tuple(labels), answer=labels[best],
-            explanation=f"Row {i + 1} of α is [{', '.join(format_number(a) for a in row)}]; the largest weight, "
-                        f"{format_number(row[best])}, is on “{labels[best]}” (column {best + 1}).",
-        ),
-        Question(
-            key=f"{lid}-alpha", prompt=f"What is α for query “{labels[i]}” and key “{labels[j]}”, to two decimals?",
-            options=(), answer=round(float(trace.weights[i, j]), 2),
-            explanation=f"α_{i + 1},{j + 1} = e^(s − m) / Σ e^(s − m) = {format_number(trace.exp_scores[i, j], 3)} / "
-                        f"{format_number(trace.exp_scores[i].sum(), 3)} = {format_number(trace.weights[i, j])}.",
-        ),
-    ]
+    questions = []
+    clear = [r for r in range(n) if clear_at_shown_precision(trace.weights[r])]
+    if clear:
+        r = clear[int(rng.integers(len(clear)))] if i not in clear else i
+        questions.append(_most_question(trace, r, lid, labels))
+    questions.append(Question(
+        key=f"{lid}-alpha", prompt=f"What is α for query “{labels[i]}” and key “{labels[j]}”, to two decimals?",
+        options=(), answer=round(float(trace.weights[i, j]), 2),
+        explanation=f"α_{i + 1},{j + 1} = e^(z − m) / Σ e^(z − m) = {format_number(trace.exp_scores[i, j], 3)} / "
+                    f"{format_number(trace.exp_scores[i].sum(), 3)} = {format_number(trace.weights[i, j])}.",
+    ))
     shapes = dict.fromkeys([f"{n} × {trace.d_k}", f"{n} × {trace.d_model}", f"{trace.d_model} × {trace.d_k}",
                             f"{n} × {n}", f"{trace.d_k} × {n}"])
     questions.append(Question(
@@ -68,7 +79,8 @@ def make_questions(trace: AttentionTrace) -> list[Question]:
     ))
     first = labels[0]
     questions.append(Question(
-        key=f"{lid}-mask", prompt=f"With the causal mask on, what does the output of the first token, “{first}”, become?",
+        key=f"{lid}-mask",
+        prompt=f"With the causal mask on, what does the output of the first token, “{first}”, become?",
         options=("its own value vector v_1", "the average of all the value vectors", "the zero vector",
                  "the same as without the mask"),
         answer="its own value vector v_1",
@@ -76,3 +88,24 @@ def make_questions(trace: AttentionTrace) -> list[Question]:
                     f"out_1 = 1·v_1 = [{', '.join(format_number(x) for x in trace.v[0])}].",
     ))
     return questions
+
+
+def _most_question(trace: AttentionTrace, i: int, lid: str, labels: list[str]) -> Question:
+    row = trace.weights[i]
+    best = most_attended(row)
+    top = format_number(float(row[best[0]]))
+    explanation = f"Row {i + 1} of α is [{', '.join(format_number(a) for a in row)}]; the largest weight, {top}, "
+    if len(best) == 1:
+        explanation += f"is on “{labels[best[0]]}” (column {best[0] + 1})."
+    else:
+        names = " and ".join(f"“{labels[j]}” (column {j + 1})" for j in best)
+        words = {trace.tokens[j] for j in best}
+        why = (f"they are the same word, “{trace.tokens[best[0]]}”, and without positional encodings equal words "
+               "have equal embeddings, so equal keys and equal scores" if len(words) == 1 and
+               trace.positional_encoding is None else "their keys give this query exactly the same score")
+        explanation += f"is on {names}, an exact tie: {why}. Each of them is a right answer."
+    return Question(
+        key=f"{lid}-most", prompt=f"Which key does the query “{labels[i]}” (row {i + 1}) attend to most?",
+        options=tuple(labels), answer=labels[best[0]], also=tuple(labels[j] for j in best[1:]),
+        explanation=explanation,
+    )

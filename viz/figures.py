@@ -16,14 +16,13 @@ import numpy.typing as npt
 import plotly.graph_objects as go
 
 from attention import AttentionTrace, MultiHeadTrace
-from viz.labels import dim_labels, format_number, plotly_text, token_labels
+from viz.labels import MASKED_TEXT, dim_labels, format_number, plotly_text, token_labels
 from viz.tables import weighted_sum_frame
 
 WEIGHTS_SCALE = "Viridis"
 SIGNED_SCALE = "RdBu"
 MAX_CELLS_WITH_NUMBERS = 400  # beyond this the numbers would be too small to read; the table has them
 ROW_HEIGHT = 34
-MASKED_TEXT = "—"  # a masked weight; a masked score shows −∞
 HEAD_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")  # Okabe–Ito
 FONT = dict(family="DejaVu Sans, Arial, sans-serif", size=14)
 
@@ -189,7 +188,7 @@ def alpha_bars(trace: AttentionTrace, i: int) -> go.Figure:
         go.Bar(
             x=list(range(trace.n)),
             y=row,
-            text=[format_number(a) for a in row],
+            text=[format_number(a) if allowed else MASKED_TEXT for a, allowed in zip(row, trace.mask[i], strict=True)],
             textposition="outside",
             marker=dict(color=row, colorscale=WEIGHTS_SCALE, cmin=0, cmax=1, line=dict(color="#444", width=1)),
             customdata=labels,

@@ -7,20 +7,24 @@ import math
 from collections import Counter
 
 MAX_LABEL_CHARS = 14
+MASKED_TEXT = "—"  # a masked weight, in heatmaps and tables alike; a masked score shows −∞
 _ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
 def token_labels(tokens: tuple[str, ...] | list[str]) -> list[str]:
     """One label a token, unique and short: a repeated token gets its position, "the (5)".
 
-    Positions count from 1, as i and j do in the formulas. Long tokens are cut with "…".
-    Labels are plain text; escape them for the medium that shows them.
+    Positions count from 1, as i and j do in the formulas. Long tokens are cut with "…", and two
+    tokens whose cut labels coincide ("international…") get their positions too. Labels are plain
+    text; escape them for the medium that shows them.
     """
-    counts = Counter(tokens)
-    labels = []
-    for i, t in enumerate(tokens):
-        short = t if len(t) <= MAX_LABEL_CHARS else t[: MAX_LABEL_CHARS - 1] + "…"
-        labels.append(f"{short} ({i + 1})" if counts[t] > 1 else short)
+    shorts = [t if len(t) <= MAX_LABEL_CHARS else t[: MAX_LABEL_CHARS - 1] + "…" for t in tokens]
+    counts = Counter(shorts)
+    labels = [f"{s} ({i + 1})" if counts[s] > 1 else s for i, s in enumerate(shorts)]
+    if len(set(labels)) < len(labels):
+        # Only tokens that already look like "x (2)" can collide with a numbered label. A label that
+        # ends in its own position is unique, since that last "(i)" tells the positions apart.
+        labels = [f"{s} ({i + 1})" for i, s in enumerate(shorts)]
     return labels
 
 

@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from attention.phonebook import Lookup
+from attention.phonebook import Lookup, shared_ngrams
 from viz.figures import FONT, WEIGHTS_SCALE
-from viz.labels import format_number, plotly_text
+from viz.labels import format_number, markdown_text, plotly_text
 from viz.scaling import RAW_COLOUR, SCALED_COLOUR
 
 
@@ -50,10 +50,12 @@ def answers_figure(result: Lookup) -> go.Figure:
 
 
 def lookup_frame(result: Lookup) -> pd.DataFrame:
-    """The book with each key's score and weight: the numbers behind both bar charts."""
+    """The book with each key's shared trigrams, score and weight: the numbers behind both bar charts."""
     return pd.DataFrame({
         "name (key)": list(result.names),
         "number (value)": list(result.phones),
+        "letter triples shared with the query": [" ".join(shared_ngrams(n, result.query)) or "none"
+                                                 for n in result.names],
         "score q·k": result.scores,
         "weight α": result.weights,
     })
@@ -66,3 +68,24 @@ def answers_frame(result: Lookup) -> pd.DataFrame:
         index=[f"hard: {result.names[result.hard_index]}", "soft: Σ α_j v_j"],
         columns=[f"digit {c + 1}" for c in range(result.values.shape[1])],
     )
+
+
+def hard_answer(result: Lookup) -> str:
+    """How the hard lookup chose, and what T → 0 does, as Markdown (user text escaped)."""
+    name = markdown_text(result.names[result.hard_index])
+    number = markdown_text(result.phones[result.hard_index])
+    query = markdown_text(result.query.strip())
+    row = result.hard_index + 1
+    if result.scores.max() <= 0:
+        return (f"**Hard answer** (no name shares a letter triple with “{query}”, so every score is 0 and all "
+                f"{len(result.names)} names tie; the hard lookup has nothing to go on and takes the first row): "
+                f"**{name}** (row {row}), {number}. With every score equal, the soft lookup is the plain average of "
+                "all the numbers, at every temperature.")
+    how = "an exact match" if result.exact else "no exact match, so the best score wins"
+    text = f"**Hard answer** ({how}): **{name}** (row {row}), {number}."
+    if len(result.best) > 1:
+        tied = ", ".join(f"“{markdown_text(result.names[j])}” (row {j + 1})" for j in result.best)
+        text += (f" {len(result.best)} names tie for the best score: {tied}. The hard lookup takes the first of "
+                 "them in the book. As T → 0 the soft lookup shares the weight equally among them, so it tends to "
+                 "the average of their numbers, not to the hard answer.")
+    return text

@@ -10,7 +10,9 @@ import numpy.typing as npt
 import pandas as pd
 
 from attention import AttentionTrace, MultiHeadTrace
-from viz.labels import dim_labels, format_number, markdown_text, token_labels
+from viz.labels import MASKED_TEXT, dim_labels, format_number, markdown_text, token_labels
+
+MASKED = "masked"  # frame.attrs key: a bool frame, True where the weight is masked
 
 
 def matrix_frame(
@@ -42,10 +44,18 @@ def projection_frame(w: npt.ArrayLike) -> pd.DataFrame:
     return matrix_frame(w, rows=dim_labels(w.shape[0]), columns=dim_labels(w.shape[1]), rows_name="in \\ out")
 
 
-def query_key_frame(trace: AttentionTrace, m: npt.ArrayLike) -> pd.DataFrame:
-    """An [n, n] matrix (scores, weights): rows are queries, columns are keys."""
+def query_key_frame(trace: AttentionTrace, m: npt.ArrayLike, *, weights: bool = False) -> pd.DataFrame:
+    """An [n, n] matrix (scores, weights): rows are queries, columns are keys.
+
+    For weights under a causal mask, ``frame.attrs[MASKED]`` marks the masked cells (a bool frame
+    with the same labels, so it survives row selection), and ``formatted`` shows them as "—",
+    as the heatmap beside the table does. The values stay the engine's (a masked weight is 0).
+    """
     labels = token_labels(trace.tokens)
-    return matrix_frame(m, rows=labels, columns=labels, rows_name="query ↓ · key →")
+    frame = matrix_frame(m, rows=labels, columns=labels, rows_name="query ↓ · key →")
+    if weights and trace.causal:
+        frame.attrs[MASKED] = pd.DataFrame(~trace.mask, index=frame.index, columns=frame.columns)
+    return frame
 
 
 def weighted_sum_frame(trace: AttentionTrace, i: int) -> pd.DataFrame:
@@ -61,7 +71,7 @@ def formatted(frame: pd.DataFrame, decimals: int | None = 2) -> pd.DataFrame:
 
     Numbers get fixed decimals (see ``format_number``); text cells, row and column labels are
     Markdown-escaped, so a token such as ">" or "[a](b)" shows as itself. ``decimals=None``
-    leaves numbers as they are (ids, positions).
+    leaves numbers as they are (ids, positions). Cells marked in ``frame.attrs[MASKED]`` show "—".
     """
 
     def cell(x: object) -> object:
@@ -72,6 +82,10 @@ def formatted(frame: pd.DataFrame, decimals: int | None = 2) -> pd.DataFrame:
         return x
 
     shown = frame.map(cell)
+    shown.attrs = {}  # the mask is applied here; Streamlit would try to serialise it
+    if MASKED in frame.attrs:
+        blocked = frame.attrs[MASKED].reindex(index=frame.index, columns=frame.columns, fill_value=False)
+        shown = shown.mask(blocked.to_numpy(dtype=bool), MASKED_TEXT)
     if not isinstance(frame.index, pd.RangeIndex):  # a RangeIndex is not shown
         shown.index = pd.Index([markdown_text(str(r)) for r in frame.index], name=frame.index.name)
     shown.columns = [markdown_text(str(c)) for c in frame.columns]

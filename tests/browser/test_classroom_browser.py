@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from attention import trace_self_attention
-from tests.browser.test_walkthrough_browser import read_table, type_sentence, wait_for_ticks
+from tests.browser.test_walkthrough_browser import read_table, type_sentence, wait_for_table, wait_for_ticks
+from viz import tables as T
 
 pytestmark = pytest.mark.browser
 
@@ -33,7 +34,11 @@ def test_link_round_trip_reproduces_the_numbers(page, open_page, artifacts):
     page.wait_for_function("() => location.search.includes('query=') && location.search.includes('causal=true') "
                            "&& location.search.includes('seed=7')")
     assert not student_warnings(page)
-    page.wait_for_timeout(1000)
+    engine = trace_self_attention("the cat sat on the mat", seed=7, causal=True)
+    alpha_cells = T.formatted(T.query_key_frame(engine, engine.weights, weights=True)).values.tolist()
+    wait_for_table(page, "weights", alpha_cells)  # the page has drawn what is asserted below
+    output_cells = T.formatted(T.token_by_dim_frame(engine, engine.output).iloc[[2]]).values.tolist()
+    wait_for_table(page, "output-row", output_cells)
     _, alpha = read_table(page, "weights")
     _, output = read_table(page, "output-row")
     link = page.url
@@ -45,7 +50,6 @@ def test_link_round_trip_reproduces_the_numbers(page, open_page, artifacts):
     assert not student_warnings(student)  # a genuine link raises no complaint
     np.testing.assert_array_equal(read_table(student, "weights")[1], alpha)
     np.testing.assert_array_equal(read_table(student, "output-row")[1], output)
-    engine = trace_self_attention("the cat sat on the mat", seed=7, causal=True)
     np.testing.assert_allclose(output[0], engine.output[2], atol=0.005 + 1e-9)  # query 3, from the engine
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from attention import trace_self_attention
+from tests.test_pages import shown_number
 
 pytestmark = pytest.mark.browser
 
@@ -19,8 +20,17 @@ def read_table(page, key: str) -> tuple[list[str], np.ndarray]:
     for r in range(rows.count()):
         cells = rows.nth(r).locator("th, td").all_inner_texts()
         labels.append(cells[0].strip())
-        values.append([float(c.strip().replace("−", "-")) for c in cells[1:]])
+        values.append([shown_number(c.strip()) for c in cells[1:]])
     return labels, np.array(values)
+
+
+def wait_for_table(page, key: str, cells: list[list[str]]) -> None:
+    """Wait until the table ``key`` shows exactly these cell texts (row labels left out)."""
+    page.wait_for_function(
+        "([sel, want]) => JSON.stringify(Array.from(document.querySelectorAll(sel)).map("
+        "r => Array.from(r.querySelectorAll('td')).map(c => c.innerText.trim()))) === JSON.stringify(want)",
+        arg=[f".st-key-table-{key} table tbody tr", cells],
+    )
 
 
 def tick_labels(page, fig: str, axis: str = "x") -> list[str]:
