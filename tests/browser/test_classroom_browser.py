@@ -7,6 +7,7 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+from playwright.sync_api import expect
 
 from attention import trace_self_attention
 from tests.browser.test_walkthrough_browser import read_table, type_sentence, wait_for_table, wait_for_ticks
@@ -61,8 +62,9 @@ def test_presenter_mode_walks_every_step_and_survives_a_reload(open_page, artifa
     for n in range(2, 9):
         page.get_by_role("button", name="Next").click()
         page.wait_for_selector(f"h3:has-text('Step {n} of 8')")
-        assert page.locator("h3:has-text('of 8')").count() == 1  # one step a screen
-    assert page.get_by_role("button", name="Next").is_disabled()
+        expect(page.locator("h3:has-text('of 8')")).to_have_count(1)  # one step a screen
+    expect(page.get_by_role("button", name="Next")).to_be_disabled()
+    expect(page.get_by_role("button", name="Previous")).to_be_enabled()
     page.screenshot(path=artifacts / "presenter-step-8.png")
     page.get_by_role("button", name="Previous").click()
     page.wait_for_selector("h3:has-text('Step 7 of 8')")
@@ -70,7 +72,8 @@ def test_presenter_mode_walks_every_step_and_survives_a_reload(open_page, artifa
     page.reload()
     page.wait_for_selector("h3:has-text('Step 7 of 8')")  # the step is in the link
     page.wait_for_selector(".st-key-table-weights table")
-    page.wait_for_timeout(1000)
+    expect(page.get_by_role("button", name="Next")).to_be_enabled()  # the buttons fit the step after a reload
+    wait_for_ticks(page, "weights", ["This", "forum", "is", "awesome"])
     page.screenshot(path=artifacts / "presenter-step-7.png")
 
 

@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from attention import Projections, random_projections, trace_self_attention
 from tests.browser.test_lessons_browser import full_screenshot
@@ -16,26 +17,59 @@ SENTENCE = "This forum is awesome"
 
 
 def edit_cell(page, editor: str, row: int, col: int, text: str, *, ncols: int) -> None:
-    """Type into cell (row, col), both 1-based, of a matrix editor as a learner does with a mouse:
-    double-click the cell, select its text, type, press Enter.
+    """Type into cell (row, col), both 1-based, of a matrix editor as a learner does: click the
+    cell, open its editor, select its text, type, press Enter.
 
     The grid is a canvas: cells are found by geometry (header and rows 35 px, index column 50 px,
-    equal data columns). The first click only gives the grid focus, as in a real browser.
+    equal data columns), once the grid has stopped moving.
     """
+    page.bring_to_front()  # another learner's page may have been opened since: typing needs the focus
     grid = page.locator(f".st-key-{editor}")
     grid.scroll_into_view_if_needed()
-    page.wait_for_timeout(800)  # let the expander finish opening and the page stop scrolling
-    box = grid.bounding_box()
+    box = settled_box(page, grid)
     x = box["x"] + 50 + (col - 0.5) * (box["width"] - 50) / ncols
     y = box["y"] + 35 + (row - 0.5) * 35
-    page.mouse.click(x, y)  # focus the grid and select the cell
-    page.wait_for_timeout(300)
-    page.mouse.dblclick(x, y)  # open the cell's editor
-    page.wait_for_timeout(300)
+    type_in_cell(page, x, y, f"glide-cell-{col}-{row - 1}", text)
+
+
+def settled_box(page, locator) -> dict:
+    """The element's box once an expander has finished opening and the page has stopped scrolling:
+    the same box on two animation frames in a row."""
+    page.wait_for_function(
+        """el => new Promise(done => requestAnimationFrame(() => {
+            const a = JSON.stringify(el.getBoundingClientRect());
+            requestAnimationFrame(() => done(a === JSON.stringify(el.getBoundingClientRect())));
+        }))""",
+        arg=locator.element_handle(),
+    )
+    return locator.bounding_box()
+
+
+def type_in_cell(page, x: float, y: float, cell: str, text: str) -> None:
+    """Select the grid cell at (x, y), whose accessible id is ``cell`` ("glide-cell-<column>-<row>"),
+    replace its text with ``text`` and commit it. Each step waits for the grid's own state."""
+    selected_or_open = ("id => document.activeElement?.id === id"
+                        " || document.activeElement?.matches('textarea.gdg-input')")
+    page.mouse.click(x, y)
+    try:
+        page.wait_for_function(selected_or_open, arg=cell, timeout=5_000)
+    except PlaywrightTimeout:  # a grid without focus took the click as focus only: the second click selects
+        page.mouse.click(x, y)
+        page.wait_for_function(selected_or_open, arg=cell)
+    if page.evaluate("id => document.activeElement.id === id", cell):
+        page.keyboard.press("Enter")  # open the selected cell's editor
+    editor = page.locator("textarea.gdg-input")
+    page.wait_for_function("() => document.activeElement?.matches('textarea.gdg-input')")  # the editor has focus
     page.keyboard.press("Control+A")
     page.keyboard.type(text)
-    page.wait_for_timeout(100)
+    # the editor holds the text, and React has rendered it (two animation frames), before Enter commits it
+    page.wait_for_function(
+        "t => document.activeElement?.value === t && new Promise(done => requestAnimationFrame("
+        "() => requestAnimationFrame(() => done(document.activeElement?.value === t))))",
+        arg=text,
+    )
     page.keyboard.press("Enter")
+    editor.wait_for(state="detached")
 
 
 def grid_cell(page, editor: str, row: int, col: int) -> str:

@@ -55,8 +55,11 @@ def test_causal_toggle_changes_the_heatmap(page, artifacts):
     after = svg_texts(page, "weights")
     assert after[:4] == ["1.00", "—", "—", "—"]  # the first token attends only to itself
     assert after != before
-    scaled_text = page.locator(".st-key-table-scaled table tbody tr").first.inner_text()
-    assert scaled_text.count("−∞") == 3  # the scores step shows −∞ where masked
+    # the tables repaint apart from the figures: wait for each one's masked cells
+    page.wait_for_function(  # the scores step shows −∞ where masked
+        "() => (document.querySelector('.st-key-table-scaled tbody tr')?.innerText.match(/−∞/g) || []).length === 3")
+    page.wait_for_function(  # and the α table shows — where the heatmap does
+        "() => (document.querySelector('.st-key-table-weights tbody')?.innerText.match(/—/g) || []).length === 6")
     assert "causal=true" in page.url
     page.locator("h3:has-text('Step 7 of 8')").scroll_into_view_if_needed()
     page.wait_for_timeout(500)
