@@ -67,8 +67,19 @@ def shared_ngrams(a: str, b: str) -> list[str]:
 
 
 def digits(phone: str) -> list[int]:
-    """The digits of a phone number, in order: "+420 601-234" → [4, 2, 0, 6, 0, 1, 2, 3, 4]."""
-    return [int(ch) for ch in phone if ch.isdigit() and ch.isascii()]
+    """The digits of a phone number, in order, in any script: "+420 601-234" → [4, 2, 0, 6, 0, 1, 2, 3, 4];
+    Arabic-Indic "٦٠١" and fullwidth "６０１" → [6, 0, 1]. Superscripts such as "²" are not digits."""
+    return [unicodedata.decimal(ch) for ch in phone if ch.isdecimal()]
+
+
+def visible(text: str) -> str:
+    """Control characters (NUL, tab, newline, …) as the visible symbols Unicode keeps for them (␀, ␉, ␊),
+    so a name that holds one is shown, not mangled; everything else unchanged."""
+    return "".join(
+        chr(0x2400 + ord(ch)) if ord(ch) < 0x20 else "␡" if ord(ch) == 0x7F
+        else "�" if unicodedata.category(ch) == "Cc" else ch
+        for ch in text
+    )
 
 
 def digit_vectors(phones: list[str]) -> Array:
@@ -155,12 +166,18 @@ DEFAULT_BOOK = (
 )
 
 
+MAX_ENTRIES = 50  # a lookup over more names draws too many bars to read, and a pasted list can be huge
+
+
 def clean_entries(rows: list[tuple[object, object]]) -> tuple[list[str], list[str], list[str]]:
     """The usable rows of an edited phonebook, and a message for each row that was left out.
 
     A row needs a name and a number with at least one digit. Duplicate names are kept and reported:
     they get the same score, so the hard lookup returns the first and the soft lookup weighs both
     numbers equally.
+
+    Only the first MAX_ENTRIES usable rows are looked up; the message says which rows were left out
+    (they stay in the learner's table).
 
     Returns
     -------
@@ -170,9 +187,10 @@ def clean_entries(rows: list[tuple[object, object]]) -> tuple[list[str], list[st
     phones: list[str] = []
     messages: list[str] = []
     seen: dict[str, int] = {}
+    used_rows: list[int] = []
     for row, (name, phone) in enumerate(rows, start=1):
-        name = "" if name is None or (isinstance(name, float) and np.isnan(name)) else str(name).strip()
-        phone = "" if phone is None or (isinstance(phone, float) and np.isnan(phone)) else str(phone).strip()
+        name = "" if name is None or (isinstance(name, float) and np.isnan(name)) else visible(str(name).strip())
+        phone = "" if phone is None or (isinstance(phone, float) and np.isnan(phone)) else visible(str(phone).strip())
         if not name and not phone:
             continue  # an empty new row
         if not name:
@@ -191,4 +209,10 @@ def clean_entries(rows: list[tuple[object, object]]) -> tuple[list[str], list[st
             seen[folded] = row
         names.append(name)
         phones.append(phone)
+        used_rows.append(row)
+    if len(names) > MAX_ENTRIES:
+        messages.append(f"The phonebook holds {len(names):,} names; a lookup uses the first {MAX_ENTRIES} "
+                        f"(rows 1–{used_rows[MAX_ENTRIES - 1]}). Rows {used_rows[MAX_ENTRIES]} onwards stay in the "
+                        "table but are left out of the lookup.")
+        names, phones = names[:MAX_ENTRIES], phones[:MAX_ENTRIES]
     return names, phones, messages

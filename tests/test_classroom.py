@@ -25,6 +25,21 @@ def test_csv_parses_back_to_the_engine_matrix(name, matrix):
         assert list(frame.index) == list(frame.columns) == ["the (1)", "cat", "sat", "on", "the (5)", "mat"]
 
 
+def test_csv_cells_a_spreadsheet_would_run_are_neutralised():
+    evil = A.trace_self_attention("=HYPERLINK(1) +cmd -2+3 @SUM x - 2", seed=1, causal=True)
+    csv = X.to_csv(X.matrices(evil)["weights"])
+    frame = pd.read_csv(io.StringIO(csv), index_col=0)
+    labels = [str(r) for r in frame.index]
+    assert labels == list(frame.columns)
+    # every label that began with = + - @ now begins with an apostrophe; nothing else changed
+    for shown, token in zip(labels, token_labels(evil.tokens), strict=True):
+        assert shown == ("'" + token if token[0] in "=+-@" else token)
+    assert not any(line.split(",")[0].startswith(("=", "+", "-", "@")) for line in csv.splitlines())
+    np.testing.assert_array_equal(frame.to_numpy(), evil.weights)  # numbers stay numbers, negative ones too
+    scores = pd.read_csv(io.StringIO(X.to_csv(X.matrices(evil)["scaled scores"])), index_col=0).to_numpy()
+    np.testing.assert_array_equal(scores, evil.masked_scores)  # -inf and negative scores read back as numbers
+
+
 def test_every_matrix_is_exported():
     assert list(X.matrices(TRACE)) == ["X", "E", "P", "W_Q", "W_K", "W_V", "Q", "K", "V", "scores",
                                        "scaled scores", "weights", "output"]
@@ -63,6 +78,19 @@ def test_presenter_mode_walks_the_steps():
     assert sum(m.value.startswith("Attention gives every token three roles") for m in at.markdown) == 1
 
 
+@pytest.mark.parametrize("step", [1, 5, 8])
+def test_presenter_buttons_match_the_step_a_link_opens_on(step):
+    # the step came from the link: on the first run Previous and Next must already fit it
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["present"] = "true"
+    if step != 1:
+        at.query_params["step"] = str(step)
+    at.run()
+    assert step_headers(at)[0].startswith(f"Step {step} of 8")
+    assert at.button(key="prev_step").disabled == (step == 1)
+    assert at.button(key="next_step").disabled == (step == 8)
+
+
 # --- links -----------------------------------------------------------------------------------------
 from streamlit.testing.v1 import AppTest  # noqa: E402, RUF100
 
@@ -82,25 +110,66 @@ TAMPERED = [
     ({"nonsense": "1"}, "is not a setting of Attention Lab"),
     ({"x" * 500: "1"}, "is not a setting of Attention Lab"),
 ]
+# Values that made a bound widget raise while Streamlit seeded it from the URL (the page became one
+# error box), or that it dropped or re-read without a word; each with the page that binds it.
+CRASHING = [
+    ({"seed": "inf"}, "lessons/walkthrough.py"),
+    ({"seed": "1e400"}, "lessons/walkthrough.py"),
+    ({"seed": "-inf"}, "lessons/walkthrough.py"),
+    ({"seed": "--5"}, "lessons/walkthrough.py"),
+    ({"seed": "1" * 30}, "lessons/walkthrough.py"),
+    ({"seed": "+8"}, "lessons/walkthrough.py"),
+    ({"d_k": "²"}, "lessons/walkthrough.py"),
+    ({"d_model": "²"}, "lessons/walkthrough.py"),
+    ({"present": "true", "step": "٣"}, "lessons/walkthrough.py"),
+    ({"heads": "²"}, "lessons/multihead.py"),
+    ({"heads": "3"}, "lessons/multihead.py"),
+    ({"dk_demo": "²"}, "lessons/scaling.py"),
+    ({"dk_demo": "1e400"}, "lessons/scaling.py"),
+    ({"temperature": "0.50"}, "lessons/scaling.py"),
+    ({"rel_dk": "²"}, "lessons/relevance.py"),
+    ({"pb_temperature": "0.010"}, "lessons/phonebook.py"),
+]
+
+
+def plain(markdown: str) -> str:
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def open_with(params: dict[str, str], page: str = "lessons/walkthrough.py") -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    if page != "lessons/walkthrough.py":
+        at.switch_page(page)
+    return at.run()
 
 
 @pytest.mark.parametrize("params,message", TAMPERED)
 def test_tampered_links_fall_back_and_say_so(params, message):
-    assert any(message in p for p in check_link(params))
-    at = AppTest.from_file(APP, default_timeout=60)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
+    assert any(message in p for p in check_link(params).values())
+    at = open_with(params)
     assert_no_exception(at)
-    assert any(message in w.value for w in at.warning)  # the learner is told
+    assert any(message in plain(w.value) for w in at.warning)  # the learner is told
     assert len(step_headers(at)) == 8  # and the lesson still works, on defaults for the bad parts
+
+
+@pytest.mark.parametrize("params,page", CRASHING)
+def test_links_that_crashed_a_page_are_removed_and_named(params, page):
+    at = open_with(params, page)
+    assert_no_exception(at)
+    bad = [k for k in params if k != "present"]
+    warning = " ".join(plain(w.value) for w in at.warning)
+    assert all(f"“{k}={params[k][:29]}" in warning for k in bad)  # named…
+    assert not any(k in at.query_params for k in bad)  # …and removed from the URL
+    assert at.sidebar.text_input(key="sentence").value == "This forum is awesome"  # the sidebar is there
 
 
 def test_good_links_raise_no_complaint():
     good = {"seed": "7", "d_model": "6", "d_k": "3", "preset": "Identity (W = I)", "positional": "true",
             "causal": "false",
             "step": "2", "temperature": "0.5", "sentence": "the cat sat", "heads": "2", "dk_demo": "64"}
-    assert check_link(good) == []
+    assert check_link(good) == {}
     assert set(good) <= set(SPECS)
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in good.items():

@@ -145,7 +145,7 @@ def test_query_choice_survives_a_shorter_sentence():
 
 @pytest.mark.parametrize(
     "bad,message",
-    [("", "empty"), ("   \t ", "empty"), ("x" * 10_000, "10,000 characters"), ("a " * 65, "65 tokens")],
+    [("", "empty"), ("   \t ", "empty"), ("a " * 65, "65 tokens"), ("a " * 500, "500 tokens")],
 )
 def test_unusable_sentences_explain_and_keep_the_text(bad, message):
     at = run_app(sentence="the cat sat")
@@ -155,6 +155,13 @@ def test_unusable_sentences_explain_and_keep_the_text(bad, message):
     assert "the cat sat" in at.warning[0].value  # it says what is shown instead
     assert at.text_input(key="sentence").value == bad  # the learner's text is not lost
     assert shown_tokens(at) == ["the", "cat", "sat"]  # the page keeps working on the last good one
+
+
+def test_the_sentence_box_holds_at_most_the_longest_usable_sentence():
+    # 1,000 characters, the tokenizer's limit: longer text could never be shown, and would make a
+    # link too long to open again
+    at = run_app()
+    assert at.text_input(key="sentence").max_chars == A.MAX_CHARS == 1000
 
 
 @pytest.mark.parametrize(

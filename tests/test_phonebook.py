@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from attention.phonebook import (
     DEFAULT_BOOK,
+    MAX_ENTRIES,
     clean_entries,
     digit_vectors,
     digits,
@@ -147,3 +148,22 @@ def test_page_default_and_controls():
     at = set_widget(at, "pb_query", "   ")
     assert_no_exception(at)
     assert "Type a name" in at.info[0].value
+
+
+def test_numbers_in_any_script_and_names_with_control_characters():
+    assert digits("٦٠١ ٢٣٤") == [6, 0, 1, 2, 3, 4]  # Arabic-Indic
+    assert digits("６０１-２３") == [6, 0, 1, 2, 3]  # fullwidth
+    assert digits("x²") == []  # a superscript is not a digit of a phone number
+    names, phones, messages = clean_entries([("An\x00na", "١٢"), ("Bob\x1b[2J", "7"), ("Cy", "٣")])
+    assert names == ["An␀na", "Bob␛[2J", "Cy"] and not messages  # shown, not mangled or dropped
+    r = lookup(names, phones, "Anna")
+    np.testing.assert_array_equal(r.values[0], [1, 2])
+
+
+def test_a_huge_paste_is_cut_to_the_limit_with_a_message():
+    rows = [(f"Name {i}", f"{i}") for i in range(1000)]
+    names, _, messages = clean_entries(rows)
+    assert len(names) == MAX_ENTRIES and names[-1] == f"Name {MAX_ENTRIES - 1}"
+    assert any("1,000 names" in m and f"Rows {MAX_ENTRIES + 1} onwards" in m for m in messages)
+    from viz.phonebook import key_bars
+    assert key_bars(lookup(names, ["1"] * len(names), "Name 3"), soft=True).data[0].text is None  # no 50 labels

@@ -8,13 +8,16 @@ which parts of a tampered or outdated link it ignored.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from urllib.parse import urlencode
 
 import streamlit as st
 
 from attention import MAX_CHARS
-from ui.matrix_editor import LINK_PATTERN
+from ui.matrix_editor import LINK_PATTERN, MAX_EDITS_CHARS
+from ui.settings import DEFAULT_D_MODEL
+from viz.labels import markdown_text
 
 PRESET_LABELS = {"random": "Seeded random", "identity": "Identity (W = I)"}  # the URL carries the label
 TEMPERATURES = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
@@ -23,20 +26,21 @@ PHONEBOOK_TEMPERATURES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
 
 def _whole(low: int, high: int) -> Callable[[str], bool]:
     def check(text: str) -> bool:
-        return text.lstrip("-").isdigit() and low <= int(text) <= high
+        # ASCII digits only: "²", "٣", "+8", "--5", "1e400" and "inf" are refused here, before the bound
+        # widget would raise on them (int("²") fails; int(float("inf")) overflows) or quietly re-read them.
+        return re.fullmatch(r"[0-9]{1,7}", text) is not None and low <= int(text) <= high
 
-    check.__doc__ = f"a whole number from {low} to {high}"
+    check.__doc__ = f"a whole number from {low} to {high}, in the digits 0–9"
     return check
 
 
 def _one_of(options) -> Callable[[str], bool]:
-    def check(text: str) -> bool:
-        try:
-            return text in options or float(text) in options
-        except ValueError:
-            return False
+    shown = [str(o) for o in options]  # exactly as the widget writes it: "0.5", not "0.50"
 
-    check.__doc__ = "one of " + ", ".join(str(o) for o in options)
+    def check(text: str) -> bool:
+        return text in shown
+
+    check.__doc__ = "one of " + ", ".join(shown)
     return check
 
 
@@ -55,7 +59,7 @@ def _text(limit: int) -> Callable[[str], bool]:
 
 def _edited_cells(text: str) -> bool:
     """hand-edited cells such as Q1.1:5;K2.3:-0.5"""
-    return len(text) <= 4000 and LINK_PATTERN.fullmatch(text) is not None
+    return len(text) <= MAX_EDITS_CHARS and LINK_PATTERN.fullmatch(text) is not None
 
 
 # Every query parameter a lesson binds, and what it accepts. Keep in step with the widgets.
@@ -80,32 +84,48 @@ SPECS: dict[str, Callable[[str], bool]] = {
 }
 
 
-def check_link(params: dict[str, str | list[str]]) -> list[str]:
-    """A message for each query parameter the lessons will ignore: unknown, repeated or invalid."""
-    problems = []
+def check_link(params: dict[str, str | list[str]]) -> dict[str, str]:
+    """For each query parameter the lessons can't use (unknown, invalid, or heads that don't divide
+    d_model): a message, keyed by the parameter. The messages quote the link's text as plain text;
+    escape them for the medium that shows them."""
+    problems: dict[str, str] = {}
     for key, value in params.items():
-        shown = key if len(key) <= 30 else key[:29] + "…"
+        shown = _short(key)
         if key not in SPECS:
-            problems.append(f"“{shown}” is not a setting of Attention Lab, so it was ignored.")
+            problems[key] = f"“{shown}” is not a setting of Attention Lab, so it was ignored."
             continue
-        values = value if isinstance(value, list) else [value]
-        text = values[-1]
+        text = (value if isinstance(value, list) else [value])[-1]
         check = SPECS[key]
         if not check(text):
-            short = text if len(text) <= 30 else text[:29] + "…"
-            problems.append(f"“{shown}={short}” was ignored: {key} must be {check.__doc__}. The default is used.")
+            problems[key] = f"“{shown}={_short(text)}” was ignored: {key} must be {check.__doc__}. The default is used."
+    heads = params.get("heads")
+    if "heads" not in problems and isinstance(heads, str):
+        d_model = params.get("d_model")
+        d_model = int(d_model) if "d_model" not in problems and isinstance(d_model, str) else DEFAULT_D_MODEL
+        if d_model % int(heads):
+            divisors = ", ".join(str(h) for h in range(1, d_model + 1) if d_model % h == 0)
+            problems["heads"] = (f"“heads={heads}” was ignored: the number of heads must divide d_model = {d_model} "
+                                 f"({divisors}). The default is used.")
     return problems
 
 
-def report_link_problems() -> None:
-    """On the first run of a session, say which parts of the opening link were ignored."""
-    if "_link_checked" in st.session_state:
-        return
-    st.session_state["_link_checked"] = True
+def _short(text: str) -> str:
+    return text if len(text) <= 30 else text[:29] + "…"
+
+
+def clean_link() -> None:
+    """Before any widget exists: remove from the URL every setting a lesson can't use, and say which.
+
+    A bound widget is seeded from the URL before the page's code can look at the value, and some
+    values make that raise (``?seed=inf``); others would be dropped without a word. Each run checks
+    (a cheap look at a handful of strings); only a URL with a bad part gets a message.
+    """
     problems = check_link(st.query_params.to_dict())
+    for key in problems:
+        del st.query_params[key]
     if problems:
-        st.warning("Some settings in this link could not be used:\n\n" + "\n".join(f"- {p}" for p in problems),
-                   icon=":material/link_off:")
+        st.warning("Some settings in this link could not be used:\n\n"
+                   + "\n".join(f"- {markdown_text(p)}" for p in problems.values()), icon=":material/link_off:")
 
 
 def share_link() -> None:

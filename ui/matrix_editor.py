@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from attention import Projections
-from viz.labels import dim_labels
+from viz.labels import dim_labels, markdown_text
 
 BOUND = 100.0  # |entry| ≤ BOUND: beyond it the softmax saturates and the numbers stop teaching anything
 NAMES = ("W_Q", "W_K", "W_V")
@@ -90,6 +90,8 @@ def parse_edits(
 
 LINK_KEY = "w"  # the query parameter that carries hand-edited cells
 LINK_PATTERN = re.compile(r"[QKV]\d{1,2}\.\d{1,2}:[^;:]{1,25}(;[QKV]\d{1,2}\.\d{1,2}:[^;:]{1,25})*")
+# The longest w=… the app can write: every cell of three 16 × 16 matrices, "Q16.16:" and 25 characters each.
+MAX_EDITS_CHARS = 3 * 16 * 16 * (len("Q16.16:") + 25 + 1)
 
 
 def encode_edits(matrices: dict[str, np.ndarray], preset: Projections) -> str:
@@ -189,7 +191,7 @@ def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") 
     """Draw the three editors; return the hand-edited matrices, or None while they equal the preset."""
     state = _state(preset, basis)
     while state.notes:
-        st.warning(state.notes.pop(0), icon=":material/link_off:")
+        st.warning(markdown_text(state.notes.pop(0)), icon=":material/link_off:")  # quotes the link
     st.caption(f"Click a cell to type a number, or paste a block of cells. Entries must be numbers within "
                f"±{BOUND:g}. An edit lasts while d_model and d_k stay the same.")
     columns = st.columns(3)
@@ -200,7 +202,7 @@ def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") 
             edited = st.data_editor(shown, key=f"{key}-{name}-{state.version}", width="stretch")
             matrix, errors = parse_edits(name, state.matrices[name], shown, edited)
             for error in errors:
-                st.error(error + " The last good matrix stays in use.", icon="⛔")
+                st.error(markdown_text(error) + " The last good matrix stays in use.", icon="⛔")  # quotes the cell
             if not errors and not np.array_equal(matrix, state.matrices[name]):
                 state.matrices[name] = matrix
                 state.edited = True

@@ -24,13 +24,13 @@ def presenter_controls() -> int:
     """Previous / "Step n of N" with a jump menu / Next. The step is in the URL, so it survives a
     reload and can be shared."""
     st.html(PRESENTER_CSS)
-    current = int(st.session_state.get("step", 1))
     left, middle, right = st.columns([1, 3, 1], vertical_alignment="center")
+    with middle:  # first: on a link's first run the step exists only once this widget has read the URL
+        step = st.selectbox("Go to step", range(1, len(STEPS) + 1), key="step", bind="query-params",
+                            help="Jump to any step; the step number is part of the link.")
+    current = int(step or 1)
     left.button("Previous", key="prev_step", on_click=_move, args=(-1,), disabled=current <= 1,
                 icon=":material/arrow_back:", width="stretch")
     right.button("Next", key="next_step", on_click=_move, args=(1,), disabled=current >= len(STEPS),
                  icon=":material/arrow_forward:", icon_position="right", width="stretch")
-    with middle:
-        step = st.selectbox("Go to step", range(1, len(STEPS) + 1), key="step", bind="query-params",
-                            help="Jump to any step; the step number is part of the link.")
-    return int(step or 1)
+    return current

@@ -12,7 +12,7 @@ from typing import TypeVar
 
 import streamlit as st
 
-from attention import SentenceError
+from attention import MAX_CHARS, MAX_TOKENS, SentenceError
 from viz.labels import markdown_text
 
 DEFAULT_SENTENCE = "This forum is awesome"
@@ -39,6 +39,23 @@ def _new_seed() -> None:
     st.session_state["seed"] = random.choice([s for s in range(10_000) if s != current])
 
 
+def _seed_from_link() -> None:
+    """The seed is kept in the URL by hand, not with bind="query-params": Streamlit seeds a bound
+    number_input with int(float(text)), which raises OverflowError for "inf" or "1e400" before any
+    of our code can look (Streamlit 1.67). ``ui.links.clean_link`` has already removed a bad value."""
+    if "_seed_read" not in st.session_state:
+        st.session_state["_seed_read"] = True
+        if "seed" in st.query_params:
+            st.session_state["seed"] = int(st.query_params["seed"])
+
+
+def _seed_to_link(seed: int) -> None:
+    if int(seed) == DEFAULT_SEED:
+        st.query_params.pop("seed", None)
+    elif st.query_params.get("seed") != str(int(seed)):
+        st.query_params["seed"] = str(int(seed))
+
+
 def draw_shared_sidebar() -> Shared:
     """The sentence, seed, d_model and positional-encoding controls, bound to the URL."""
     sb = st.sidebar
@@ -48,12 +65,15 @@ def draw_shared_sidebar() -> Shared:
         value=DEFAULT_SENTENCE,
         key="sentence",
         bind="query-params",
-        help="Words and punctuation become tokens; at most 64 tokens.",
+        max_chars=MAX_CHARS,  # longer text could never be shown, and would make links too long to open
+        help=f"Words and punctuation become tokens; at most {MAX_TOKENS} tokens and {MAX_CHARS:,} characters.",
     )
+    _seed_from_link()
     seed = sb.number_input(
-        "Seed", min_value=0, max_value=MAX_SEED, value=DEFAULT_SEED, step=1, key="seed", bind="query-params",
+        "Seed", min_value=0, max_value=MAX_SEED, value=DEFAULT_SEED, step=1, key="seed",
         help="The same seed always gives the same embeddings and random matrices.",
     )
+    _seed_to_link(seed)
     sb.button("New random seed", key="new_seed", on_click=_new_seed, width="stretch")
     d_model = sb.slider(
         "d_model (embedding size)", *D_MODEL_RANGE, value=DEFAULT_D_MODEL, key="d_model", bind="query-params"
@@ -91,7 +111,7 @@ def trace_or_explain(shared: Shared, trace: Callable[..., T], **options) -> T:
         result = trace(shared.sentence, **kwargs)
     except SentenceError as error:
         st.warning(
-            f"{error}\n\nUntil then the lesson shows the last sentence that worked: "
+            f"{markdown_text(str(error))}\n\nUntil then the lesson shows the last sentence that worked: "
             f"“{markdown_text(last_good)}”.",
             icon="✏️",
         )

@@ -37,9 +37,27 @@ def matrices(trace: AttentionTrace) -> dict[str, pd.DataFrame]:
     return frames
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may read as a formula (OWASP)
+
+
+def spreadsheet_safe(text: object) -> object:
+    """A text cell that a spreadsheet would run as a formula ("=HYPERLINK(…)", "-2+3", "@SUM(…)") gets a
+    leading apostrophe, which spreadsheets show as text. Numbers are not text: they pass unchanged."""
+    if isinstance(text, str) and text.startswith(FORMULA_STARTS):
+        return "'" + text
+    return text
+
+
 def to_csv(frame: pd.DataFrame) -> str:
-    """CSV with the row labels as the first column and full precision; masked scores are "-inf"."""
-    return frame.to_csv(float_format="%.17g")
+    """CSV with the row labels as the first column and full precision; masked scores are "-inf".
+
+    Row labels, column labels and text cells are tokens the learner typed, so each is made
+    ``spreadsheet_safe``; numeric cells stay numbers.
+    """
+    safe = frame.map(spreadsheet_safe)
+    safe.index = pd.Index([spreadsheet_safe(r) for r in frame.index], name=frame.index.name)
+    safe.columns = [spreadsheet_safe(c) for c in frame.columns]
+    return safe.to_csv(float_format="%.17g")
 
 
 def trace_json(trace: AttentionTrace) -> str:

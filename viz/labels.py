@@ -34,8 +34,12 @@ def dim_labels(d: int) -> list[str]:
 
 
 def plotly_text(text: str) -> str:
-    """Plotly renders a subset of HTML in titles, ticks and hover text; make user text inert."""
-    return html.escape(text, quote=True)
+    """Plotly renders a subset of HTML in titles, ticks and hover text; make user text inert.
+
+    Escaping <, > and & is enough: with no "<" left there is no tag, so no attribute that a quote
+    could end. Quotes stay as they are, since Plotly would show "&quot;" literally.
+    """
+    return html.escape(text, quote=False)
 
 
 def markdown_text(text: str) -> str:

@@ -6,10 +6,12 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from attention.phonebook import Lookup, shared_ngrams
+from attention.phonebook import Lookup, shared_ngrams, visible
 from viz.figures import FONT, WEIGHTS_SCALE
 from viz.labels import format_number, markdown_text, plotly_text
 from viz.scaling import RAW_COLOUR, SCALED_COLOUR
+
+MAX_BAR_LABELS = 20
 
 
 def key_bars(result: Lookup, *, soft: bool) -> go.Figure:
@@ -22,7 +24,8 @@ def key_bars(result: Lookup, *, soft: bool) -> go.Figure:
         y, title, axis = result.scores, "hard: scores q·k (the chosen key in orange)", "q·k"
         colour = dict(color=[RAW_COLOUR if j == result.hard_index else "#bbbbbb" for j in range(len(names))])
     fig = go.Figure(go.Bar(
-        x=list(range(len(names))), y=y, text=[format_number(v) for v in y], textposition="outside",
+        x=list(range(len(names))), y=y, textposition="outside",
+        text=[format_number(v) for v in y] if len(names) <= MAX_BAR_LABELS else None,  # the table has them all
         marker=dict(line=dict(color="#444", width=1), **colour), customdata=names,
         hovertemplate=f"key %{{customdata}}<br>{axis} = %{{y:.3f}}<extra></extra>",
     ))
@@ -74,7 +77,7 @@ def hard_answer(result: Lookup) -> str:
     """How the hard lookup chose, and what T → 0 does, as Markdown (user text escaped)."""
     name = markdown_text(result.names[result.hard_index])
     number = markdown_text(result.phones[result.hard_index])
-    query = markdown_text(result.query.strip())
+    query = markdown_text(visible(result.query.strip()))
     row = result.hard_index + 1
     if result.scores.max() <= 0:
         return (f"**Hard answer** (no name shares a letter triple with “{query}”, so every score is 0 and all "

@@ -1,0 +1,106 @@
+"""Hostile input through a real browser: every place that shows user text shows it literally.
+
+Each payload is put into every input that reaches a message or label (links, the sentence, the
+phonebook's names and query, the matrix editor's cells through the link), and the rendered page is
+checked: no link, image, bold text or maths was made of it, and no request left for its URL.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import numpy as np
+import pytest
+
+from attention import random_projections
+from tests.browser.test_issue4_browser import settled_box, type_in_cell
+from tests.browser.test_walkthrough_browser import wait_for_ticks
+from ui.links import check_link
+from ui.matrix_editor import MAX_EDITS_CHARS, NAMES, encode_edits
+
+pytestmark = pytest.mark.browser
+
+LINK = "[Sign in](//evil.example/x)"
+BOLD = "**Your session expired**"
+MATHS = r"$\rule{80em}{80em}$"
+IMAGE = "![x](//evil.example/x.png)"
+PAYLOADS = (LINK, BOLD, MATHS, IMAGE)
+
+
+def watch_requests(page) -> list[str]:
+    urls: list[str] = []
+    page.on("request", lambda r: urls.append(r.url))
+    return urls
+
+
+def assert_inert(page, requests: list[str], *, shown: tuple[str, ...]) -> None:
+    """Nothing on the page was made of a payload, and each of ``shown`` is on screen as typed."""
+    assert page.locator("a[href*='evil.example']").count() == 0  # no link
+    assert page.locator("img[src*='evil.example']").count() == 0  # no image
+    for tag in ("strong", "b", "em"):  # no fake system message
+        assert page.locator(tag, has_text="session expired").count() == 0
+        assert page.locator(tag, has_text="Session expired").count() == 0
+    assert page.locator(".katex .rule").count() == 0  # no \rule drawn over the page
+    assert page.locator("[data-testid=stAlertContainer] .katex").count() == 0  # no maths in a message
+    assert not [u for u in requests if "evil.example" in u]  # the browser fetched nothing
+    text = page.locator("[data-testid=stApp]").inner_text()
+    for s in shown:
+        assert s in text, s
+
+
+def test_link_parameters_are_named_literally(open_page):
+    query = urlencode({LINK: "1", BOLD: "1", IMAGE: "1", "seed": MATHS})
+    page = open_page("/?" + query, ".st-key-table-output table")
+    requests = watch_requests(page)
+    page.wait_for_selector("[data-testid=stAlertContainer]:has-text('could not be used')")
+    assert_inert(page, requests, shown=PAYLOADS)
+    assert page.locator(".st-key-seed input").input_value() == "42"  # the default seed, not a crash
+
+
+def test_matrix_cells_from_a_link_are_refused_literally(open_page):
+    cells = "Q1.1:**Session expired**;K1.1:[a](//evil.example);V1.1:$\\rule{9em}{9em}$"
+    page = open_page("/?" + urlencode({"w": cells}), ".st-key-table-output table")
+    requests = watch_requests(page)
+    page.wait_for_selector("[data-testid=stAlertContainer]:has-text('is not a number')")
+    assert_inert(page, requests, shown=("**Session expired**", "[a](//evil.example)", r"$\rule{9em}{9em}$"))
+
+
+def test_sentence_and_phonebook_show_payloads_literally(open_page):
+    page = open_page("/?" + urlencode({"sentence": f'{BOLD} say "hi"'}), ".st-key-table-output table")
+    requests = watch_requests(page)
+    wait_for_ticks(page, "weights", ["* (1)", "* (2)", "Your", "session", "expired", "* (6)", "* (7)", "say",
+                                     '" (9)', "hi", '" (11)'])  # a quote is drawn as ", never &quot;
+    assert_inert(page, requests, shown=())
+
+    page = open_page("/phonebook?" + urlencode({"pb_query": IMAGE}), ".st-key-table-pb-answers table")
+    requests = watch_requests(page)
+    page.wait_for_selector("p:has-text('Hard answer')")
+    # type a name and a number into the book as a learner does (the grid is a canvas: cells by
+    # geometry; the row markers take the first 33 px, then the name column)
+    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]")
+    grid = page.locator(".st-key-book canvas").first
+    grid.scroll_into_view_if_needed()
+    box = settled_box(page, grid)
+    type_in_cell(page, box["x"] + 90, box["y"] + 35 + 17, "glide-cell-1-0", f"{LINK} {MATHS}")  # row 1, name
+    page.wait_for_function("t => document.querySelector('.st-key-table-pb-lookup tbody')?.innerText.includes(t)",
+                           arg=LINK)  # the lookup ran with the new name
+    box = settled_box(page, grid)
+    type_in_cell(page, box["x"] + box["width"] - 60, box["y"] + 35 + 17, "glide-cell-2-0", BOLD)  # its number
+    page.wait_for_selector("[data-testid=stAlertContainer]:has-text('has no digits')")  # it quotes the name
+    assert_inert(page, requests, shown=(f"{LINK} {MATHS}", IMAGE))
+
+
+def test_the_longest_link_the_app_can_write_opens_again(open_page):
+    # the longest sentence the box takes (1,000 four-byte characters) and every cell of three
+    # 16 × 16 matrices edited, each with a long exact value: what the app would write into the link
+    preset = random_projections(16, 16, 42)
+    edited = {name: np.asarray(w) - 3.3333333333333335e-05 for name, w in zip(NAMES, preset, strict=True)}
+    cells = encode_edits(edited, preset)
+    sentence = "𝔸" * 1000  # 1,000 characters, 4 bytes each in UTF-8
+    params = {"sentence": sentence, "d_model": "16", "d_k": "16", "w": cells}
+    assert len(cells) <= MAX_EDITS_CHARS and not check_link(params)
+    page = open_page("/?" + urlencode(params), ".st-key-table-output table")
+    assert len(page.url) > 30_000
+    assert page.locator(".st-key-sentence input").input_value() == sentence
+    page.wait_for_selector("[data-testid=stAlertContainer]:has-text('hand-edited matrices')")  # the edits are in use
+    assert page.locator("[data-testid=stAlertContainer]:has-text('could not be used')").count() == 0
