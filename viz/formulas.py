@@ -130,7 +130,8 @@ def softmax_row(trace: AttentionTrace, i: int) -> str:
     terms = " + ".join(num(exps[j], de) for j in kept)
     lines = [
         rf"m_{{{i + 1}}} = \max_j z_{{{i + 1}j}} = {plain(m, dz)}"
-        rf"\qquad \textstyle\sum_j e^{{z_{{{i + 1}j}} - m_{{{i + 1}}}}} = {terms} {sum_rel} {plain(total, 3)}"
+        rf"\qquad \textstyle\sum_j e^{{z_{{{i + 1}j}} - m_{{{i + 1}}}}} = "
+        + (f"{terms} {sum_rel} {plain(total, 3)}" if len(kept) > 1 else plain(total, 3))
     ]
     for j in range(trace.n):
         a = rf"\alpha_{{{i + 1},{j + 1}}}"

@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -26,8 +27,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class Served(str):
+    """A server's base URL, with the process behind it (so a test can stop one replica)."""
+
+    process: subprocess.Popen
+
+
 @contextlib.contextmanager
-def streamlit_server(script: str | Path = "app.py", *, timeout: float = 60.0) -> Iterator[str]:
+def streamlit_server(script: str | Path = "app.py", *, timeout: float = 60.0) -> Iterator[Served]:
     """Serve ``script`` on a free loopback port; yield its base URL once /_stcore/health says ok."""
     port = free_port()
     artifacts = ROOT / "test-artifacts"
@@ -37,21 +44,10 @@ def streamlit_server(script: str | Path = "app.py", *, timeout: float = 60.0) ->
          "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
-    base = f"http://127.0.0.1:{port}"
+    base = Served(f"http://127.0.0.1:{port}")
+    base.process = proc
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with code {proc.returncode} before it was healthy")
-            try:
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
-                    if r.read().decode().strip() == "ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"streamlit was not healthy on {base} within {timeout} s")
-            time.sleep(0.2)
+        wait_healthy(base, timeout, proc)
         yield base
     finally:
         proc.terminate()
@@ -61,6 +57,63 @@ def streamlit_server(script: str | Path = "app.py", *, timeout: float = 60.0) ->
             proc.kill()
         if log is not subprocess.DEVNULL:
             log.close()
+
+
+def wait_healthy(base: str, timeout: float, proc: subprocess.Popen) -> None:
+    """Wait until ``base``/_stcore/health answers ok (Streamlit's, or through nginx)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{proc.args[0]} exited with code {proc.returncode} before it was healthy")
+        try:
+            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
+                if r.read().decode().strip() == "ok":
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{base} was not healthy within {timeout} s")
+        time.sleep(0.2)
+
+
+NGINX = "/usr/sbin/nginx"
+NGINX_CONF = ROOT / "deploy" / "nginx" / "attention-lab.conf"
+TEMP_PATHS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+
+
+@contextlib.contextmanager
+def nginx_in_front(replicas: list[str], *, timeout: float = 30.0) -> Iterator[Served]:
+    """Debian's nginx on a free loopback port, with deploy/'s Attention Lab config in front of
+    ``replicas`` (base URLs). Only the listen line and the replica list differ from deploy/."""
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="attention-lab-nginx-") as tmp:
+        conf = Path(tmp)
+        conf.chmod(0o755)  # nginx's workers run as nobody when the tests run as root
+        for name in TEMP_PATHS:
+            (conf / name).mkdir(mode=0o777)
+            (conf / name).chmod(0o777)
+        shipped = NGINX_CONF.read_text(encoding="utf-8")
+        assert "    listen 8080;\n" in shipped
+        listen = f"    listen 127.0.0.1:{port};\n"
+        (conf / "attention-lab.conf").write_text(shipped.replace("    listen 8080;\n", listen))
+        (conf / "attention-lab-upstreams.conf").write_text(
+            "".join(f"server {r.removeprefix('http://')} max_fails=1 fail_timeout=10s;\n" for r in replicas))
+        (conf / "nginx.conf").write_text(
+            f"pid {tmp}/nginx.pid;\nerror_log {tmp}/error.log warn;\nevents {{ worker_connections 1024; }}\n"
+            "http {\n  access_log off;\n"
+            + "".join(f"  {name}_temp_path {tmp}/{name};\n" for name in TEMP_PATHS)
+            + "  include attention-lab.conf;\n}\n"
+        )
+        proc = subprocess.Popen([NGINX, "-p", tmp, "-c", f"{tmp}/nginx.conf", "-g", "daemon off;"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        base = Served(f"http://127.0.0.1:{port}")
+        base.process = proc
+        try:
+            wait_healthy(base, timeout, proc)
+            yield base
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
 
 
 def launch_chromium(playwright):
