@@ -237,3 +237,19 @@ def test_alpha_tables_show_masked_weights_as_the_heatmap_does(t):
     assert (first == MASKED_TEXT).sum() == (t.n - 1 if t.causal else 0)
     bars = F.alpha_bars(t, 0)
     assert list(bars.data[0].text).count(MASKED_TEXT) == (t.n - 1 if t.causal else 0)
+
+
+def test_bar_colours_reach_plotly_js_as_plain_lists():
+    # A NumPy array travels as a base64 typed array ({"dtype", "bdata"}); Streamlit's Plotly.js
+    # logged "Invalid color specifier: Float64Array" for it. Colours must be plain numbers.
+    import json  # noqa: PLC0415
+
+    from attention.phonebook import DEFAULT_BOOK, lookup  # noqa: PLC0415
+    from viz import phonebook as P  # noqa: PLC0415
+    from viz import scaling as S  # noqa: PLC0415
+
+    book = lookup([n for n, _ in DEFAULT_BOOK], [p for _, p in DEFAULT_BOOK], "Jan")
+    for fig in (F.alpha_bars(TRACE, 0), P.key_bars(book, soft=True),
+                S.softmax_bars([("a", np.array([0.2, 0.8]))], title="t")):
+        colours = json.loads(fig.to_json())["data"][0]["marker"]["color"]
+        assert isinstance(colours, list) and all(isinstance(c, float) for c in colours)

@@ -190,7 +190,7 @@ def alpha_bars(trace: AttentionTrace, i: int) -> go.Figure:
             y=row,
             text=[format_number(a) if allowed else MASKED_TEXT for a, allowed in zip(row, trace.mask[i], strict=True)],
             textposition="outside",
-            marker=dict(color=row, colorscale=WEIGHTS_SCALE, cmin=0, cmax=1, line=dict(color="#444", width=1)),
+            marker=dict(color=row.tolist(), colorscale=WEIGHTS_SCALE, cmin=0, cmax=1, line=dict(color="#444", width=1)),
             customdata=labels,
             hovertemplate="key %{customdata}<br>α = %{y:.3f}<extra></extra>",
         )

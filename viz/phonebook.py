@@ -19,7 +19,7 @@ def key_bars(result: Lookup, *, soft: bool) -> go.Figure:
     names = [plotly_text(n) for n in result.names]
     if soft:
         y, title, axis = result.weights, f"soft: weights α = softmax(q·k / {result.temperature:g})", "α"
-        colour = dict(color=result.weights, colorscale=WEIGHTS_SCALE, cmin=0, cmax=1)
+        colour = dict(color=result.weights.tolist(), colorscale=WEIGHTS_SCALE, cmin=0, cmax=1)
     else:
         y, title, axis = result.scores, "hard: scores q·k (the chosen key in orange)", "q·k"
         colour = dict(color=[RAW_COLOUR if j == result.hard_index else "#bbbbbb" for j in range(len(names))])

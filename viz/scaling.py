@@ -44,7 +44,8 @@ def softmax_bars(panels: list[tuple[str, npt.ArrayLike]], *, title: str) -> go.F
         fig.add_trace(
             go.Bar(x=[f"k{j + 1}" for j in range(w.size)], y=w, text=[format_number(a) for a in w],
                    textposition="outside", showlegend=False,
-                   marker=dict(color=w, colorscale=WEIGHTS_SCALE, cmin=0, cmax=1, line=dict(color="#444", width=1)),
+                   marker=dict(color=w.tolist(), colorscale=WEIGHTS_SCALE, cmin=0, cmax=1,
+                               line=dict(color="#444", width=1)),
                    hovertemplate="key %{x}<br>α = %{y:.4f}<extra></extra>"),
             row=1, col=c,
         )
