@@ -44,6 +44,17 @@ def streamlit_server(script: str | Path = "app.py", *, timeout: float = 60.0) ->
          "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
+    try:
+        with _serving(proc, port, timeout) as base:
+            yield base
+    finally:
+        if log is not subprocess.DEVNULL:
+            log.close()
+
+
+@contextlib.contextmanager
+def _serving(proc: subprocess.Popen, port: int, timeout: float) -> Iterator[Served]:
+    """``proc``'s base URL on ``port`` once it is healthy; stop it at the end."""
     base = Served(f"http://127.0.0.1:{port}")
     base.process = proc
     try:
@@ -55,8 +66,6 @@ def streamlit_server(script: str | Path = "app.py", *, timeout: float = 60.0) ->
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
-        if log is not subprocess.DEVNULL:
-            log.close()
 
 
 def wait_healthy(base: str, timeout: float, proc: subprocess.Popen) -> None:
@@ -106,14 +115,8 @@ def nginx_in_front(replicas: list[str], *, timeout: float = 30.0) -> Iterator[Se
         )
         proc = subprocess.Popen([NGINX, "-p", tmp, "-c", f"{tmp}/nginx.conf", "-g", "daemon off;"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        base = Served(f"http://127.0.0.1:{port}")
-        base.process = proc
-        try:
-            wait_healthy(base, timeout, proc)
+        with _serving(proc, port, timeout) as base:
             yield base
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
 
 
 def launch_chromium(playwright):
