@@ -95,13 +95,15 @@ async def open_walkthrough(page, base: str, errors: dict[str, int]) -> float:
 
 
 async def type_and_wait(page, sentence: str, errors: dict[str, int]) -> float | None:
+    """Seconds from Enter until the page shows ``sentence``; None (and a timeout counted) if the page
+    could not even be typed into, or did not catch up, within TIMEOUT_MS."""
     box = page.locator(".st-key-sentence input")
-    await box.fill(sentence)
-    start = time.perf_counter()
-    await box.press("Enter")
     try:
+        await box.fill(sentence)
+        start = time.perf_counter()
+        await box.press("Enter")
         await page.wait_for_function(WALKTHROUGH_UPDATED, arg=[TOKEN_FIGURES, labels_of(sentence)])
-    except Exception:
+    except Exception:  # a timeout or a closed page is what this counts
         errors["timeouts"] += 1
         return None
     return time.perf_counter() - start
