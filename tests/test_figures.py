@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -10,8 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attention as A
+from attention.phonebook import DEFAULT_BOOK, lookup
 from viz import figures as F
 from viz import formulas as L
+from viz import phonebook as P
+from viz import scaling as S
 from viz import tables as T
 from viz.labels import MASKED_TEXT, format_number, markdown_text, plotly_text, token_labels
 
@@ -242,12 +246,6 @@ def test_alpha_tables_show_masked_weights_as_the_heatmap_does(t):
 def test_bar_colours_reach_plotly_js_as_plain_lists():
     # A NumPy array travels as a base64 typed array ({"dtype", "bdata"}); Streamlit's Plotly.js
     # logged "Invalid color specifier: Float64Array" for it. Colours must be plain numbers.
-    import json  # noqa: PLC0415
-
-    from attention.phonebook import DEFAULT_BOOK, lookup  # noqa: PLC0415
-    from viz import phonebook as P  # noqa: PLC0415
-    from viz import scaling as S  # noqa: PLC0415
-
     book = lookup([n for n, _ in DEFAULT_BOOK], [p for _, p in DEFAULT_BOOK], "Jan")
     for fig in (F.alpha_bars(TRACE, 0), P.key_bars(book, soft=True),
                 S.softmax_bars([("a", np.array([0.2, 0.8]))], title="t")):
