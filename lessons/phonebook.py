@@ -28,30 +28,29 @@ with right:
 names, phones, problems = clean_entries(list(zip(book["name"], book["phone"], strict=True)))
 for problem in problems:
     st.warning(markdown_text(problem), icon="📒")
+# No st.stop(): it would also stop app.py, which draws the share-link box after the page.
 if not names:
     st.info("The phonebook is empty. Add a row with a name and a number to look something up.")
-    st.stop()
-if not query.strip():
+elif not query.strip():
     st.info("Type a name to look up.")
-    st.stop()
+else:
+    result = lookup(names, phones, query, temperature=temperature)
+    st.subheader("Hard lookup and soft lookup", divider="gray")
+    ui.lesson("phonebook/01_hard_soft")
+    hard, soft = st.columns(2)
+    with hard:
+        ui.chart(P.key_bars(result, soft=False), "pb-scores")
+        st.markdown(P.hard_answer(result))
+    with soft:
+        ui.chart(P.key_bars(result, soft=True), "pb-weights")
+        blended = " ".join(f"{d:.1f}" for d in result.soft)
+        st.markdown(f"**Soft answer**: Σ α_j v_j = [{blended}], a blend of every number in the book.")
+    ui.table(P.lookup_frame(result), "pb-lookup", decimals=3)
+    ui.matrix(P.answers_figure(result), P.answers_frame(result), "pb-answers", side_by_side=False, decimals=2)
 
-result = lookup(names, phones, query, temperature=temperature)
-st.subheader("Hard lookup and soft lookup", divider="gray")
-ui.lesson("phonebook/01_hard_soft")
-hard, soft = st.columns(2)
-with hard:
-    ui.chart(P.key_bars(result, soft=False), "pb-scores")
-    st.markdown(P.hard_answer(result))
-with soft:
-    ui.chart(P.key_bars(result, soft=True), "pb-weights")
-    blended = " ".join(f"{d:.1f}" for d in result.soft)
-    st.markdown(f"**Soft answer**: Σ α_j v_j = [{blended}], a blend of every number in the book.")
-ui.table(P.lookup_frame(result), "pb-lookup", decimals=3)
-ui.matrix(P.answers_figure(result), P.answers_frame(result), "pb-answers", side_by_side=False, decimals=2)
-
-st.subheader("Temperature: from soft to hard", divider="gray")
-ui.lesson("phonebook/02_temperature")
-st.latex(rf"\text{{soft}} = \operatorname{{softmax}}\!\left(\frac{{q \cdot K^\top}}{{T}}\right) V,"
-         rf"\qquad T = {temperature:g}"
-         rf",\qquad \max_j \alpha_j = {result.weights.max():.3f}")
-ui.lesson("phonebook/03_back_to_attention")
+    st.subheader("Temperature: from soft to hard", divider="gray")
+    ui.lesson("phonebook/02_temperature")
+    st.latex(rf"\text{{soft}} = \operatorname{{softmax}}\!\left(\frac{{q \cdot K^\top}}{{T}}\right) V,"
+             rf"\qquad T = {temperature:g}"
+             rf",\qquad \max_j \alpha_j = {result.weights.max():.3f}")
+    ui.lesson("phonebook/03_back_to_attention")

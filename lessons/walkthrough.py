@@ -29,26 +29,37 @@ presenting = st.sidebar.toggle("Presenter mode", key="present", bind="query-para
 basis = (settings.d_model, d_k, preset, settings.seed)
 preset_matrices = preset_projections(preset, settings.d_model, d_k, settings.seed)
 
-if presenting:
+
+def presentation() -> None:
+    """One step a screen (presenter mode)."""
     step = presenter_controls()
     edits = current_edits(preset_matrices, basis=basis)
     trace = trace_or_explain(settings, trace_self_attention, d_k=d_k, preset=preset, projections=edits)
     render_steps(trace, first=step, last=step)
-    st.stop()
 
-st.title("Self-attention, step by step")
-ui.lesson("walkthrough/00_intro")
-steps_1_2 = st.container()
-step_intro(3)
-with st.expander("Edit W_Q, W_K, W_V by hand", icon=":material/edit:", expanded="w" in st.query_params):
-    edits = edited_projections(preset_matrices, basis=basis)
-if edits is not None:
-    st.info("These are your hand-edited matrices; every step below uses them. “Reset to the preset” in the "
-            "editor brings back the preset.", icon=":material/edit:")
-trace = trace_or_explain(settings, trace_self_attention, d_k=d_k, preset=preset, projections=edits)
-with steps_1_2:
-    exercise_panel(trace)
-    render_steps(trace, last=2)
-render_steps(trace, first=3, last=3, intro=False)
-render_steps(trace, first=4)
-export_panel(trace)
+
+def lesson() -> None:
+    """All eight steps, the editor in step 3, the exercises and the downloads."""
+    st.title("Self-attention, step by step")
+    ui.lesson("walkthrough/00_intro")
+    steps_1_2 = st.container()
+    step_intro(3)
+    with st.expander("Edit W_Q, W_K, W_V by hand", icon=":material/edit:", expanded="w" in st.query_params):
+        edits = edited_projections(preset_matrices, basis=basis)
+    if edits is not None:
+        st.info("These are your hand-edited matrices; every step below uses them. “Reset to the preset” in the "
+                "editor brings back the preset.", icon=":material/edit:")
+    trace = trace_or_explain(settings, trace_self_attention, d_k=d_k, preset=preset, projections=edits)
+    with steps_1_2:
+        exercise_panel(trace)
+        render_steps(trace, last=2)
+    render_steps(trace, first=3, last=3, intro=False)
+    render_steps(trace, first=4)
+    export_panel(trace)
+
+
+# No st.stop() here: it would also stop app.py, which draws the share-link box after the page.
+if presenting:
+    presentation()
+else:
+    lesson()

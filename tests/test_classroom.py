@@ -89,6 +89,7 @@ def test_presenter_buttons_match_the_step_a_link_opens_on(step):
     assert step_headers(at)[0].startswith(f"Step {step} of 8")
     assert at.button(key="prev_step").disabled == (step == 1)
     assert at.button(key="next_step").disabled == (step == 8)
+    assert "present=true" in at.sidebar.code[0].value  # the share-link box is drawn in presenter mode too
 
 
 # --- links -----------------------------------------------------------------------------------------
