@@ -58,6 +58,7 @@ def test_a_cleared_cell_from_the_editor_is_reported():
 # --- edited cells in the link --------------------------------------------------------------------
 from attention import Projections, random_projections, trace_self_attention  # noqa: E402, RUF100
 from tests.test_pages import assert_no_exception, table  # noqa: E402, RUF100
+from ui.links import check_link  # noqa: E402, RUF100
 from ui.matrix_editor import NAMES, decode_edits, encode_edits  # noqa: E402, RUF100
 from ui.settings import DEFAULT_SEED, DEFAULT_SENTENCE  # noqa: E402, RUF100
 
@@ -99,3 +100,18 @@ def test_a_link_with_edited_cells_reproduces_them_on_the_page():
     np.testing.assert_allclose(table(at, "scores"), engine.scores, atol=0.005 + 1e-9)
     np.testing.assert_allclose(table(at, "output"), engine.output, atol=0.005 + 1e-9)
     assert any("hand-edited" in i.value for i in at.info)
+
+
+def test_a_tiny_usable_number_is_applied_and_travels_in_the_link_exactly():
+    # 1e-320 is a (subnormal) finite number within the bound: it must be applied and linked, not lost
+    current = np.full((2, 2), 0.5)
+    shown = matrix_text(current)
+    edited = shown.copy()
+    edited.iat[0, 0] = "1e-320"
+    new, errors = parse_edits("W_Q", current, shown, edited)
+    assert not errors and new[0, 0] == 1e-320
+    preset = Projections(current, current, current)
+    text = encode_edits({"W_Q": new, "W_K": current, "W_V": current}, preset)
+    assert text == "Q1.1:1e-320" and not check_link({"w": text})
+    cells, notes = decode_edits(text, (2, 2))
+    assert cells == [("W_Q", 0, 0, 1e-320)] and not notes
