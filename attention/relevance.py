@@ -56,9 +56,10 @@ def attend_to(
         return unchanged
     g_hat = g / g_norm
     peak = _peak_along(x[i] @ w_q, g_hat, k[allowed], int(np.sum(allowed[:t])), 1 / np.sqrt(d_k))
-    step = min(strength * np.sqrt(d_k), peak)
+    reach = strength * np.sqrt(d_k)  # how far the slider lets q_i move
+    step = min(reach, peak)
     delta = step * np.outer(x[i], g_hat) / x_norm2  # [d_model, 1] · [1, d_k] -> [d_model, d_k]
-    return Nudge(w_q + delta, delta, g_hat, float(step), bool(peak <= strength * np.sqrt(d_k)), False)
+    return Nudge(w_q + delta, delta, g_hat, float(step), bool(peak <= reach), False)
 
 
 def _peak_along(q: Array, g_hat: Array, k: Array, t: int, scale: float) -> float:

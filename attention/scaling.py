@@ -84,6 +84,14 @@ def saturation_stats(d_k: int, n_rows: int, n_keys: int, seed: int) -> Saturatio
     q = rng.standard_normal((n_rows, d_k))  # [rows, d_k]
     k = rng.standard_normal((n_rows, n_keys, d_k))  # [rows, keys, d_k]
     s = np.einsum("rjc,rc->rj", k, q)  # [rows, keys]
+    max_weight, jacobian_z, gradient_q = _statistics(s, k, d_k)  # each [2, rows]
+    return SaturationStats(d_k, max_weight, jacobian_z, gradient_q)
+
+
+def _statistics(s: Array, k: Array, d_k: int) -> tuple[Array, Array, Array]:
+    """max α, ‖∂α/∂z‖ and ‖∂α/∂q‖ of rows of raw scores s [rows, keys] with keys k [rows, keys, d_k],
+    each [2, rows]: without scaling (c = 1) and with it (c = 1/√d_k)."""
+    n_keys = s.shape[-1]
     stats = []
     for c in (1.0, 1.0 / np.sqrt(d_k)):
         a = softmax(c * s, axis=-1)  # [rows, keys]
@@ -91,7 +99,7 @@ def saturation_stats(d_k: int, n_rows: int, n_keys: int, seed: int) -> Saturatio
         grad_q = c * jac @ k  # [rows, keys, keys] @ [rows, keys, d_k] -> [rows, keys, d_k]
         stats.append((a.max(axis=-1), np.linalg.norm(jac, axis=(1, 2)), np.linalg.norm(grad_q, axis=(1, 2))))
     max_weight, jacobian_z, gradient_q = (np.stack(parts) for parts in zip(*stats, strict=True))
-    return SaturationStats(d_k, max_weight, jacobian_z, gradient_q)
+    return max_weight, jacobian_z, gradient_q
 
 
 def row_statistics(scores: npt.ArrayLike, k: npt.ArrayLike, d_k: int) -> Array:
@@ -102,9 +110,4 @@ def row_statistics(scores: npt.ArrayLike, k: npt.ArrayLike, d_k: int) -> Array:
     ndarray [2, 3]: rows (no scaling, ÷ √d_k), columns (max α, ‖∂α/∂z‖, ‖∂α/∂q‖)
     """
     s, k = np.asarray(scores, dtype=np.float64), np.asarray(k, dtype=np.float64)
-    out = np.empty((2, 3))
-    for row, c in enumerate((1.0, 1.0 / np.sqrt(d_k))):
-        a = softmax(c * s)
-        jac = softmax_jacobian(a)
-        out[row] = a.max(), np.linalg.norm(jac), np.linalg.norm(c * jac @ k)
-    return out
+    return np.stack(_statistics(s[None], k[None], d_k))[:, :, 0].T  # [3, 2, 1] -> [2, 3]
