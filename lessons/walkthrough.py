@@ -1,21 +1,24 @@
 """The main lesson: Att(Q, K, V) = softmax(Q·Kᵀ / √d_k)·V on the learner's sentence, in eight steps.
 
-Every number shown comes from one engine trace; nothing is recomputed here. Step 3 also holds the
-hand editors of W_Q, W_K and W_V, which feed the trace, so the page lays out steps 1–2 in a
-container first and fills it once the trace exists. Presenter mode shows one step a screen.
+Every number shown comes from one engine trace; nothing is recomputed here. One step is drawn at a
+time (Previous / Next / a step menu, the step in the link); "All steps on one page" draws all eight.
+Step 3 holds the hand editors of W_Q, W_K and W_V, which feed the trace; the other steps read the
+same edits without drawing the editor. Presenter mode shows the open step in large type.
 """
 
 import streamlit as st
 
-from attention import PRESETS, preset_projections, trace_self_attention
+from attention import PRESETS, AttentionTrace, Projections, preset_projections, trace_self_attention
 from ui import components as ui
 from ui.exercises import exercise_panel
 from ui.exports import export_panel
 from ui.links import PRESET_LABELS
 from ui.matrix_editor import current_edits, edited_projections
-from ui.presenter import presenter_controls
+from ui.presenter import next_step_button, step_controls
 from ui.settings import shared, trace_or_explain
-from ui.walkthrough import render_steps, step_intro
+from ui.walkthrough import STEPS, render_steps, step_intro
+
+EDITOR_STEP = 3
 
 settings = shared()
 d_k = st.sidebar.slider("d_k (query, key and value size)", 1, 16, value=4, key="d_k", bind="query-params")
@@ -30,36 +33,61 @@ basis = (settings.d_model, d_k, preset, settings.seed)
 preset_matrices = preset_projections(preset, settings.d_model, d_k, settings.seed)
 
 
-def presentation() -> None:
-    """One step a screen (presenter mode)."""
-    step = presenter_controls()
-    edits = current_edits(preset_matrices, basis=basis)
-    trace = trace_or_explain(settings, trace_self_attention, d_k=d_k, preset=preset, projections=edits)
-    render_steps(trace, first=step, last=step)
-
-
-def lesson() -> None:
-    """All eight steps, the editor in step 3, the exercises and the downloads."""
-    st.title("Self-attention, step by step")
-    ui.lesson("walkthrough/00_intro")
-    steps_1_2 = st.container()
-    step_intro(3)
+def editor() -> Projections | None:
+    """Step 3's hand editors; their edits feed every step."""
     with st.expander("Edit W_Q, W_K, W_V by hand", icon=":material/edit:", expanded="w" in st.query_params):
         edits = edited_projections(preset_matrices, basis=basis)
     if edits is not None:
-        st.info("These are your hand-edited matrices; every step below uses them. “Reset to the preset” in the "
+        st.info("These are your hand-edited matrices; every step uses them. “Reset to the preset” in the "
                 "editor brings back the preset.", icon=":material/edit:")
+    return edits
+
+
+def one_step(step: int) -> AttentionTrace:
+    """The open step only; the editor only when step 3 is open."""
+    step_intro(step)
+    edits = editor() if step == EDITOR_STEP else current_edits(preset_matrices, basis=basis)
+    if edits is not None and step != EDITOR_STEP:
+        st.caption("Using your hand-edited W_Q, W_K, W_V (step 3 has the editor).")
+    trace = trace_or_explain(settings, trace_self_attention, d_k=d_k, preset=preset, projections=edits)
+    render_steps(trace, first=step, last=step, intro=False)
+    return trace
+
+
+def every_step() -> AttentionTrace:
+    """All eight steps on one page, as a printed handout would have them (slower to draw)."""
+    steps_1_2 = st.container()
+    step_intro(EDITOR_STEP)
+    edits = editor()
     trace = trace_or_explain(settings, trace_self_attention, d_k=d_k, preset=preset, projections=edits)
     with steps_1_2:
-        exercise_panel(trace)
         render_steps(trace, last=2)
-    render_steps(trace, first=3, last=3, intro=False)
-    render_steps(trace, first=4)
+    render_steps(trace, first=EDITOR_STEP, last=EDITOR_STEP, intro=False)
+    render_steps(trace, first=EDITOR_STEP + 1)
+    return trace
+
+
+def lesson() -> None:
+    """The title and intro, the exercises, the steps, and the downloads."""
+    st.title("Self-attention, step by step")
+    ui.lesson("walkthrough/00_intro")
+    exercises = st.container()  # filled once the trace exists: the editor in step 3 may change it
+    all_steps = st.toggle("All steps on one page", key="all_steps", bind="query-params",
+                          help=f"Draw all {len(STEPS)} steps at once, one under the other (slower to draw), "
+                               "instead of one step at a time.")
+    if all_steps:
+        trace = every_step()
+    else:
+        step = step_controls()
+        trace = one_step(step)
+        next_step_button(step)
+    with exercises:
+        exercise_panel(trace)
     export_panel(trace)
 
 
 # No st.stop() here: it would also stop app.py, which draws the share-link box after the page.
 if presenting:
-    presentation()
+    one_step(step_controls(presenting=True))
 else:
     lesson()

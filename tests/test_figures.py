@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import numpy as np
@@ -11,20 +10,28 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attention as A
-from attention.phonebook import DEFAULT_BOOK, lookup
+from attention.phonebook import lookup
+from tests import svg_reading as R
 from viz import figures as F
 from viz import formulas as L
+from viz import heads as H
 from viz import phonebook as P
-from viz import scaling as S
+from viz import svg
 from viz import tables as T
-from viz.labels import MASKED_TEXT, format_number, markdown_text, plotly_text, token_labels
+from viz.labels import MASKED_TEXT, format_number, markdown_text, token_labels
 
 TRACE = A.trace_self_attention("the cat sat on the mat", d_model=6, d_k=3, seed=11)
 LABELS = ["the (1)", "cat", "sat", "on", "the (5)", "mat"]
 
 
-def axis_text(fig, axis):
-    return list(getattr(fig.layout, axis).ticktext)
+def rank(fills, scale: str) -> np.ndarray:
+    """Where each cell's colour sits on its scale (0 … 1): the nearest of 2001 points along it."""
+    def rgb(colours):
+        return np.array([[int(c[k:k + 2], 16) for k in (1, 3, 5)] for c in colours], dtype=float)
+
+    dense = rgb(svg.colours(scale, np.linspace(0, 1, 2001)))  # [2001, 3]
+    distance = ((rgb(fills)[:, None, :] - dense[None]) ** 2).sum(axis=2)  # [cells, 2001]
+    return distance.argmin(axis=1) / 2000
 
 
 def test_token_labels_are_unique_short_and_plain():
@@ -36,67 +43,76 @@ def test_token_labels_are_unique_short_and_plain():
     "m,name,weights",
     [(TRACE.scores, "scores", False), (TRACE.scaled_scores, "scaled", False), (TRACE.weights, "α weights", True)],
 )
-def test_query_key_heatmap_z_is_the_engine_matrix_and_axes_carry_tokens(m, name, weights):
+def test_query_key_heatmap_shows_the_engine_matrix_with_tokens_on_both_axes(m, name, weights):
     fig = F.query_key_figure(TRACE, m, name, weights=weights)
-    np.testing.assert_array_equal(np.array(fig.data[0].z, dtype=float), m)
-    assert axis_text(fig, "yaxis") == LABELS and axis_text(fig, "xaxis") == LABELS
-    assert "query" in fig.layout.yaxis.title.text and "key" in fig.layout.xaxis.title.text
-    assert fig.layout.yaxis.autorange == "reversed"  # row 1 on top, as the matrix is written
-    assert fig.data[0].text[0][1] == format_number(m[0, 1])  # the numbers in the cells
-    # hover names the query and the key of each cell
-    assert list(fig.data[0].customdata[0][1]) == ["the (1)", "cat"]
-    assert "query" in fig.data[0].hovertemplate and "key" in fig.data[0].hovertemplate
+    # the numbers in the cells are the engine's, row i = query i (row 1 on top), column j = key j
+    np.testing.assert_array_equal(R.cell_texts(fig, m.shape), np.vectorize(format_number)(m))
+    assert R.ticks(fig, "y") == LABELS and R.ticks(fig, "x") == LABELS
+    assert "query" in R.texts(fig, "ytitle")[0] and "key" in R.texts(fig, "xtitle")[0]
+    # the colours follow the numbers: a larger value is never drawn lower on the scale
+    order = np.argsort(m, axis=None, kind="stable")
+    assert np.all(np.diff(rank(R.cell_fills(fig, m.shape).ravel(), "weights" if weights else "signed")[order]) >= 0)
 
 
-def test_weights_use_a_colour_blind_safe_scale_from_zero_to_the_largest_weight():
+def test_weights_use_viridis_from_zero_to_the_largest_weight_and_signed_numbers_rdbu_centred_on_0():
     fig = F.query_key_figure(TRACE, TRACE.weights, "α", weights=True)
-    assert (fig.data[0].zmin, fig.data[0].zmax) == (0.0, TRACE.weights.max())
-    assert fig.data[0].colorscale[0][1] == "#440154"  # Viridis starts at dark purple
+    fills = R.cell_fills(fig, TRACE.weights.shape)
+    assert fills.flat[np.argmax(TRACE.weights)] == svg.VIRIDIS[-1]  # the largest weight is the top colour
+    cbar = R.texts(fig, "cbar")  # top, middle, bottom
+    assert float(cbar[0]) == pytest.approx(TRACE.weights.max(), rel=1e-2) and cbar[-1] == "0"
     signed = F.token_by_dim_figure(TRACE, TRACE.q, "Q")
-    assert signed.data[0].zmid == 0.0 and signed.data[0].zmin == -signed.data[0].zmax
+    q_fills = R.cell_fills(signed, TRACE.q.shape)
+    top = np.abs(TRACE.q).max()
+    assert q_fills.flat[np.argmax(np.abs(TRACE.q))] in (svg.RDBU[0], svg.RDBU[-1])  # ±max reaches an end
+    assert (rank(q_fills.ravel(), "signed") > 0.5).tolist() == (TRACE.q.ravel() > 0).tolist()  # positive: blue half
+    assert R.texts(signed, "cbar")[1] == "0" and R.texts(signed, "cbar")[0] == f"{top:.3g}"
 
 
 @pytest.mark.parametrize("name", ["x", "q", "k", "v", "output"])
 def test_token_by_dim_heatmaps_show_the_trace(name):
     m = getattr(TRACE, name)
     fig = F.token_by_dim_figure(TRACE, m, name.upper())
-    np.testing.assert_array_equal(np.array(fig.data[0].z, dtype=float), m)
-    assert axis_text(fig, "yaxis") == LABELS
-    assert axis_text(fig, "xaxis") == [str(c) for c in range(1, m.shape[1] + 1)]
-    assert f"[{m.shape[0]} × {m.shape[1]}]" in fig.layout.title.text  # the shape is in the title
+    np.testing.assert_array_equal(R.cell_texts(fig, m.shape), np.vectorize(format_number)(m))
+    assert R.ticks(fig, "y") == LABELS
+    assert R.ticks(fig, "x") == [str(c) for c in range(1, m.shape[1] + 1)]
+    assert f"[{m.shape[0]} × {m.shape[1]}]" in R.texts(fig, "title")[0]  # the shape is in the title
 
 
 def test_projection_heatmap():
     fig = F.projection_figure(TRACE.w_k, "W_K")
-    np.testing.assert_array_equal(np.array(fig.data[0].z, dtype=float), TRACE.w_k)
-    assert "[6 × 3]" in fig.layout.title.text
+    np.testing.assert_array_equal(R.cell_texts(fig, (6, 3)), np.vectorize(format_number)(TRACE.w_k))
+    assert "[6 × 3]" in R.texts(fig, "title")[0]
 
 
 def test_masked_cells_are_blank_and_labelled_minus_infinity():
     causal = A.trace_self_attention("a b c", causal=True)
     fig = F.query_key_figure(causal, causal.masked_scores, "scaled")
-    z = np.array(fig.data[0].z, dtype=float)
-    assert np.isnan(z[0, 1]) and fig.data[0].text[0][1] == "−∞"
+    assert R.cell_texts(fig, (3, 3))[0, 1] == "−∞" and R.cell_fills(fig, (3, 3))[0, 1] == svg.MASKED_FILL
+    weights = F.query_key_figure(causal, causal.weights, "α", weights=True)
+    assert R.cell_texts(weights, (3, 3))[0, 2] == MASKED_TEXT and R.cell_fills(weights, (3, 3))[0, 2] == svg.MASKED_FILL
     assert T.formatted(T.query_key_frame(causal, causal.masked_scores)).iloc[0, 2] == "−∞"
 
 
 def test_tokens_figure_colours_repeats_alike():
     fig = F.tokens_figure(TRACE)
-    ids = np.array(fig.data[0].z)[0]
-    assert ids[0] == ids[4] != ids[1]  # "the" twice, one colour
-    assert list(fig.data[0].text[0]) == LABELS
+    fills = R.cell_fills(fig, (1, TRACE.n))[0]
+    assert fills[0] == fills[4] != fills[1]  # "the" twice, one colour
+    assert list(R.cell_texts(fig, (1, TRACE.n))[0]) == LABELS
+    assert R.ticks(fig, "x") == ["1", "2", "3", "4", "5", "6"]  # positions i
 
 
 def test_step_8_figures_read_the_trace():
     bars = F.alpha_bars(TRACE, 2)
-    np.testing.assert_array_equal(bars.data[0].y, TRACE.weights[2])
-    assert axis_text(bars, "xaxis") == LABELS
+    heights = R.bar_heights(bars)
+    np.testing.assert_allclose(heights / heights.sum(), TRACE.weights[2], atol=0.01)  # bar heights ∝ α_3j
+    assert R.texts(bars, "barlabel") == [format_number(a) for a in TRACE.weights[2]]
+    assert R.ticks(bars, "x") == LABELS
     fig = F.weighted_sum_figure(TRACE, 2)
-    z = np.array(fig.data[0].z, dtype=float)
-    np.testing.assert_array_equal(z[:-1], TRACE.weighted_values[2])
-    np.testing.assert_array_equal(z[-1], TRACE.output[2])
+    shown = R.cell_texts(fig, (TRACE.n + 1, TRACE.d_k))
+    np.testing.assert_array_equal(shown[:-1], np.vectorize(format_number)(TRACE.weighted_values[2]))
+    np.testing.assert_array_equal(shown[-1], np.vectorize(format_number)(TRACE.output[2]))
     frame = T.weighted_sum_frame(TRACE, 2)
-    assert list(frame.index)[-1] == "Σ = output"
+    assert list(frame.index)[-1] == "Σ = output" and R.ticks(fig, "y")[-1] == "Σ = output"
     np.testing.assert_allclose(frame.to_numpy()[:-1].sum(axis=0), frame.to_numpy()[-1])
 
 
@@ -115,15 +131,28 @@ def test_number_format():
     assert format_number(float("-inf")) == "−∞"
 
 
-def test_user_text_is_escaped_for_plotly_and_markdown():
-    evil = A.trace_self_attention("<img src=x onerror=alert(1)> [a](http://x) $x$")
-    fig = F.query_key_figure(evil, evil.weights, "α", weights=True)
-    assert "<" not in "".join(axis_text(fig, "xaxis"))
-    assert "&lt;" in axis_text(fig, "xaxis")[0]
-    assert plotly_text("<b>") == "&lt;b&gt;"
+PAYLOADS = ["<img src=x onerror=alert(1)>", "<script>alert(1)</script>", '"><svg onload=alert(1)>', "&amp; &lt;",
+            "[a](http://x) $x$", "]]><!--"]
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_user_text_in_a_figure_stays_text(payload):
+    evil = A.trace_self_attention(f"{payload} ok", d_model=4, d_k=2)
+    book = lookup([payload, "Jan"], ["123", "456"], payload)
+    figures = [F.query_key_figure(evil, evil.weights, "α", weights=True), F.alpha_bars(evil, 0),
+               F.tokens_figure(evil), F.weighted_sum_figure(evil, 0), H.heads_heatmaps(evil.weights[None], evil.tokens),
+               H.lines_view(evil.weights, evil.tokens), P.key_bars(book, soft=True), P.answers_figure(book)]
+    for fig in figures:
+        root = R.parse(fig)  # well-formed: the payload did not break out of its text
+        tags = {e.tag.removeprefix(R.NS) for e in root.iter()}
+        assert tags <= {"svg", "g", "rect", "text", "line", "circle", "polyline", "polygon"}  # no script, img, …
+        assert not any(a.startswith("on") for e in root.iter() for a in e.attrib)
+    shown = "".join(R.texts(figures[0]))
+    assert token_labels(evil.tokens)[0] in shown  # …and it is shown literally, as typed
+
+
+def test_markdown_text_escapes_links_maths_and_emphasis():
     assert markdown_text("[a](u) $x$ *b*") == r"\[a\]\(u\) \$x\$ \*b\*"
-    bars = F.alpha_bars(evil, 0)
-    assert "<img" not in bars.layout.title.text
 
 
 NUMBER = r"\(?(-?\d+\.\d+)\)?"
@@ -233,21 +262,11 @@ def test_long_tokens_that_share_a_prefix_keep_distinct_labels():
 def test_alpha_tables_show_masked_weights_as_the_heatmap_does(t):
     fig = F.query_key_figure(t, t.weights, "α", weights=True)
     shown = T.formatted(T.query_key_frame(t, t.weights, weights=True)).to_numpy()
-    np.testing.assert_array_equal(shown == MASKED_TEXT, np.array(fig.data[0].text) == MASKED_TEXT)
+    np.testing.assert_array_equal(shown == MASKED_TEXT, R.cell_texts(fig, (t.n, t.n)) == MASKED_TEXT)
     np.testing.assert_array_equal(shown == MASKED_TEXT, ~t.mask if t.causal else np.zeros_like(t.mask))
     row = T.formatted(T.query_key_frame(t, t.weights, weights=True).iloc[[t.n - 1]]).to_numpy()
     assert not (row == MASKED_TEXT).any()  # the last query sees every key; a selected row keeps its own mask
     first = T.formatted(T.query_key_frame(t, t.weights, weights=True).iloc[[0]]).to_numpy()
     assert (first == MASKED_TEXT).sum() == (t.n - 1 if t.causal else 0)
     bars = F.alpha_bars(t, 0)
-    assert list(bars.data[0].text).count(MASKED_TEXT) == (t.n - 1 if t.causal else 0)
-
-
-def test_bar_colours_reach_plotly_js_as_plain_lists():
-    # A NumPy array travels as a base64 typed array ({"dtype", "bdata"}); Streamlit's Plotly.js
-    # logged "Invalid color specifier: Float64Array" for it. Colours must be plain numbers.
-    book = lookup([n for n, _ in DEFAULT_BOOK], [p for _, p in DEFAULT_BOOK], "Jan")
-    for fig in (F.alpha_bars(TRACE, 0), P.key_bars(book, soft=True),
-                S.softmax_bars([("a", np.array([0.2, 0.8]))], title="t")):
-        colours = json.loads(fig.to_json())["data"][0]["marker"]["color"]
-        assert isinstance(colours, list) and all(isinstance(c, float) for c in colours)
+    assert R.texts(bars, "barlabel").count(MASKED_TEXT) == (t.n - 1 if t.causal else 0)

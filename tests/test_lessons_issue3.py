@@ -9,11 +9,14 @@ import numpy as np
 import pytest
 
 import attention as A
+from tests import svg_reading as R
 from tests.test_pages import assert_no_exception, run_app, set_widget, table
 from ui.settings import DEFAULT_SEED, DEFAULT_SENTENCE
 from viz import heads as H
 from viz import scaling as S
+from viz import svg
 from viz.figures import MASKED_TEXT, query_key_figure
+from viz.labels import format_number
 
 MULTIHEAD, SCALING = "lessons/multihead.py", "lessons/scaling.py"
 ROUNDING = 0.005 + 1e-9
@@ -102,9 +105,9 @@ def test_causal_toggle_on_the_multihead_page():
 def test_masked_weights_look_different_from_small_weights():
     t = A.trace_self_attention("a b c", causal=True)
     fig = query_key_figure(t, t.weights, "α", weights=True)
-    z = np.array(fig.data[0].z, dtype=float)
-    assert np.isnan(z[0, 1]) and fig.data[0].text[0][1] == MASKED_TEXT  # blank and "—", not a dark 0.00
-    assert fig.data[0].text[1][0] != MASKED_TEXT
+    text, fills = R.cell_texts(fig, (3, 3)), R.cell_fills(fig, (3, 3))
+    assert text[0, 1] == MASKED_TEXT and fills[0, 1] == svg.MASKED_FILL  # grey and "—", not a dark 0.00
+    assert text[1, 0] != MASKED_TEXT and fills[1, 0] != svg.MASKED_FILL
 
 
 # --- √d_k page ----------------------------------------------------------------------------------
@@ -145,32 +148,49 @@ def test_temperature_on_the_sentence(temperature):
 def test_heads_heatmaps_show_every_head_on_one_scale():
     m = A.trace_multi_head("the cat sat on", d_model=8, n_heads=4, causal=True)
     fig = H.heads_heatmaps(m.weights, m.tokens, mask=m.heads[0].mask)
-    assert len(fig.data) == 4 and {d.coloraxis for d in fig.data} == {"coloraxis"}
-    np.testing.assert_array_equal(np.nan_to_num(np.array(fig.data[2].z, dtype=float)), m.weights[2])
-    assert fig.data[0].text[0][3] == MASKED_TEXT
-    assert [a.text for a in fig.layout.annotations] == ["head 1", "head 2", "head 3", "head 4"]
-    assert list(fig.layout.yaxis.ticktext) == ["the", "cat", "sat", "on"]
+    shown = np.array(R.texts(fig, "num"), dtype=object).reshape(4, 4, 4)  # [head, query, key]
+    assert shown[0, 0, 3] == MASKED_TEXT
+    np.testing.assert_array_equal(shown[2][m.heads[0].mask], [format_number(a) for a in m.weights[2][m.heads[0].mask]])
+    assert R.texts(fig, "title") == ["head 1", "head 2", "head 3", "head 4"]
+    assert R.ticks(fig, "y") == ["the", "cat", "sat", "on"] + [""] * 12  # token names once, on the left
+    # one colour scale: the same weight has the same colour in every head, and one colour bar
+    fills = np.array([e.get("fill") for e in R.elements(fig, "rect", "cell")]).reshape(4, 4, 4)
+    top = np.unravel_index(np.argmax(m.weights), m.weights.shape)
+    assert fills[top] == svg.VIRIDIS[-1] and len(R.texts(fig, "cbar")) == 3
 
 
 def test_lines_view_opacity_follows_the_weights_and_highlight_filters():
     weights = np.array([[[0.9, 0.1], [0.0, 1.0]]])
     fig = H.lines_view(weights, ("a", "b"))
-    lines = [d for d in fig.data if d.mode == "lines"]
-    by_opacity = {round(d.opacity, 1): d for d in lines}
-    assert set(by_opacity) == {0.2, 1.0}  # α 0.1 → faint; α 0.9 and 1.0 → full; α 0 → no line
-    assert list(by_opacity[0.2].y) == [0.0, -1.0, None]  # query a (top) to key b (below)
+    links = [(float(e.get("y1")), float(e.get("y2")), float(e.get("stroke-opacity")))
+             for e in R.elements(fig, "line", "link")]
+    assert [a for *_, a in links] == [0.9, 0.1, 1.0]  # opacity = α; α 0 draws no line
+    (a_top, _, _), (_, b_below, _) = links[0], links[1]
+    assert a_top < b_below  # query a (top) to key b (below)
+    assert R.texts(fig, "query") == ["a", "b"] and R.texts(fig, "key") == ["a", "b"]
     only_b = H.lines_view(weights, ("a", "b"), highlight=1)
-    drawn = [y for d in only_b.data if d.mode == "lines" for y in d.y if y is not None]
-    assert drawn == [-1.0, -1.0]  # only b's line to itself
+    drawn = R.elements(only_b, "line", "link")
+    assert len(drawn) == 1 and drawn[0].get("y1") == drawn[0].get("y2")  # only b's line to itself
 
 
 def test_scaling_figures():
     dots = A.dot_product_samples(16, 500, seed=0)
     fig = S.dot_histogram(dots, 16)
-    np.testing.assert_array_equal(fig.data[0].x, dots)
-    np.testing.assert_allclose(fig.data[1].x, dots / 4)
+    bins = R.elements(fig, "rect", "bin")
+    raw, scaled = bins[:60], bins[60:]
+
+    def spread(rects):  # the x-extent of the bins that hold samples
+        xs = [float(r.get("x")) for r in rects if float(r.get("height")) > 0]
+        return max(xs) - min(xs)
+
+    heights = [sum(float(r.get("height")) for r in side) for side in (raw, scaled)]
+    assert heights[0] == pytest.approx(heights[1], rel=0.01)  # the same 500 samples, twice
+    assert 0.15 < spread(scaled) / spread(raw) < 0.35  # ÷ √16 = ÷ 4 narrows the spread about 4×
+    assert f"variance {dots.var():.1f}" in " ".join(R.texts(fig, "legend"))
     bars = S.softmax_bars([("raw", [0.5, 0.5]), ("scaled", [0.9, 0.1])], title="t")
-    assert [list(b.y) for b in bars.data] == [[0.5, 0.5], [0.9, 0.1]]
+    assert R.texts(bars, "barlabel") == ["0.50", "0.50", "0.90", "0.10"]
+    h = R.bar_heights(bars)
+    assert h[0] == pytest.approx(h[1]) and h[2] == pytest.approx(9 * h[3], rel=0.01)
 
 
 def test_lines_view_on_the_walkthrough_and_its_highlight():

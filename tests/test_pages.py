@@ -16,8 +16,12 @@ TIMEOUT = 60
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
 
-def run_app(**widgets) -> AppTest:
+def run_app(*, all_steps: bool = True, **widgets) -> AppTest:
+    """The app after setting ``widgets`` in order. By default with "All steps on one page" on, so that
+    a test can read any step's table; ``all_steps=False`` is the one-step-at-a-time default."""
     at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    if all_steps:
+        at = set_widget(at, "all_steps", True)
     for key, value in widgets.items():
         at = set_widget(at, key, value)
     return at

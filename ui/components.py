@@ -6,14 +6,13 @@ from functools import cache
 from pathlib import Path
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
+from viz.svg import Svg
 from viz.tables import formatted
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 SIDE_BY_SIDE_MAX_COLUMNS = 6
-PLOTLY_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 
 
 @cache
@@ -30,8 +29,11 @@ def step(number: int, total: int, title: str, *, anchor: str | None = None) -> N
     st.subheader(f"Step {number} of {total} · {title}", anchor=anchor or f"step-{number}", divider="gray")
 
 
-def chart(fig: go.Figure, key: str) -> None:
-    st.plotly_chart(fig, key=f"fig-{key}", config=PLOTLY_CONFIG, width="stretch")
+def chart(fig: Svg, key: str) -> None:
+    """A chart drawn on the server, shown as an image (no script, nothing for the browser to lay out);
+    ``.st-key-fig-<key>`` finds it in the browser, and "Save image as" saves the SVG."""
+    with st.container(key=f"fig-{key}"):
+        st.image(fig.markup, width="content")
 
 
 def table(frame: pd.DataFrame, key: str, decimals: int | None = 2) -> None:
@@ -41,7 +43,7 @@ def table(frame: pd.DataFrame, key: str, decimals: int | None = 2) -> None:
 
 
 def matrix(
-    fig: go.Figure, frame: pd.DataFrame, key: str, *, side_by_side: bool = True, decimals: int | None = 2
+    fig: Svg, frame: pd.DataFrame, key: str, *, side_by_side: bool = True, decimals: int | None = 2
 ) -> None:
     """A heatmap and, beside it, the table of the same numbers.
 

@@ -73,6 +73,7 @@ SPECS: dict[str, Callable[[str], bool]] = {
     "preset": _one_of(tuple(PRESET_LABELS.values())),
     "present": _boolean,
     "step": _whole(1, 8),
+    "all_steps": _boolean,
     "query": _text(100),  # "3 · sat": the option as shown; Streamlit drops one that matches no token
     "heads": _whole(1, 16),
     "dk_demo": _whole(1, 512),

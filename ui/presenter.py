@@ -1,4 +1,10 @@
-"""Presenter mode: the walkthrough as slides, one step a screen, for a projector at 1280×720."""
+"""Moving through the walkthrough's steps: Previous, a step menu, Next. The open step is in the link.
+
+Only the open step is drawn (issue 9: drawing all eight at once took 4–5× a bare page). Presenter
+mode is the same control with large type for a projector at 1280×720.
+Keyboard: Tab reaches the buttons and the menu (arrow keys pick a step); PageUp and PageDown,
+which a presentation clicker sends, go back and forward.
+"""
 
 from __future__ import annotations
 
@@ -20,17 +26,33 @@ def _move(delta: int) -> None:
     st.session_state["step"] = min(len(STEPS), max(1, int(st.session_state.get("step", 1)) + delta))
 
 
-def presenter_controls() -> int:
-    """Previous / "Step n of N" with a jump menu / Next. The step is in the URL, so it survives a
-    reload and can be shared."""
-    st.html(PRESENTER_CSS)
-    left, middle, right = st.columns([1, 3, 1], vertical_alignment="center")
+def _title(number: int) -> str:
+    return f"{number} · {STEPS[number - 1][0]}"
+
+
+def step_controls(*, presenting: bool = False) -> int:
+    """Previous / "Go to step" menu / Next; returns the open step (1-based)."""
+    if presenting:
+        st.html(PRESENTER_CSS)
+    left, middle, right = st.columns([1, 3, 1], vertical_alignment="bottom")
     with middle:  # first: on a link's first run the step exists only once this widget has read the URL
-        step = st.selectbox("Go to step", range(1, len(STEPS) + 1), key="step", bind="query-params",
-                            help="Jump to any step; the step number is part of the link.")
+        # no format_func: a bound selectbox writes the option as shown into the link, and "step=3" is the
+        # link we want; the step's header right below names it
+        step = st.selectbox(f"Go to step (of {len(STEPS)})", range(1, len(STEPS) + 1), key="step",
+                            bind="query-params", help="Jump to any step; the open step is part of the link.")
     current = int(step or 1)
     left.button("Previous", key="prev_step", on_click=_move, args=(-1,), disabled=current <= 1,
-                icon=":material/arrow_back:", width="stretch")
+                icon=":material/arrow_back:", width="stretch", shortcut="PageUp")
     right.button("Next", key="next_step", on_click=_move, args=(1,), disabled=current >= len(STEPS),
-                 icon=":material/arrow_forward:", icon_position="right", width="stretch")
+                 icon=":material/arrow_forward:", icon_position="right", width="stretch", shortcut="PageDown")
     return current
+
+
+def next_step_button(current: int) -> None:
+    """At the end of a step: go on to the next one (the learner has just scrolled down to here)."""
+    if current < len(STEPS):
+        st.button(f"Next: step {_title(current + 1)}", key="next_step_end", on_click=_move, args=(1,),
+                  icon=":material/arrow_downward:", type="primary")
+    else:
+        st.button("Back to step 1", key="first_step_end", on_click=_move, args=(1 - current,),
+                  icon=":material/first_page:")

@@ -5,15 +5,16 @@ Pure functions; the page only offers their results as downloads.
 
 from __future__ import annotations
 
+import base64
 import json
 
 import numpy as np
 import pandas as pd
-import plotly.io as pio
 
 from attention import AttentionTrace
 from viz import figures as F
 from viz import tables as T
+from viz.svg import Svg
 
 
 def matrices(trace: AttentionTrace) -> dict[str, pd.DataFrame]:
@@ -79,8 +80,9 @@ def trace_json(trace: AttentionTrace) -> str:
 
 
 def figures_html(trace: AttentionTrace, query: int = 0) -> str:
-    """One self-contained HTML page with the walkthrough's figures (Plotly's script embedded, so it
-    opens offline). Built only when the learner asks for it: it is a few MB."""
+    """One self-contained HTML page with the walkthrough's figures, each an SVG image in the page
+    (a data URI: it opens offline, and an image runs no script). Save any of them with the browser's
+    "Save image as"."""
     figures = [
         F.tokens_figure(trace),
         F.token_by_dim_figure(trace, trace.x, "X"),
@@ -90,15 +92,20 @@ def figures_html(trace: AttentionTrace, query: int = 0) -> str:
         F.token_by_dim_figure(trace, trace.q, "Q"),
         F.token_by_dim_figure(trace, trace.k, "K"),
         F.token_by_dim_figure(trace, trace.v, "V"),
-        F.query_key_figure(trace, trace.scores, "scores Q·Kᵀ"),
-        F.query_key_figure(trace, trace.masked_scores, "scaled scores S/√d_k"),
+        F.query_key_figure(trace, trace.scores, "scores S = Q·Kᵀ"),
+        F.query_key_figure(trace, trace.masked_scores, "scaled scores Z = S/√d_k"),
         F.query_key_figure(trace, trace.weights, "α weights", weights=True),
         F.alpha_bars(trace, query),
         F.weighted_sum_figure(trace, query),
         F.token_by_dim_figure(trace, trace.output, "output αV"),
     ]
-    parts = [pio.to_html(fig, full_html=False, include_plotlyjs=(k == 0)) for k, fig in enumerate(figures)]
+    images = [f'<p><img alt="figure {k + 1}" src="{data_uri(fig)}"></p>' for k, fig in enumerate(figures)]
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>Attention Lab figures</title></head><body>"
-        "<h1>Attention Lab: the walkthrough's figures</h1>" + "\n".join(parts) + "</body></html>"
+        "<h1>Attention Lab: the walkthrough's figures</h1>" + "\n".join(images) + "</body></html>"
     )
+
+
+def data_uri(fig: Svg) -> str:
+    """The figure as a data: URI of type image/svg+xml (what st.image makes of an SVG, too)."""
+    return "data:image/svg+xml;base64," + base64.b64encode(fig.markup.encode("utf-8")).decode("ascii")

@@ -1,8 +1,7 @@
-"""Token labels for axes and tables, and escaping of user text for Plotly and Markdown."""
+"""Token labels for axes and tables, and escaping of user text for Markdown (``viz.svg`` escapes its own)."""
 
 from __future__ import annotations
 
-import html
 import math
 from collections import Counter
 
@@ -31,15 +30,6 @@ def token_labels(tokens: tuple[str, ...] | list[str]) -> list[str]:
 def dim_labels(d: int) -> list[str]:
     """Column names for the coordinates of a vector: "1" … "d"."""
     return [str(c + 1) for c in range(d)]
-
-
-def plotly_text(text: str) -> str:
-    """Plotly renders a subset of HTML in titles, ticks and hover text; make user text inert.
-
-    Escaping <, > and & is enough: with no "<" left there is no tag, so no attribute that a quote
-    could end. Quotes stay as they are, since Plotly would show "&quot;" literally.
-    """
-    return html.escape(text, quote=False)
 
 
 def markdown_text(text: str) -> str:

@@ -4,52 +4,38 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from attention.phonebook import Lookup, shared_ngrams, visible
-from viz.figures import FONT, WEIGHTS_SCALE
-from viz.labels import format_number, markdown_text, plotly_text
+from viz import svg
+from viz.labels import format_number, markdown_text
 from viz.scaling import RAW_COLOUR, SCALED_COLOUR
 
 MAX_BAR_LABELS = 20
 
 
-def key_bars(result: Lookup, *, soft: bool) -> go.Figure:
+def key_bars(result: Lookup, *, soft: bool) -> svg.Svg:
     """One bar per name in the book: its score q·k (hard) or its weight α (soft)."""
-    names = [plotly_text(n) for n in result.names]
+    names = [visible(n) for n in result.names]
     if soft:
         y, title, axis = result.weights, f"soft: weights α = softmax(q·k / {result.temperature:g})", "α"
-        colour = dict(color=result.weights.tolist(), colorscale=WEIGHTS_SCALE, cmin=0, cmax=1)
+        colour = svg.colours("weights", result.weights)
     else:
-        y, title, axis = result.scores, "hard: scores q·k (the chosen key in orange)", "q·k"
-        colour = dict(color=[RAW_COLOUR if j == result.hard_index else "#bbbbbb" for j in range(len(names))])
-    fig = go.Figure(go.Bar(
-        x=list(range(len(names))), y=y, textposition="outside",
-        text=[format_number(v) for v in y] if len(names) <= MAX_BAR_LABELS else None,  # the table has them all
-        marker=dict(line=dict(color="#444", width=1), **colour), customdata=names,
-        hovertemplate=f"key %{{customdata}}<br>{axis} = %{{y:.3f}}<extra></extra>",
-    ))
-    fig.update_layout(title=dict(text=title, x=0, font=dict(size=15)), font=FONT, height=300,
-                      margin=dict(l=10, r=10, t=50, b=40))
-    fig.update_xaxes(tickmode="array", tickvals=list(range(len(names))), ticktext=names, title_text="key (name)")
-    fig.update_yaxes(title_text=axis, range=[min(0.0, float(np.min(y)) * 1.2), max(1.0, float(np.max(y))) * 1.2])
-    return fig
+        y, title, axis = result.scores, "hard: scores q·k (the chosen key in vermillion)", "q·k"
+        colour = [RAW_COLOUR if j == result.hard_index else "#bbbbbb" for j in range(len(names))]
+    numbers = [format_number(v) for v in y] if len(names) <= MAX_BAR_LABELS else None  # the table has them all
+    return svg.bars(names, [svg.Series(axis, y.tolist(), colour, numbers)], title=title, x_title="key (name)",
+                    y_title=axis, y_range=(min(0.0, float(np.min(y)) * 1.2), max(1.0, float(np.max(y))) * 1.2))
 
 
-def answers_figure(result: Lookup) -> go.Figure:
+def answers_figure(result: Lookup) -> svg.Svg:
     """The hard answer (one number's digits) and the soft answer (the blend), digit by digit."""
     positions = [f"digit {c + 1}" for c in range(result.values.shape[1])]
-    hard_name = plotly_text(result.names[result.hard_index])
-    fig = go.Figure([
-        go.Bar(x=positions, y=result.hard, name=f"hard: {hard_name}'s number", marker_color=RAW_COLOUR,
-               text=[format_number(v, 0) for v in result.hard], textposition="outside"),
-        go.Bar(x=positions, y=result.soft, name="soft: Σ α_j v_j", marker_color=SCALED_COLOUR,
-               text=[format_number(v, 1) for v in result.soft], textposition="outside"),
-    ])
-    fig.update_layout(barmode="group", title=dict(text="The answers, digit by digit", x=0, font=dict(size=15)),
-                      font=FONT, height=320, margin=dict(l=10, r=10, t=50, b=40), legend=dict(orientation="h", y=-0.2))
-    fig.update_yaxes(range=[0, 11], title_text="digit")
-    return fig
+    hard_name = visible(result.names[result.hard_index])
+    return svg.bars(positions, [
+        svg.Series(f"hard: {hard_name}'s number", result.hard.tolist(), RAW_COLOUR,
+                   [format_number(v, 0) for v in result.hard]),
+        svg.Series("soft: Σ α_j v_j", result.soft.tolist(), SCALED_COLOUR, [format_number(v, 1) for v in result.soft]),
+    ], title="The answers, digit by digit", x_title="", y_title="digit", y_range=(0.0, 11.0), show_legend=True)
 
 
 def lookup_frame(result: Lookup) -> pd.DataFrame:

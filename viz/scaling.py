@@ -5,56 +5,36 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from attention.scaling import SaturationStats
-from viz.figures import FONT, WEIGHTS_SCALE
+from viz import svg
 from viz.labels import format_number
 
 RAW_COLOUR, SCALED_COLOUR = "#D55E00", "#0072B2"  # Okabe–Ito vermillion and blue
 
 
-def dot_histogram(dots: npt.ArrayLike, d_k: int) -> go.Figure:
-    """Histograms of q·k and of q·k/√d_k for the same samples, on one axis."""
+def dot_histogram(dots: npt.ArrayLike, d_k: int) -> svg.Svg:
+    """Histograms of q·k and of q·k/√d_k for the same samples, on one axis (60 bins over both)."""
     dots = np.asarray(dots, dtype=np.float64)
     scaled = dots / np.sqrt(d_k)
-    fig = go.Figure()
-    fig.add_trace(go.Histogram(x=dots, name=f"q·k (variance {dots.var():.1f})", marker_color=RAW_COLOUR,
-                               opacity=0.65, nbinsx=60))
-    fig.add_trace(go.Histogram(x=scaled, name=f"q·k / √d_k (variance {scaled.var():.2f})",
-                               marker_color=SCALED_COLOUR, opacity=0.65, nbinsx=60))
-    fig.update_layout(
-        barmode="overlay", font=FONT, height=340, margin=dict(l=10, r=10, t=50, b=40),
-        title=dict(text=f"{dots.size:,} random pairs q, k with unit-variance entries, d_k = {d_k}", x=0,
-                   font=dict(size=16)),
-        legend=dict(orientation="h", y=-0.25),
-    )
-    fig.update_xaxes(title_text="score")
-    fig.update_yaxes(title_text="count")
-    return fig
+    edges = np.histogram_bin_edges(np.concatenate([dots, scaled]), bins=60)
+    columns = [svg.Columns(f"q·k (variance {dots.var():.1f})", edges.tolist(),
+                           np.histogram(dots, edges)[0].tolist(), RAW_COLOUR),
+               svg.Columns(f"q·k / √d_k (variance {scaled.var():.2f})", edges.tolist(),
+                           np.histogram(scaled, edges)[0].tolist(), SCALED_COLOUR)]
+    return svg.plot(svg.Plot(f"{dots.size:,} random pairs q, k with unit-variance entries, d_k = {d_k}", "score",
+                             "count", columns=columns), width=760, height=320)
 
 
-def softmax_bars(panels: list[tuple[str, npt.ArrayLike]], *, title: str) -> go.Figure:
+def softmax_bars(panels: list[tuple[str, npt.ArrayLike]], *, title: str) -> svg.Svg:
     """Side-by-side bar charts of softmax weights, one panel each, on the same 0–1 axis."""
-    fig = make_subplots(rows=1, cols=len(panels), subplot_titles=[name for name, _ in panels],
-                        shared_yaxes=True, horizontal_spacing=0.05)
-    for c, (_, weights) in enumerate(panels, start=1):
+    charts = []
+    for name, weights in panels:
         w = np.asarray(weights, dtype=np.float64)
-        fig.add_trace(
-            go.Bar(x=[f"k{j + 1}" for j in range(w.size)], y=w, text=[format_number(a) for a in w],
-                   textposition="outside", showlegend=False,
-                   marker=dict(color=w.tolist(), colorscale=WEIGHTS_SCALE, cmin=0, cmax=1,
-                               line=dict(color="#444", width=1)),
-                   hovertemplate="key %{x}<br>α = %{y:.4f}<extra></extra>"),
-            row=1, col=c,
-        )
-    fig.update_yaxes(range=[0, 1.15], title_text="α", col=1)
-    fig.update_xaxes(title_text="key")
-    fig.update_layout(font=FONT, height=330, margin=dict(l=10, r=10, t=70, b=40),
-                      title=dict(text=title, x=0, font=dict(size=16)))
-    fig.update_annotations(font=dict(size=14))
-    return fig
+        charts.append(svg.bars([f"k{j + 1}" for j in range(w.size)],
+                               [svg.Series("α", w.tolist(), svg.colours("weights", w), [format_number(a) for a in w])],
+                               title=name, x_title="key", y_title="α", y_range=(0.0, 1.0)))
+    return svg.row_of(charts, title=title)
 
 
 SATURATED = 0.99  # a row whose largest weight is above this is saturated
@@ -76,25 +56,23 @@ def saturation_frame(stats: list[SaturationStats]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("d_k")
 
 
-def saturation_figure(frame: pd.DataFrame, *, chosen: int) -> go.Figure:
+def saturation_figure(frame: pd.DataFrame, *, chosen: int) -> svg.Svg:
     """Three panels over d_k (log axis): median max α, median ‖∂α/∂z‖, the share of rows with no gradient."""
     panels = ["median max α", "median ‖∂α/∂z‖", f"share ‖∂α/∂q‖ < {NO_GRADIENT}"]
     titles = ["median largest weight", "median ‖∂α/∂z‖ (z: softmax input)",
               f"share of rows with ‖∂α/∂q‖ < {NO_GRADIENT}"]
-    fig = make_subplots(rows=1, cols=3, subplot_titles=titles, horizontal_spacing=0.08)
-    for c, panel in enumerate(panels, start=1):
-        for name, colour in zip(_SIDES, (RAW_COLOUR, SCALED_COLOUR), strict=True):
-            fig.add_trace(go.Scatter(
-                x=frame.index, y=frame[f"{panel}, {name}"], mode="lines+markers", name=name, line_color=colour,
-                showlegend=c == 1, hovertemplate=f"d_k = %{{x}}<br>{panel}, {name}: %{{y:.3f}}<extra></extra>",
-            ), row=1, col=c)
-        fig.add_vline(x=chosen, line_dash="dot", line_color="#555", row=1, col=c)
-    fig.update_xaxes(type="log", title_text="d_k", tickvals=list(frame.index))
-    fig.update_yaxes(rangemode="tozero")
-    fig.update_layout(font=FONT, height=340, margin=dict(l=10, r=10, t=60, b=40),
-                      legend=dict(orientation="h", y=-0.3))
-    fig.update_annotations(font=dict(size=13))
-    return fig
+    d_ks = [float(d) for d in frame.index]
+    charts = []
+    for panel, title in zip(panels, titles, strict=True):
+        lines = [svg.Line(name, d_ks, frame[f"{panel}, {name}"].tolist(), colour)
+                 for name, colour in zip(_SIDES, (RAW_COLOUR, SCALED_COLOUR), strict=True)]
+        top = max(max(line.y) for line in lines)
+        charts.append(svg.plot(svg.Plot(title, "d_k (log scale; dotted: your d_k)", "", lines=lines, log_x=True,
+                                        x_ticks=d_ks, y_range=(0.0, max(top * 1.1, 1e-6)), marks=[float(chosen)]),
+                               width=400, height=260, show_legend=False))
+    legend = svg.document(svg.legend([(name, colour) for name, colour in zip(_SIDES, (RAW_COLOUR, SCALED_COLOUR),
+                                                                            strict=True)], 62, 10), 400, 20)
+    return svg.grid_of([svg.row_of(charts), legend], 1, gap=4)
 
 
 def row_verdict(row: npt.ArrayLike, typical: pd.Series) -> str:

@@ -1,0 +1,509 @@
+"""Charts drawn on the server as SVG: heatmaps, bar charts, x–y plots and the head view.
+
+Why a renderer of our own: the page shows each chart as an ``<img>`` made here, so the browser
+loads no charting JavaScript and draws nothing itself (issue 9: a Plotly chart cost 1.7–1.9× a
+bare page's first paint, a server-made SVG 1.0×). The libraries that make SVG on the server were
+measured on this machine for one 4 × 4 heatmap with its numbers: matplotlib 32–45 ms, Altair with
+vl-convert 50–75 ms (1.5 s at 64 × 64); this module takes well under 1 ms, so a rerun stays as fast
+as a bare page. It is kept to what the lessons draw.
+
+Safety: every piece of text goes through ``_esc`` (XML escaping), and the image is shown as an
+``<img>``, which runs no script and loads nothing. User text can't add markup either way.
+Fonts: DejaVu Sans (installed by ``make``), then the browser's sans-serif.
+
+Conventions: a matrix is drawn as it is written (row 1 on top); colour scales are colour-blind
+safe (Viridis for weights, ColorBrewer RdBu for signed numbers: red negative, blue positive).
+Test hooks: cells are ``<rect class="cell">`` and their numbers ``<text class="num">`` in row-major
+order; tick labels are ``<text class="xtick">`` / ``<text class="ytick">``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from html import escape
+
+import numpy as np
+import numpy.typing as npt
+
+FONT = "DejaVu Sans, Verdana, sans-serif"
+CHAR_WIDTH = 0.62  # average DejaVu Sans glyph width, in font sizes: enough to lay out labels
+MASKED_FILL = "#d9d9d9"
+AXIS_COLOUR = "#444444"
+GRID_COLOUR = "#e6e6e6"
+# Colour scales as evenly spaced anchors, interpolated linearly (the published tables).
+VIRIDIS = ("#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779", "#6ece58", "#b5de2b",
+           "#fde725")
+RDBU = ("#67001f", "#b2182b", "#d6604d", "#f4a582", "#fddbc7", "#f7f7f7", "#d1e5f0", "#92c5de", "#4393c3",
+        "#2166ac", "#053061")
+SCALES = {"weights": VIRIDIS, "signed": RDBU}
+
+
+def _esc(text: object) -> str:
+    """Text or an attribute value, XML-escaped (&, <, >, both quotes)."""
+    return escape(str(text), quote=True)
+
+
+def _num(x: float) -> str:
+    """A coordinate, short: 12.5, not 12.500000."""
+    return f"{x:.1f}".removesuffix(".0")
+
+
+def text_width(text: str, size: float) -> float:
+    return len(text) * size * CHAR_WIDTH
+
+
+@dataclass(frozen=True)
+class Svg:
+    """A finished chart: ``markup`` is a complete SVG document of ``width`` × ``height`` pixels."""
+
+    markup: str
+    width: int
+    height: int
+
+    @property
+    def body(self) -> str:
+        """The markup inside the outer <svg> element (to place this chart inside another)."""
+        return self.markup[self.markup.index(">") + 1: self.markup.rindex("</svg>")]
+
+
+def document(body: str, width: float, height: float) -> Svg:
+    w, h = math.ceil(width), math.ceil(height)
+    return Svg(f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
+               f'font-family="{FONT}" font-size="13">'
+               f'<rect width="{w}" height="{h}" fill="white"/>{body}</svg>', w, h)
+
+
+def text(x: float, y: float, content: str, *, size: float = 13, anchor: str = "start", cls: str | None = None,
+         fill: str | None = None, weight: str | None = None, rotate: float = 0, baseline: str = "middle") -> str:
+    attrs = [f'x="{_num(x)}"', f'y="{_num(y)}"']
+    if cls:
+        attrs.append(f'class="{cls}"')
+    if size != 13:
+        attrs.append(f'font-size="{_num(size)}"')
+    if anchor != "start":
+        attrs.append(f'text-anchor="{anchor}"')
+    if baseline:
+        attrs.append(f'dominant-baseline="{baseline}"')
+    if fill:
+        attrs.append(f'fill="{fill}"')
+    if weight:
+        attrs.append(f'font-weight="{weight}"')
+    if rotate:
+        attrs.append(f'transform="rotate({_num(rotate)} {_num(x)} {_num(y)})"')
+    return f"<text {' '.join(attrs)}>{_esc(content)}</text>"
+
+
+# ---------------------------------------------------------------------------------------------
+# Colours
+
+
+def _rgb(hex_colour: str) -> np.ndarray:
+    return np.array([int(hex_colour[k:k + 2], 16) for k in (1, 3, 5)], dtype=np.float64)
+
+
+_ANCHORS = {name: np.array([_rgb(c) for c in colours]) for name, colours in SCALES.items()}  # [k, 3]
+
+
+def colours(scale: str, t: npt.ArrayLike) -> list[str]:
+    """Hex colours of the values ``t`` in [0, 1] along a scale ("weights" or "signed"); NaN → grey."""
+    anchors = _ANCHORS[scale]  # [k, 3]
+    t = np.asarray(t, dtype=np.float64).ravel()
+    blank = ~np.isfinite(t)
+    pos = np.clip(np.nan_to_num(t), 0.0, 1.0) * (len(anchors) - 1)
+    lo = np.minimum(pos.astype(int), len(anchors) - 2)
+    frac = (pos - lo)[:, None]
+    rgb = np.rint(anchors[lo] * (1 - frac) + anchors[lo + 1] * frac).astype(int)  # [m, 3]
+    return [MASKED_FILL if b else f"#{r:02x}{g:02x}{bl:02x}" for (r, g, bl), b in zip(rgb, blank, strict=True)]
+
+
+def ink(fill: str) -> str:
+    """Black or white text, whichever reads better on ``fill`` (WCAG relative luminance)."""
+    c = _rgb(fill) / 255
+    lin = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return "#000000" if 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2] > 0.179 else "#ffffff"
+
+
+def normalise(z: np.ndarray, zmin: float, zmax: float) -> np.ndarray:
+    return (z - zmin) / (zmax - zmin) if zmax > zmin else np.full_like(z, 0.5)
+
+
+# ---------------------------------------------------------------------------------------------
+# Heatmaps
+
+
+@dataclass(frozen=True)
+class ColourBar:
+    scale: str
+    zmin: float
+    zmax: float
+    label: str = ""
+
+
+def heatmap(
+    z: npt.ArrayLike,
+    *,
+    cell_text: Sequence[Sequence[str]] | None,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    title: str,
+    row_title: str | None,
+    col_title: str,
+    scale: str,
+    zmin: float,
+    zmax: float,
+    colour_bar: bool = True,
+    compact: bool = False,
+) -> Svg:
+    """A grid of coloured cells, row 1 on top, with tick labels, axis titles and numbers in the cells.
+
+    Parameters
+    ----------
+    z : array [rows, cols]; NaN cells are blank (grey): masked, or no number.
+    cell_text : [rows][cols] strings, or None to leave the cells without numbers.
+    row_labels, col_labels : plain text (escaped here).
+    """
+    z = np.asarray(z, dtype=np.float64)
+    n_rows, n_cols = z.shape
+    numbers = cell_text is not None
+    size = 11 if compact else 13
+    tick = 13 if max(n_rows, n_cols) <= 12 else 10
+    longest_number = max((len(t) for row in cell_text for t in row), default=0) if numbers else 0
+    cw = max(text_width("0" * max(longest_number, 4), size) + 10, 30 if numbers else 12)
+    ch = 30 if numbers else max(10, min(22, 600 / max(n_rows, 1)))
+    if not numbers:
+        cw = ch
+    row_label_w = max((text_width(r, tick) for r in row_labels), default=0) + 8
+    col_label_w = max((text_width(c, tick) for c in col_labels), default=0)
+    slanted = col_label_w + 6 > cw
+    top = 34
+    left = row_label_w + (22 if row_title else 4)
+    bottom = (col_label_w * 0.72 + 14 if slanted else tick + 12) + 22
+    right = 70 if colour_bar else 8
+    width = max(left + n_cols * cw + right, text_width(title, 15) + 10)
+    height = top + n_rows * ch + bottom
+    fills = colours(scale, normalise(z, zmin, zmax))
+    out = [text(0, 16, title, size=15, weight="bold", cls="title")]
+    cells, nums = [], []
+    for i in range(n_rows):
+        for j in range(n_cols):
+            x, y, fill = left + j * cw, top + i * ch, fills[i * n_cols + j]
+            cells.append(f'<rect class="cell" x="{_num(x)}" y="{_num(y)}" width="{_num(cw - 1)}" '
+                         f'height="{_num(ch - 1)}" fill="{fill}"/>')
+            if numbers:
+                nums.append(text(x + cw / 2, y + ch / 2, cell_text[i][j], size=size, anchor="middle", cls="num",
+                                 fill=ink(fill)))
+    out += ['<g>', *cells, '</g>', f'<g font-size="{size}">', *nums, '</g>']
+    for i, label in enumerate(row_labels):
+        out.append(text(left - 6, top + (i + 0.5) * ch, label, size=tick, anchor="end", cls="ytick"))
+    base = top + n_rows * ch + 6
+    for j, label in enumerate(col_labels):
+        x = left + (j + 0.5) * cw
+        if slanted:
+            out.append(text(x, base, label, size=tick, anchor="end", cls="xtick", rotate=-45, baseline="hanging"))
+        else:
+            out.append(text(x, base, label, size=tick, anchor="middle", cls="xtick", baseline="hanging"))
+    out.append(text(left + n_cols * cw / 2, height - 8, col_title, anchor="middle", cls="xtitle", fill=AXIS_COLOUR))
+    if row_title:
+        out.append(text(10, top + n_rows * ch / 2, row_title, anchor="middle", cls="ytitle", fill=AXIS_COLOUR,
+                        rotate=-90))
+    if colour_bar:
+        out.append(_colour_bar(ColourBar(scale, zmin, zmax), left + n_cols * cw + 12, top, max(n_rows * ch, 60)))
+    return document("".join(out), width, height)
+
+
+def _colour_bar(bar: ColourBar, x: float, y: float, h: float) -> str:
+    """A vertical gradient from zmin (bottom) to zmax (top), labelled at both ends and the middle."""
+    steps = 24
+    fills = colours(bar.scale, np.linspace(1, 0, steps))
+    out = [f'<rect x="{_num(x)}" y="{_num(y + k * h / steps)}" width="12" height="{_num(h / steps + 0.5)}" '
+           f'fill="{c}"/>' for k, c in enumerate(fills)]
+    for frac, value in ((0, bar.zmax), (0.5, (bar.zmin + bar.zmax) / 2), (1, bar.zmin)):
+        out.append(text(x + 16, y + frac * h, _short(value), size=11, cls="cbar"))
+    return "".join(out)
+
+
+def _short(value: float) -> str:
+    """A colour-bar or axis number: three significant digits, a true minus sign."""
+    if value == 0:
+        return "0"
+    text = f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+    return text.replace("-", "−")
+
+
+# ---------------------------------------------------------------------------------------------
+# Side by side
+
+
+def row_of(charts: Sequence[Svg], *, gap: float = 16, title: str | None = None) -> Svg:
+    """Charts placed left to right in one image (small multiples), under an optional title."""
+    top = 26 if title else 0
+    out = [text(0, 14, title, size=15, weight="bold", cls="title")] if title else []
+    x = 0.0
+    for chart in charts:
+        out.append(f'<g transform="translate({_num(x)},{top})">{chart.body}</g>')
+        x += chart.width + gap
+    return document("".join(out), max(x - gap, 1), top + max((c.height for c in charts), default=1))
+
+
+def grid_of(charts: Sequence[Svg], columns: int, *, gap: float = 16) -> Svg:
+    """Charts in rows of ``columns``, each row as tall as its tallest chart."""
+    rows = [row_of(charts[k:k + columns], gap=gap) for k in range(0, len(charts), columns)]
+    out, y = [], 0.0
+    for row in rows:
+        out.append(f'<g transform="translate(0,{_num(y)})">{row.body}</g>')
+        y += row.height + gap
+    return document("".join(out), max((r.width for r in rows), default=1), max(y - gap, 1))
+
+
+# ---------------------------------------------------------------------------------------------
+# Axes
+
+
+def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    """Round tick values (1, 2 or 5 × 10^k apart) covering [lo, hi]."""
+    if not hi > lo:
+        return [lo]
+    raw = (hi - lo) / count
+    step = 10 ** math.floor(math.log10(raw))
+    step *= next(m for m in (1, 2, 5, 10) if m * step >= raw)
+    start = math.ceil(lo / step - 1e-9) * step
+    return [round(start + k * step, 12) for k in range(int((hi - start) / step + 1e-9) + 1)]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A plotting area: data (x, y) → pixels. ``log_x`` puts x on a log₂ axis."""
+
+    left: float
+    top: float
+    width: float
+    height: float
+    x_range: tuple[float, float]
+    y_range: tuple[float, float]
+    log_x: bool = False
+
+    def _xt(self, x):
+        return np.log2(x) if self.log_x else x
+
+    def px(self, x) -> np.ndarray:
+        lo, hi = (self._xt(v) for v in self.x_range)
+        return self.left + (self._xt(np.asarray(x, dtype=np.float64)) - lo) / (hi - lo) * self.width
+
+    def py(self, y) -> np.ndarray:
+        lo, hi = self.y_range
+        return self.top + (1 - (np.asarray(y, dtype=np.float64) - lo) / (hi - lo)) * self.height
+
+    def axes(self, *, x_title: str, y_title: str, x_ticks: Sequence[float] | None = None,
+             x_tick_text: Sequence[str] | None = None, y_ticks: Sequence[float] | None = None,
+             zero_line: bool = False) -> str:
+        """Grid lines, tick labels, axis titles and the frame."""
+        out = []
+        y_ticks = nice_ticks(*self.y_range) if y_ticks is None else y_ticks
+        for v in y_ticks:
+            y = float(self.py(v))
+            out.append(f'<line x1="{_num(self.left)}" x2="{_num(self.left + self.width)}" y1="{_num(y)}" '
+                       f'y2="{_num(y)}" stroke="{GRID_COLOUR}"/>')
+            out.append(text(self.left - 5, y, _short(v), size=11, anchor="end", cls="ytick"))
+        if x_ticks is None:
+            x_ticks = nice_ticks(*self.x_range)
+        labels = x_tick_text or [_short(v) for v in x_ticks]
+        for v, label in zip(x_ticks, labels, strict=True):
+            x = float(self.px(v))
+            out.append(text(x, self.top + self.height + 6, label, size=11, anchor="middle", cls="xtick",
+                            baseline="hanging"))
+        if zero_line:
+            for axis, (lo, hi) in (("x", self.x_range), ("y", self.y_range)):
+                if lo < 0 < hi:
+                    if axis == "x":
+                        x = float(self.px(0))
+                        out.append(f'<line x1="{_num(x)}" x2="{_num(x)}" y1="{_num(self.top)}" '
+                                   f'y2="{_num(self.top + self.height)}" stroke="#888"/>')
+                    else:
+                        y = float(self.py(0))
+                        out.append(f'<line x1="{_num(self.left)}" x2="{_num(self.left + self.width)}" '
+                                   f'y1="{_num(y)}" y2="{_num(y)}" stroke="#888"/>')
+        out.append(f'<rect x="{_num(self.left)}" y="{_num(self.top)}" width="{_num(self.width)}" '
+                   f'height="{_num(self.height)}" fill="none" stroke="#bbbbbb"/>')
+        out.append(text(self.left + self.width / 2, self.top + self.height + 34, x_title, anchor="middle",
+                        cls="xtitle", fill=AXIS_COLOUR))
+        if y_title:
+            out.append(text(12, self.top + self.height / 2, y_title, anchor="middle", cls="ytitle",
+                            fill=AXIS_COLOUR, rotate=-90))
+        return "".join(out)
+
+
+def legend(entries: Sequence[tuple[str, str]], x: float, y: float) -> str:
+    """Colour swatches with their names, in one row."""
+    out = []
+    for name, colour in entries:
+        out.append(f'<rect x="{_num(x)}" y="{_num(y - 6)}" width="12" height="12" fill="{colour}"/>')
+        out.append(text(x + 17, y, name, size=12, cls="legend"))
+        x += 17 + text_width(name, 12) + 18
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Bar charts over categories
+
+
+@dataclass(frozen=True)
+class Series:
+    """One set of bars: a value per category, one colour (or one per bar), a label above each bar."""
+
+    name: str
+    values: Sequence[float]
+    colour: str | Sequence[str]
+    labels: Sequence[str] | None = None
+
+
+def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_title: str, y_title: str,
+         y_range: tuple[float, float], show_legend: bool = False, bar_width: float | None = None) -> Svg:
+    """Bars over categories; several series stand side by side in each category."""
+    n, k = len(categories), len(series)
+    tick = 12 if n <= 20 else 9
+    slot = bar_width or max(36.0, 14.0 * k + 12, min(110.0, max((text_width(c, tick) for c in categories),
+                                                               default=0) + 12))
+    if n > 40:
+        slot = max(8.0, 900 / n)
+    longest = max((text_width(c, tick) for c in categories), default=0)
+    slanted = longest + 4 > slot
+    left, top = 58, 40
+    plot_h = 200
+    bottom = (longest * 0.72 + 16 if slanted else 24) + 28 + (24 if show_legend else 0)
+    width = max(left + n * slot + 10, text_width(title, 15) + 10, 300)
+    frame = Frame(left, top, n * slot, plot_h, (0, n), y_range)
+    out = [text(0, 16, title, size=15, weight="bold", cls="title")]
+    out.append(frame.axes(x_title="", y_title=y_title, x_ticks=[], x_tick_text=[]))
+    inner = slot * 0.8 / k
+    for s_idx, s in enumerate(series):
+        fills = [s.colour] * n if isinstance(s.colour, str) else list(s.colour)
+        for j, v in enumerate(s.values):
+            x = left + j * slot + slot * 0.1 + s_idx * inner
+            y0, y1 = float(frame.py(max(0.0, min(v, y_range[1])))), float(frame.py(min(0.0, v)))
+            out.append(f'<rect class="bar" x="{_num(x)}" y="{_num(y0)}" width="{_num(inner)}" '
+                       f'height="{_num(max(y1 - y0, 0.5))}" fill="{fills[j]}" stroke="#444" stroke-width="0.6"/>')
+            if s.labels is not None:
+                out.append(text(x + inner / 2, y0 - 4, s.labels[j], size=11 if k > 1 else 12, anchor="middle",
+                                cls="barlabel", baseline="auto"))
+    base = top + plot_h + 6
+    for j, c in enumerate(categories):
+        x = left + (j + 0.5) * slot
+        if slanted:
+            out.append(text(x, base, c, size=tick, anchor="end", cls="xtick", rotate=-45, baseline="hanging"))
+        else:
+            out.append(text(x, base, c, size=tick, anchor="middle", cls="xtick", baseline="hanging"))
+    height = top + plot_h + bottom
+    out.append(text(left + n * slot / 2, height - 10 - (24 if show_legend else 0), x_title, anchor="middle",
+                    cls="xtitle", fill=AXIS_COLOUR))
+    if show_legend:
+        out.append(legend([(s.name, s.colour if isinstance(s.colour, str) else s.colour[0]) for s in series],
+                          left, height - 12))
+    return document("".join(out), width, height)
+
+
+# ---------------------------------------------------------------------------------------------
+# x–y plots: lines, histograms, arrows
+
+
+@dataclass(frozen=True)
+class Line:
+    name: str
+    x: Sequence[float]
+    y: Sequence[float]
+    colour: str
+    markers: bool = True
+
+
+@dataclass(frozen=True)
+class Columns:
+    """A histogram's bins: [edges[b], edges[b + 1]) has height counts[b]."""
+
+    name: str
+    edges: Sequence[float]
+    counts: Sequence[float]
+    colour: str
+    opacity: float = 0.6
+
+
+@dataclass(frozen=True)
+class Arrow:
+    """An arrow from the origin to (x, y), labelled at its tip."""
+
+    x: float
+    y: float
+    colour: str
+    label: str
+    width: float = 1.8
+    opacity: float = 1.0
+
+
+@dataclass(frozen=True)
+class Plot:
+    title: str
+    x_title: str
+    y_title: str
+    lines: Sequence[Line] = ()
+    columns: Sequence[Columns] = ()
+    arrows: Sequence[Arrow] = ()
+    x_range: tuple[float, float] | None = None
+    y_range: tuple[float, float] | None = None
+    x_ticks: Sequence[float] | None = None
+    log_x: bool = False
+    marks: Sequence[float] = field(default_factory=tuple)  # dotted vertical lines
+    square: bool = False
+
+
+def plot(p: Plot, *, width: float = 420, height: float = 240, show_legend: bool = True) -> Svg:
+    """Lines, histogram bins and arrows on numeric axes."""
+    xs = [v for line in p.lines for v in line.x] + [v for c in p.columns for v in c.edges] + \
+         [a.x for a in p.arrows] + [0.0] * bool(p.arrows)
+    ys = [v for line in p.lines for v in line.y] + [v for c in p.columns for v in c.counts] + \
+         [a.y for a in p.arrows] + [0.0] * bool(p.arrows or p.columns)
+    x_range = p.x_range or (min(xs), max(xs))
+    y_range = p.y_range or (min(ys), max(ys) * 1.08 if max(ys) > 0 else 1.0)
+    left, top = 62, 32
+    plot_w, plot_h = width - left - 14, height - top - 50
+    if p.square:
+        plot_w = plot_h = min(plot_w, plot_h)
+    frame = Frame(left, top, plot_w, plot_h, x_range, y_range, p.log_x)
+    out = [text(0, 16, p.title, size=15, weight="bold", cls="title"),
+           frame.axes(x_title=p.x_title, y_title=p.y_title, x_ticks=p.x_ticks, zero_line=bool(p.arrows))]
+    for c in p.columns:
+        x0, x1 = frame.px(c.edges[:-1]), frame.px(c.edges[1:])
+        y0 = frame.py(0.0)
+        ys_px = frame.py(c.counts)
+        for a, b, y in zip(x0, x1, ys_px, strict=True):
+            out.append(f'<rect class="bin" x="{_num(a)}" y="{_num(y)}" width="{_num(max(b - a, 0.5))}" '
+                       f'height="{_num(float(y0) - y)}" fill="{c.colour}" fill-opacity="{c.opacity}"/>')
+    for mark in p.marks:
+        x = float(frame.px(mark))
+        out.append(f'<line x1="{_num(x)}" x2="{_num(x)}" y1="{_num(top)}" y2="{_num(top + plot_h)}" '
+                   'stroke="#555" stroke-dasharray="3,3"/>')
+    for line in p.lines:
+        px, py = frame.px(line.x), frame.py(line.y)
+        points = " ".join(f"{_num(a)},{_num(b)}" for a, b in zip(px, py, strict=True))
+        out.append(f'<polyline class="line" points="{points}" fill="none" stroke="{line.colour}" '
+                   'stroke-width="2"/>')
+        if line.markers:
+            out += [f'<circle cx="{_num(a)}" cy="{_num(b)}" r="3" fill="{line.colour}"/>'
+                    for a, b in zip(px, py, strict=True)]
+    ox, oy = float(frame.px(0.0)) if p.arrows else 0.0, float(frame.py(0.0)) if p.arrows else 0.0
+    for a in p.arrows:
+        tx, ty = float(frame.px(a.x)), float(frame.py(a.y))
+        angle = math.atan2(ty - oy, tx - ox)
+        head = 9 + a.width
+        wing = [(tx - head * math.cos(angle + s), ty - head * math.sin(angle + s)) for s in (0.4, -0.4)]
+        out.append(f'<g class="arrow" opacity="{a.opacity}"><line x1="{_num(ox)}" y1="{_num(oy)}" x2="{_num(tx)}" '
+                   f'y2="{_num(ty)}" stroke="{a.colour}" stroke-width="{a.width}"/>'
+                   f'<polygon points="{_num(tx)},{_num(ty)} {_num(wing[0][0])},{_num(wing[0][1])} '
+                   f'{_num(wing[1][0])},{_num(wing[1][1])}" fill="{a.colour}"/>'
+                   + text(tx, ty - 8, a.label, size=12, anchor="middle", cls="arrowlabel", fill=a.colour,
+                          baseline="auto") + "</g>")
+    named = [(line.name, line.colour) for line in p.lines] + [(c.name, c.colour) for c in p.columns]
+    total_h = top + plot_h + 50
+    if show_legend and named:
+        out.append(legend(named, left, total_h + 6))
+        total_h += 22
+    return document("".join(out), max(left + plot_w + 14, text_width(p.title, 15) + 10), total_h)
