@@ -14,11 +14,9 @@ from ui.exercises import exercise_panel
 from ui.exports import export_panel
 from ui.links import PRESET_LABELS
 from ui.matrix_editor import current_edits, edited_projections
-from ui.presenter import next_step_button, step_controls
+from ui.presenter import EDITOR_STEP, next_step_button, step_controls
 from ui.settings import shared, trace_or_explain
 from ui.walkthrough import STEPS, render_steps, step_intro
-
-EDITOR_STEP = 3
 
 settings = shared()
 d_k = st.sidebar.slider("d_k (query, key and value size)", 1, 16, value=4, key="d_k", bind="query-params")

@@ -193,3 +193,53 @@ def test_bad_sentence_in_a_fresh_session_falls_back_to_the_default():
     assert_healthy(at)
     assert DEFAULT_SENTENCE in at.warning[0].value
     assert shown_tokens(at) == DEFAULT_SENTENCE.split()
+
+
+# --- one step at a time (the default view) ------------------------------------------------------
+def test_the_default_view_draws_only_the_open_step_and_walks_through_all_eight():
+    at = run_app(all_steps=False)
+    assert_no_exception(at)
+    assert step_headers(at) == ["Step 1 of 8 · Tokens"]
+    assert len(at.get("image")) == 1  # step 1's one chart: nothing else is built or sent
+    trace = A.trace_self_attention(DEFAULT_SENTENCE, d_model=8, d_k=4, seed=DEFAULT_SEED)
+    seen = {}
+    for step in range(2, 9):
+        at = at.button(key="next_step_end").click().run()  # "Next: step …" at the end of each step
+        assert_no_exception(at)
+        assert [h.split(" · ")[0] for h in step_headers(at)] == [f"Step {step} of 8"]
+        keys = {b.key for b in at.get("flex_container")}
+        seen |= {key: table(at, key) for key in ("q", "scores", "weights", "output") if f"table-{key}" in keys}
+    for key, m in [("q", trace.q), ("scores", trace.scores), ("weights", trace.weights), ("output", trace.output)]:
+        np.testing.assert_allclose(seen[key], m, atol=0.005 + 1e-9, err_msg=key)  # each on its own step
+    assert at.button(key="next_step").disabled and not at.button(key="prev_step").disabled
+    at = at.button(key="prev_step").click().run()
+    assert step_headers(at)[0].startswith("Step 7 of 8")
+
+
+def test_a_link_opens_its_step_and_hand_edits_reach_every_step():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["w"] = "Q1.1:5.0"
+    at.run()
+    assert_no_exception(at)
+    assert step_headers(at)[0].startswith("Step 3 of 8")  # a link with edits opens on the editor
+    assert any("hand-edited" in i.value for i in at.info)
+    at = set_widget(at, "step", 5)  # the editor is not drawn on step 5, but its edits still count
+    preset = A.random_projections(8, 4, DEFAULT_SEED)
+    w_q = preset.w_q.copy()
+    w_q[0, 0] = 5.0
+    edited = A.trace_self_attention(DEFAULT_SENTENCE, seed=DEFAULT_SEED,
+                                    projections=A.Projections(w_q, preset.w_k, preset.w_v))
+    np.testing.assert_allclose(table(at, "scores"), edited.scores, atol=0.005 + 1e-9)
+    assert any("hand-edited" in c.value for c in at.caption)
+    at = set_widget(at, "step", 8)
+    np.testing.assert_allclose(table(at, "output"), edited.output, atol=0.005 + 1e-9)
+
+
+def test_all_steps_on_one_page_is_a_setting_and_comes_from_the_link():
+    # (that the widgets write the step and this setting into the URL is checked in the browser)
+    at = run_app(all_steps=False)
+    at = set_widget(at, "all_steps", True)
+    assert len(step_headers(at)) == 8 and len(at.get("image")) >= 14  # every chart of every step
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["all_steps"] = "true"
+    assert len(step_headers(at.run())) == 8

@@ -12,6 +12,8 @@ import streamlit as st
 
 from ui.walkthrough import STEPS
 
+EDITOR_STEP = 3  # the projections, with the hand editors of W_Q, W_K, W_V
+
 # Our own static CSS (no user text): larger type for the back of the room.
 PRESENTER_CSS = """
 <style>
@@ -34,6 +36,8 @@ def step_controls(*, presenting: bool = False) -> int:
     """Previous / "Go to step" menu / Next; returns the open step (1-based)."""
     if presenting:
         st.html(PRESENTER_CSS)
+    if "step" not in st.session_state and "step" not in st.query_params and "w" in st.query_params:
+        st.session_state["step"] = EDITOR_STEP  # a link with hand-edited cells opens on the editor
     left, middle, right = st.columns([1, 3, 1], vertical_alignment="bottom")
     with middle:  # first: on a link's first run the step exists only once this widget has read the URL
         # no format_func: a bound selectbox writes the option as shown into the link, and "step=3" is the

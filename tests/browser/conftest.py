@@ -54,5 +54,6 @@ def open_page(browser, base_url):
 
 @pytest.fixture
 def page(open_page):
-    """The default lesson (the walkthrough) in a fresh browser context."""
-    return open_page()
+    """The walkthrough with all eight steps on one page, in a fresh browser context (the default
+    one-step-at-a-time view has tests of its own)."""
+    return open_page("/?all_steps=true")

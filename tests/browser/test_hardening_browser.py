@@ -50,7 +50,7 @@ def assert_inert(page, requests: list[str], *, shown: tuple[str, ...]) -> None:
 
 def test_link_parameters_are_named_literally(open_page):
     query = urlencode({LINK: "1", BOLD: "1", IMAGE: "1", "seed": MATHS})
-    page = open_page("/?" + query, ".st-key-table-output table")
+    page = open_page("/?" + query, ".st-key-table-tokens table")
     requests = watch_requests(page)
     page.wait_for_selector("[data-testid=stAlertContainer]:has-text('could not be used')")
     assert_inert(page, requests, shown=PAYLOADS)
@@ -59,14 +59,14 @@ def test_link_parameters_are_named_literally(open_page):
 
 def test_matrix_cells_from_a_link_are_refused_literally(open_page):
     cells = "Q1.1:**Session expired**;K1.1:[a](//evil.example);V1.1:$\\rule{9em}{9em}$"
-    page = open_page("/?" + urlencode({"w": cells}), ".st-key-table-output table")
+    page = open_page("/?" + urlencode({"w": cells}), ".st-key-table-w_q table")  # a link with edits opens step 3
     requests = watch_requests(page)
     page.wait_for_selector("[data-testid=stAlertContainer]:has-text('is not a number')")
     assert_inert(page, requests, shown=("**Session expired**", "[a](//evil.example)", r"$\rule{9em}{9em}$"))
 
 
 def test_sentence_and_phonebook_show_payloads_literally(open_page):
-    page = open_page("/?" + urlencode({"sentence": f'{BOLD} say "hi"'}), ".st-key-table-output table")
+    page = open_page("/?" + urlencode({"sentence": f'{BOLD} say "hi"', "step": "7"}), ".st-key-table-weights table")
     requests = watch_requests(page)
     wait_for_ticks(page, "weights", ["* (1)", "* (2)", "Your", "session", "expired", "* (6)", "* (7)", "say",
                                      '" (9)', "hi", '" (11)'])  # a quote is drawn as ", never &quot;
@@ -99,7 +99,7 @@ def test_the_longest_link_the_app_can_write_opens_again(open_page):
     sentence = "𝔸" * 1000  # 1,000 characters, 4 bytes each in UTF-8
     params = {"sentence": sentence, "d_model": "16", "d_k": "16", "w": cells}
     assert len(cells) <= MAX_EDITS_CHARS and not check_link(params)
-    page = open_page("/?" + urlencode(params), ".st-key-table-output table")
+    page = open_page("/?" + urlencode(params), ".st-key-table-w_q table")  # step 3: the editor and its edits
     assert len(page.url) > 30_000
     assert page.locator(".st-key-sentence input").input_value() == sentence
     page.wait_for_selector("[data-testid=stAlertContainer]:has-text('hand-edited matrices')")  # the edits are in use

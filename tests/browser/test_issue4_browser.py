@@ -10,7 +10,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from attention import Projections, random_projections, trace_self_attention
 from tests.browser.test_lessons_browser import full_screenshot
-from tests.browser.test_walkthrough_browser import read_table, type_sentence, wait_for_ticks
+from tests.browser.test_walkthrough_browser import CHART_TEXTS, chart_texts, read_table, type_sentence, wait_for_ticks
 
 pytestmark = pytest.mark.browser
 SENTENCE = "This forum is awesome"
@@ -164,7 +164,9 @@ def test_relevance_change_raises_the_target_weight(open_page, artifacts):
     assert after[0, 2] > before[0, 2] + 0.2  # "This" → "is" by default
     _, sim = read_table(page, "sim-weights")
     assert list(sim.argmax(axis=1)) == [0, 1, 2, 3]  # raw embeddings: the diagonal
-    assert page.locator(".st-key-fig-arrows .annotation-arrow-g").count() == 8  # 4 queries + 4 keys
+    page.wait_for_function(f"() => (({CHART_TEXTS})(['arrows', 'arrowlabel']) || []).length === 8")
+    assert sorted(chart_texts(page, "arrows", "arrowlabel")) == sorted(  # 4 queries + 4 keys, by name
+        [f"{side}: {t}" for side in "qk" for t in ("This", "forum", "is", "awesome")])
     full_screenshot(page, artifacts / "relevance-full.png")
     page.locator("h3:has-text('Projections')").scroll_into_view_if_needed()
     page.wait_for_timeout(500)

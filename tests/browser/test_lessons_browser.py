@@ -6,15 +6,9 @@ import numpy as np
 import pytest
 
 from attention import trace_multi_head
-from tests.browser.test_walkthrough_browser import read_table, type_sentence, wait_for_ticks
+from tests.browser.test_walkthrough_browser import CHART_TEXTS, chart_texts, read_table, type_sentence, wait_for_ticks
 
 pytestmark = pytest.mark.browser
-
-
-def svg_texts(page, fig: str) -> list[str]:
-    return page.evaluate(
-        "sel => Array.from(document.querySelectorAll(sel)).map(e => e.textContent)", f".st-key-fig-{fig} svg text"
-    )
 
 
 def full_screenshot(page, path) -> None:
@@ -32,7 +26,7 @@ def test_switching_to_multihead_keeps_the_sentence(page, artifacts):
     page.wait_for_selector(".st-key-table-mh-output table")
     assert page.locator(".st-key-sentence input").input_value() == "the cat sat on the mat"
     labels = ["the (1)", "cat", "sat", "on", "the (5)", "mat"]
-    wait_for_ticks(page, "heads", labels)  # the first head panel (the others are .x2tick, ...)
+    wait_for_ticks(page, "heads", labels * 2)  # the key axis of each of the two heads
     _, output = read_table(page, "mh-output")
     expected = trace_multi_head("the cat sat on the mat", d_model=8, n_heads=2, seed=42).output
     np.testing.assert_allclose(output, expected, atol=0.005 + 1e-9)
@@ -45,14 +39,13 @@ def test_switching_to_multihead_keeps_the_sentence(page, artifacts):
 
 
 def test_causal_toggle_changes_the_heatmap(page, artifacts):
-    before = svg_texts(page, "weights")
+    wait_for_ticks(page, "weights", ["This", "forum", "is", "awesome"])  # drawn: never read before
+    before = chart_texts(page, "weights", "num")
     assert "—" not in before
     page.locator(".st-key-causal label").click()
-    page.wait_for_function(
-        "() => Array.from(document.querySelectorAll('.st-key-fig-weights svg text'))"
-        ".filter(e => e.textContent === '—').length === 6"
-    )
-    after = svg_texts(page, "weights")
+    page.wait_for_function(  # the redrawn heatmap masks the six cells above the diagonal
+        f"() => (({CHART_TEXTS})(['weights', 'num']) || []).filter(t => t === '—').length === 6")
+    after = chart_texts(page, "weights", "num")
     assert after[:4] == ["1.00", "—", "—", "—"]  # the first token attends only to itself
     assert after != before
     # the tables repaint apart from the figures: wait for each one's masked cells
@@ -67,12 +60,10 @@ def test_causal_toggle_changes_the_heatmap(page, artifacts):
 
 
 def test_scaling_page_softmax_plots_differ_at_512(open_page, artifacts):
-    page = open_page("/scaling?dk_demo=512", ".st-key-fig-saturation .trace.bars text")
-    panels = page.evaluate(
-        "() => Array.from(document.querySelectorAll('.st-key-fig-saturation .trace.bars'))"
-        ".map(t => Array.from(t.querySelectorAll('text')).map(e => parseFloat(e.textContent)))"
-    )
-    raw, scaled = np.array(panels[0]), np.array(panels[1])
+    page = open_page("/scaling?dk_demo=512", ".st-key-fig-saturation img")
+    page.wait_for_function(f"() => (({CHART_TEXTS})(['saturation', 'title']) || []).some(t => t.includes('√512'))")
+    values = np.array([float(t) for t in chart_texts(page, "saturation", "barlabel")])  # both panels' α labels
+    raw, scaled = values[:8], values[8:]
     assert raw.max() == 1.0 and np.sort(raw)[-2] == 0.0  # saturated: one weight takes it all
     assert scaled.max() < 0.9 and (scaled > 0.01).sum() >= 3  # spread over several keys
     assert page.locator("[data-testid=stException]").count() == 0

@@ -32,8 +32,8 @@ def open_learner(browser, front: str):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.set_default_timeout(60_000)
-    page.goto(front + "/")
-    page.wait_for_selector(".st-key-table-output table")
+    page.goto(front + "/?step=7")  # the softmax step: the α heatmap and its table
+    page.wait_for_selector(".st-key-table-weights table")
     return context, page, replica_of(page, front)
 
 

@@ -6,6 +6,7 @@ import re
 
 import numpy as np
 import pytest
+from playwright.sync_api import expect
 
 from attention import trace_self_attention
 from tests.test_pages import shown_number
@@ -33,17 +34,38 @@ def wait_for_table(page, key: str, cells: list[list[str]]) -> None:
     )
 
 
-def tick_labels(page, fig: str, axis: str = "x") -> list[str]:
-    return page.locator(f".st-key-fig-{fig} .{axis}tick text").all_text_contents()
+# A chart is an <img> whose src is the SVG as a data: URI (what st.image makes of SVG markup).
+# Decode it in the page and read its texts by class, as svg_reading does for the builders. Returns
+# null until the image has loaded, so a wait can never read a half-drawn page.
+CHART_TEXTS = """([key, cls]) => {
+  const img = document.querySelector(`.st-key-fig-${key} img`);
+  if (!img || !img.complete || !img.naturalWidth || !img.src.startsWith('data:image/svg+xml')) return null;
+  const bytes = Uint8Array.from(atob(img.src.split(',')[1]), c => c.charCodeAt(0));
+  const doc = new DOMParser().parseFromString(new TextDecoder().decode(bytes), 'image/svg+xml');
+  return Array.from(doc.querySelectorAll(cls ? `text.${cls}` : 'text')).map(t => t.textContent);
+}"""
+
+
+def chart_texts(page, fig: str, cls: str | None = None) -> list[str] | None:
+    """The texts (of one class: "xtick", "ytick", "num", "title", …) of the chart ``fig`` on screen."""
+    return page.evaluate(CHART_TEXTS, [fig, cls])
+
+
+def wait_for_chart(page, fig: str, cls: str | None, expected: list[str]) -> None:
+    """Wait until the chart ``fig`` shows exactly these texts of class ``cls`` (it redraws on a rerun)."""
+    page.wait_for_function(
+        f"([key, cls, want]) => JSON.stringify(({CHART_TEXTS})([key, cls])) === JSON.stringify(want)",
+        arg=[fig, cls, expected],
+    )
+
+
+def tick_labels(page, fig: str, axis: str = "x") -> list[str] | None:
+    return chart_texts(page, fig, f"{axis}tick")
 
 
 def wait_for_ticks(page, fig: str, expected: list[str], axis: str = "x") -> None:
-    """Wait until the figure's tick labels are ``expected`` (a rerun repaints figures one by one)."""
-    page.wait_for_function(
-        "([sel, want]) => JSON.stringify(Array.from(document.querySelectorAll(sel)).map(e => e.textContent))"
-        " === JSON.stringify(want)",
-        arg=[f".st-key-fig-{fig} .{axis}tick text", expected],
-    )
+    """Wait until the figure's tick labels are ``expected``."""
+    wait_for_chart(page, fig, f"{axis}tick", expected)
 
 
 def type_sentence(page, text: str) -> None:
@@ -52,15 +74,54 @@ def type_sentence(page, text: str) -> None:
     box.press("Enter")
 
 
-def test_typing_a_sentence_updates_the_heatmap_labels(page):
-    # the figure draws its ticks after its table exists: wait for them, never read them at once
-    wait_for_ticks(page, "scores", ["This", "forum", "is", "awesome"])
+def test_typing_a_sentence_updates_the_heatmap_labels(open_page):
+    # one step at a time (the default): the open step redraws with the new tokens, and so does the next
+    page = open_page("/?step=5", ".st-key-table-scores table")
+    wait_for_ticks(page, "scores", ["This", "forum", "is", "awesome"])  # the image has loaded: never read before
     type_sentence(page, "the cat sat on the mat")
     expected = ["the (1)", "cat", "sat", "on", "the (5)", "mat"]
-    for fig in ("scores", "scaled", "weights"):
-        wait_for_ticks(page, fig, expected, "x")  # keys
-        wait_for_ticks(page, fig, expected, "y")  # queries
+    wait_for_ticks(page, "scores", expected, "x")  # keys
+    wait_for_ticks(page, "scores", expected, "y")  # queries
+    for step, fig in ((6, "scaled"), (7, "weights")):
+        page.locator(".st-key-next_step button").click()
+        page.wait_for_selector(f"h3:has-text('Step {step} of 8')")
+        wait_for_ticks(page, fig, expected, "x")
+        wait_for_ticks(page, fig, expected, "y")
     assert re.search(r"sentence=the\+cat", page.url) or "the%20cat" in page.url  # the sentence is in the link
+    assert "step=7" in page.url  # and so is the open step
+
+
+def test_one_step_at_a_time_by_buttons_keyboard_menu_and_link(open_page, artifacts):
+    page = open_page("", ".st-key-table-tokens table")
+    expect(page.locator("h3:has-text(' of 8 · ')")).to_have_count(1)  # only the open step is drawn
+    expect(page.locator("[data-testid=stImage]")).to_have_count(1)  # step 1's one chart
+    expect(page.locator(".st-key-prev_step button")).to_be_disabled()
+    page.locator("h1#self-attention-step-by-step").click()  # focus the page, not a text box
+    for step in range(2, 9):  # PageDown, as a presentation clicker sends it, walks every step in order
+        page.keyboard.press("PageDown")
+        page.wait_for_selector(f"h3:has-text('Step {step} of 8')")
+        page.wait_for_function("n => location.search.includes('step=' + n)", arg=step)
+    page.wait_for_selector(".st-key-table-output table")  # step 8 drew its tables
+    expect(page.locator(".st-key-next_step button")).to_be_disabled()
+    page.keyboard.press("PageUp")
+    page.wait_for_selector("h3:has-text('Step 7 of 8')")
+    page.get_by_role("button", name="Next: step 8").click()  # the button at the end of the step
+    page.wait_for_selector("h3:has-text('Step 8 of 8')")
+    # the menu: keyboard only (focus, type, Enter)
+    box = page.locator(".st-key-step input")
+    box.click()
+    box.fill("3")
+    page.get_by_role("option", name="3", exact=True).wait_for()
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".st-key-table-w_q table")  # step 3: the projections and the editor
+    assert page.locator(".st-key-table-tokens").count() == 0  # step 1 is gone
+    page.reload()  # the open step is in the link
+    page.wait_for_selector("h3:has-text('Step 3 of 8')")
+    page.wait_for_selector(".st-key-table-w_q table")
+    page.screenshot(path=artifacts / "walkthrough-step-3.png")
+    page.locator(".st-key-all_steps label").click()  # every step at once, and that too is in the link
+    expect(page.locator("h3:has-text(' of 8 · ')")).to_have_count(8)
+    page.wait_for_function("() => location.search.includes('all_steps=true')")
 
 
 def test_output_on_screen_is_the_weighted_sum_of_values_on_screen(page):
@@ -120,7 +181,7 @@ def test_walkthrough_screenshot(page, artifacts):
 
 def test_a_shared_link_reproduces_the_lesson(open_page):
     # A link with settings, opened by a new learner in a fresh browser context.
-    page = open_page("/?sentence=the+cat+sat&seed=7&d_k=3", ".st-key-table-output table")
+    page = open_page("/?sentence=the+cat+sat&seed=7&d_k=3&all_steps=true", ".st-key-table-output table")
     wait_for_ticks(page, "weights", ["the", "cat", "sat"])
     assert page.locator(".st-key-seed input").input_value() == "7"
     labels, q = read_table(page, "q")
