@@ -1,22 +1,28 @@
-"""Browser benchmark: the walkthrough against a bare Streamlit page, both measured in this run.
+"""Browser benchmark: every lesson against a bare Streamlit page, all measured in this run.
 
-Two numbers, each printed as a ratio to the bare page (bench/bare_app.py: one text_input and one
-st.write) served by the same Streamlit on the same machine at the same time:
-- first paint: from navigation until the page's content is all drawn (for the walkthrough: every
-  figure has drawn its plot and the last table is there);
-- interaction: from pressing Enter on a new sentence until every figure that shows tokens carries
-  the new sentence's labels (bare page: until st.write shows the new text).
-The walkthrough in presenter mode (one step a screen; step 1 has one figure) is measured too.
-Each sample uses its own browser (a page in a background tab is throttled). Medians of ROUNDS.
-Asserts nothing. Targets from the issue: interaction ≤ 2×, first paint ≤ 1.9×.
+The bare page (bench/bare_app.py: one text_input and one st.write) runs on its own Streamlit
+server beside the app, on the same machine at the same time. For each lesson, medians of ROUNDS
+samples, each in a fresh Chromium (a page in a background tab is throttled):
+- first paint: from navigation until the lesson is drawn: its marker element is there, the script
+  has finished, every image (chart) has loaded and every Plotly chart (older versions) has drawn;
+- interaction: from pressing Enter on a new text until the page shows the change and is drawn;
+- bytes per rerun: what the server sent over the websocket during that interaction.
+Printed as one table of ratios to the bare page. Asserts nothing; targets from issue 9 in the notes.
+
+    python bench/bench_browser.py            # every lesson, 5 rounds
+    ROUNDS=3 python bench/bench_browser.py   # quicker
+    APP=/path/to/other/checkout/app.py python bench/bench_browser.py   # measure another version
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -24,105 +30,132 @@ from playwright.sync_api import sync_playwright  # noqa: E402, RUF100
 
 from tests.browser.server import launch_chromium, streamlit_server  # noqa: E402, RUF100
 
-ROUNDS = 7
-NEW_SENTENCE = "the cat sat on the mat"
-NEW_LABELS = ["the (1)", "cat", "sat", "on", "the (5)", "mat"]
-TOKEN_FIGURES = ["tokens", "x", "q", "k", "v", "scores", "scaled", "weights", "alpha-row", "output"]
+ROUNDS = int(os.environ.get("ROUNDS", "5"))
+APP = os.environ.get("APP", "app.py")
+SIX = "the cat sat on the mat"
 
-WALKTHROUGH_PAINTED = """() => {
-  const figs = document.querySelectorAll('[class*="st-key-fig-"]');
-  return figs.length >= 12 && Array.from(figs).every(f => f.querySelector('.main-svg .xtick text'))
-      && !!document.querySelector('.st-key-table-output table');
+
+def words(n: int, last: str) -> str:
+    """A sentence of n tokens (distinct words, so every label is plain), ending in ``last``."""
+    return " ".join([f"w{k}" for k in range(n - 1)] + [last])
+
+
+# True once the page has finished a run and drawn it: no script running, every chart image loaded,
+# every Plotly chart (before issue 9) drawn.
+DRAWN = """() => {
+  const app = document.querySelector('[data-testid=stApp]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  const images = Array.from(document.querySelectorAll('[data-testid=stImage] img'));
+  if (!images.every(i => i.complete && i.naturalWidth > 0)) return false;
+  return Array.from(document.querySelectorAll('.stPlotlyChart')).every(p => p.querySelector('.main-svg'));
 }"""
 
-WALKTHROUGH_UPDATED = """([figs, labels]) => figs.every(key => {
-  const root = `.st-key-fig-${key}`;
-  const texts = Array.from(document.querySelectorAll(
-    `${root} .xtick text, ${root} .ytick text, ${root} text.textpoint, ${root} .textpoint text`
-  )).map(e => e.textContent);
-  return labels.every(l => texts.includes(l))
-    || (key === 'tokens' && document.querySelectorAll('.st-key-fig-tokens .xtick text').length === labels.length);
-})"""
+
+def table_has(key: str, text: str) -> str:
+    """JS: the table ``key`` shows ``text`` (in a cell or a row label)."""
+    return f"() => !!document.querySelector('.st-key-table-{key} table')?.innerText.includes({text!r})"
 
 
-PRESENTER_PAINTED = """() => !!document.querySelector('.st-key-fig-tokens .main-svg .xtick text')
-    && !!document.querySelector('.st-key-table-tokens table')"""
+@dataclass(frozen=True)
+class Case:
+    name: str
+    path: str  # on the app's server ("" = the bare page's server)
+    ready: str  # JS: the lesson's content is on the page
+    box: str  # the widget key of the text box typed into
+    text: str  # typed, then Enter
+    changed: str  # JS: the page shows what was typed
 
 
-def presenter_painted(page) -> None:
-    page.wait_for_function(PRESENTER_PAINTED)
+BARE = Case("bare page", "", "() => document.body.innerText.includes('You typed:')", "sentence", SIX,
+            f"() => document.body.innerText.includes('You typed: {SIX}')")
 
 
-def presenter_updated(page) -> None:  # step 1's figure shows the new tokens (positions 1 … 6)
-    page.wait_for_function(
-        "n => document.querySelectorAll('.st-key-fig-tokens .xtick text').length === n", arg=len(NEW_LABELS)
-    )
+def walkthrough(name: str, step: int | None, n: int | None = None) -> Case:
+    """The walkthrough at ``step`` (None: as it opens), on an n-token sentence, then one word changed."""
+    params = {"step": step} if step else {}
+    if n:
+        params["sentence"] = words(n, "before")
+    key = {None: "tokens", 1: "tokens", 7: "weights", 8: "output"}[step]  # a table of that step with the tokens
+    last = "after" if n else "mat"
+    return Case(name, "/?" + urlencode(params), table_has(key, "before" if n else "awesome"), "sentence",
+                words(n, "after") if n else SIX, table_has(key, last))
 
 
-def bare_painted(page) -> None:
-    page.wait_for_function("() => document.body.innerText.includes('You typed:')")
+CASES = [
+    BARE,
+    walkthrough("walkthrough", None),
+    walkthrough("walkthrough, step 7", 7),
+    walkthrough("walkthrough, step 8", 8),
+    walkthrough("16 tokens, step 1", 1, 16),
+    walkthrough("16 tokens, step 7", 7, 16),
+    walkthrough("16 tokens, step 8", 8, 16),
+    walkthrough("64 tokens, step 1", 1, 64),
+    walkthrough("64 tokens, step 7", 7, 64),
+    walkthrough("64 tokens, step 8", 8, 64),
+    Case("presenter", "/?present=true", table_has("tokens", "awesome"), "sentence", SIX, table_has("tokens", "mat")),
+    Case("multi-head", "/multihead", table_has("mh-output", "awesome"), "sentence", SIX, table_has("mh-output", "mat")),
+    Case("√d_k", "/scaling", table_has("temperature-weights", "awesome"), "sentence", SIX,
+         table_has("temperature-weights", "mat")),
+    Case("phonebook", "/phonebook", table_has("pb-lookup", "Jindřich"), "pb_query", "Anna",
+         "() => document.body.innerText.includes('an exact match')"),
+    Case("relevance", "/relevance", table_has("sim-weights", "awesome"), "sentence", SIX,
+         table_has("sim-weights", "mat")),
+]
 
 
-def walkthrough_painted(page) -> None:
-    page.wait_for_function(WALKTHROUGH_PAINTED)
+def drawn(page, predicate: str) -> None:
+    page.wait_for_function(f"() => ({predicate})() && ({DRAWN})()")
 
 
-def bare_updated(page) -> None:
-    page.wait_for_function(f"() => document.body.innerText.includes('You typed: {NEW_SENTENCE}')")
-
-
-def walkthrough_updated(page) -> None:
-    page.wait_for_function(WALKTHROUGH_UPDATED, arg=[TOKEN_FIGURES, NEW_LABELS])
-
-
-def sample(playwright, url, painted, updated) -> tuple[float, float]:
+def sample(playwright, base: str, case: Case) -> tuple[float, float, int]:
     browser = launch_chromium(playwright)
     try:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        page.set_default_timeout(60_000)
+        page.set_default_timeout(int(os.environ.get("BENCH_TIMEOUT_MS", "180000")))
+        received = [0]
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda data: received.__setitem__(
+            0, received[0] + len(data))))
         t0 = time.perf_counter()
-        page.goto(url)
-        painted(page)
+        page.goto(base + case.path)
+        drawn(page, case.ready)
         first_paint = time.perf_counter() - t0
-        page.wait_for_timeout(300)  # let the page settle before the interaction
-        box = page.locator(".st-key-sentence input")
-        box.fill(NEW_SENTENCE)
+        box = page.locator(f".st-key-{case.box} input")
+        box.fill(case.text)
+        sent_before = received[0]
         t0 = time.perf_counter()
         box.press("Enter")
-        updated(page)
-        return first_paint, time.perf_counter() - t0
+        drawn(page, case.changed)
+        return first_paint, time.perf_counter() - t0, received[0] - sent_before
     finally:
         browser.close()
 
 
 def main() -> None:
     with (
-        streamlit_server("app.py") as app_url,
+        streamlit_server(APP) as app_url,
         streamlit_server("bench/bare_app.py") as bare_url,
         sync_playwright() as p,
     ):
-        pages = {
-            "bare": (bare_url, bare_painted, bare_updated),
-            "walkthrough": (app_url, walkthrough_painted, walkthrough_updated),
-            "presenter": (app_url + "/?present=true", presenter_painted, presenter_updated),
-        }
-        for args in pages.values():  # warm the servers' caches
-            sample(p, *args)
-        results: dict[str, list[tuple[float, float]]] = {name: [] for name in pages}
-        for _ in range(ROUNDS):  # interleaved, so all see the same machine load
-            for name, args in pages.items():
-                results[name].append(sample(p, *args))
-    med = {name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs))
-           for name, rs in results.items()}
-    print(f"medians of {ROUNDS} rounds, each in a fresh Chromium")
-    print(f"{'page':<12} {'first paint s':>14} {'interaction s':>14}")
-    for name, (fp, it) in med.items():
-        print(f"{name:<12} {fp:>14.3f} {it:>14.3f}")
-    for name in ("walkthrough", "presenter"):
-        fp_ratio = med[name][0] / med["bare"][0]
-        it_ratio = med[name][1] / med["bare"][1]
-        print(f"{name:<12} first paint {fp_ratio:.2f}× bare (target ≤ 1.9×), interaction {it_ratio:.2f}× bare "
-              "(target ≤ 2×)")
+        def base(case: Case) -> str:
+            return bare_url if case is BARE else app_url
+
+        for case in CASES:  # warm both servers (imports, caches)
+            sample(p, base(case), case)
+        results: dict[str, list[tuple[float, float, int]]] = {c.name: [] for c in CASES}
+        for _ in range(ROUNDS):  # interleaved, so that every case sees the same machine load
+            for case in CASES:
+                results[case.name].append(sample(p, base(case), case))
+    med = {name: tuple(statistics.median(r[k] for r in rs) for k in range(3)) for name, rs in results.items()}
+    bare_fp, bare_it, _ = med[BARE.name]
+    print(f"{APP}: medians of {ROUNDS} rounds, each in a fresh Chromium; ratios to the bare page "
+          f"(first paint {bare_fp:.2f} s, interaction {bare_it:.3f} s)")
+    print(f"| {'lesson':<20} | first paint | interaction | KB per rerun | first paint s | interaction s |")
+    print(f"|{'-' * 22}|-------------|-------------|--------------|---------------|---------------|")
+    for name, (fp, it, sent) in med.items():
+        print(f"| {name:<20} | {fp / bare_fp:>10.2f}× | {it / bare_it:>10.2f}× | {sent / 1000:>12.1f} | "
+              f"{fp:>13.2f} | {it:>13.3f} |")
+    print("targets (issue 9): walkthrough ≤ 1.5× both; 16 tokens interaction ≤ 2×; 64 tokens ≤ 3×; other lessons "
+          "≤ 2× both; ≤ 150 KB per rerun at 16 tokens")
 
 
 if __name__ == "__main__":

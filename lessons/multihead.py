@@ -9,7 +9,7 @@ from attention import trace_multi_head
 from ui import components as ui
 from ui.exercises import exercise_panel
 from ui.settings import shared, trace_or_explain
-from ui.walkthrough import MASK_CAPTION, lines_panel, render_steps
+from ui.walkthrough import MASK_CAPTION, STEPS, lines_panel, render_steps
 from viz import figures as F
 from viz import heads as H
 from viz import tables as T
@@ -62,8 +62,12 @@ st.subheader("Check yourself: head 1", divider="gray")
 exercise_panel(mh.heads[0], prefix="mh-ex")
 
 st.subheader("Open one head in the full step-by-step view", divider="gray")
-opened = st.selectbox("Head", range(h), format_func=lambda k: f"head {k + 1}", key="open_head")
+left, right = st.columns(2)
+opened = left.selectbox("Head", range(h), format_func=lambda k: f"head {k + 1}", key="open_head")
 opened = opened if opened is not None and opened < h else 0
+# one step at a time, as in the walkthrough: drawing steps 3–8 of a head at once doubled this page's cost
+step = right.selectbox("Step", range(3, len(STEPS) + 1), format_func=lambda k: f"{k} · {STEPS[k - 1][0]}",
+                       key="head_step", help="The walkthrough's steps 3 to 8, for this head's own W_Q, W_K, W_V.")
 st.markdown(f"Head {opened + 1} uses columns {opened * d_k + 1}–{(opened + 1) * d_k} of W_Q, W_K and W_V. "
             "Its tokens and X are the walkthrough's (steps 1 and 2).")
-render_steps(mh.heads[opened], prefix="head-", first=3)
+render_steps(mh.heads[opened], prefix="head-", first=step or 3, last=step or 3)

@@ -28,9 +28,19 @@ def ticks(fig, axis: str) -> list[str]:
     return texts(fig, f"{axis}tick")
 
 
+def group(fig, cls: str) -> list[ET.Element]:
+    """The children of every <g class=cls>, in document order (small multiples have one group each)."""
+    return [child for g in parse(fig).iter(f"{NS}g") if g.get("class") == cls for child in g]
+
+
+def numbers(fig) -> list[str]:
+    """The numbers written in heatmap cells, in row-major order (of every panel)."""
+    return ["".join(t.itertext()) for t in group(fig, "nums")]
+
+
 def cell_texts(fig, shape: tuple[int, int]) -> np.ndarray:
     """The numbers written in a heatmap's cells, [rows, cols] (row-major in the markup)."""
-    return np.array(texts(fig, "num"), dtype=object).reshape(shape)
+    return np.array(numbers(fig), dtype=object).reshape(shape)
 
 
 def elements(fig, tag: str, cls: str) -> list[ET.Element]:
@@ -38,8 +48,12 @@ def elements(fig, tag: str, cls: str) -> list[ET.Element]:
 
 
 def cell_fills(fig, shape: tuple[int, int]) -> np.ndarray:
-    return np.array([e.get("fill") for e in elements(fig, "rect", "cell")], dtype=object).reshape(shape)
+    return np.array([e.get("fill") for e in group(fig, "cells")], dtype=object).reshape(shape)
 
 
 def bar_heights(fig) -> np.ndarray:
     return np.array([float(e.get("height")) for e in elements(fig, "rect", "bar")])
+
+
+def rgb(hex_colour: str) -> np.ndarray:
+    return np.array([int(hex_colour[k:k + 2], 16) for k in (1, 3, 5)])

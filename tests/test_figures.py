@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import base64
+import io
 import re
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from PIL import Image
 
 import attention as A
 from attention.phonebook import lookup
@@ -145,7 +148,7 @@ def test_user_text_in_a_figure_stays_text(payload):
     for fig in figures:
         root = R.parse(fig)  # well-formed: the payload did not break out of its text
         tags = {e.tag.removeprefix(R.NS) for e in root.iter()}
-        assert tags <= {"svg", "g", "rect", "text", "line", "circle", "polyline", "polygon"}  # no script, img, …
+        assert tags <= {"svg", "g", "rect", "path", "text", "line", "circle", "polyline", "polygon"}  # no script, img
         assert not any(a.startswith("on") for e in root.iter() for a in e.attrib)
     shown = "".join(R.texts(figures[0]))
     assert token_labels(evil.tokens)[0] in shown  # …and it is shown literally, as typed
@@ -270,3 +273,20 @@ def test_alpha_tables_show_masked_weights_as_the_heatmap_does(t):
     assert (first == MASKED_TEXT).sum() == (t.n - 1 if t.causal else 0)
     bars = F.alpha_bars(t, 0)
     assert R.texts(bars, "barlabel").count(MASKED_TEXT) == (t.n - 1 if t.causal else 0)
+
+
+def test_a_large_heatmap_is_one_picture_with_each_cell_in_its_place():
+    # 64 tokens: 4,096 cells, too many to number (the table has them), drawn as one PNG inside the SVG
+    big = A.trace_self_attention(" ".join(f"w{k}" for k in range(64)), causal=True)
+    fig = F.query_key_figure(big, big.weights, "α", weights=True)
+    (image,) = R.elements(fig, "image", "cells")
+    href = image.get("href")
+    assert href.startswith("data:image/png;base64,") and R.numbers(fig) == []  # nothing is fetched
+    picture = np.asarray(Image.open(io.BytesIO(base64.b64decode(href.split(",", 1)[1]))).convert("RGB"))
+    ch, cw = picture.shape[0] / 64, picture.shape[1] / 64
+    centres = picture[(np.arange(64) * ch + ch / 2).astype(int)][:, (np.arange(64) * cw + cw / 2).astype(int)]
+    masked = np.all(centres == R.rgb(svg.MASKED_FILL), axis=2)  # [64, 64]
+    np.testing.assert_array_equal(masked, ~big.mask)  # the grey cells are exactly the masked ones
+    shade = rank([f"#{r:02x}{g:02x}{b:02x}" for r, g, b in centres[big.mask].tolist()], "weights")
+    np.testing.assert_allclose(shade, big.weights[big.mask] / big.weights.max(), atol=0.01)  # row i, column j
+    assert R.ticks(fig, "y")[63] == "w63" and len(fig.markup) < 60_000

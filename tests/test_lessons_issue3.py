@@ -58,7 +58,10 @@ def test_multihead_controls_change_what_is_shown():
     assert table(at, "concat").shape == (4, 8) and table(at, "heads-3").shape == (4, 4)
     at = set_widget(at, "open_head", 3)  # open head 4 in the full step-by-step view
     m = A.trace_multi_head(DEFAULT_SENTENCE, d_model=8, n_heads=4, seed=DEFAULT_SEED)
-    np.testing.assert_allclose(table(at, "head-w_q"), m.w_q[:, 6:8], atol=ROUNDING)  # columns 7–8
+    np.testing.assert_allclose(table(at, "head-w_q"), m.w_q[:, 6:8], atol=ROUNDING)  # step 3: columns 7–8
+    assert [h.value for h in at.subheader if h.value.startswith("Step ")] == ["Step 3 of 8 · Projection matrices W_Q, "
+                                                                             "W_K, W_V"]  # one step at a time
+    at = set_widget(at, "head_step", 7)
     np.testing.assert_allclose(table(at, "head-weights"), m.heads[3].weights, atol=ROUNDING)
     at = set_widget(at, "d_model", 6)  # 4 no longer divides d_model: the choice falls back
     assert_no_exception(at)
@@ -148,13 +151,13 @@ def test_temperature_on_the_sentence(temperature):
 def test_heads_heatmaps_show_every_head_on_one_scale():
     m = A.trace_multi_head("the cat sat on", d_model=8, n_heads=4, causal=True)
     fig = H.heads_heatmaps(m.weights, m.tokens, mask=m.heads[0].mask)
-    shown = np.array(R.texts(fig, "num"), dtype=object).reshape(4, 4, 4)  # [head, query, key]
+    shown = np.array(R.numbers(fig), dtype=object).reshape(4, 4, 4)  # [head, query, key]
     assert shown[0, 0, 3] == MASKED_TEXT
     np.testing.assert_array_equal(shown[2][m.heads[0].mask], [format_number(a) for a in m.weights[2][m.heads[0].mask]])
     assert R.texts(fig, "title") == ["head 1", "head 2", "head 3", "head 4"]
     assert R.ticks(fig, "y") == ["the", "cat", "sat", "on"] + [""] * 12  # token names once, on the left
     # one colour scale: the same weight has the same colour in every head, and one colour bar
-    fills = np.array([e.get("fill") for e in R.elements(fig, "rect", "cell")]).reshape(4, 4, 4)
+    fills = np.array([e.get("fill") for e in R.group(fig, "cells")]).reshape(4, 4, 4)
     top = np.unravel_index(np.argmax(m.weights), m.weights.shape)
     assert fills[top] == svg.VIRIDIS[-1] and len(R.texts(fig, "cbar")) == 3
 

@@ -243,3 +243,13 @@ def test_all_steps_on_one_page_is_a_setting_and_comes_from_the_link():
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params["all_steps"] = "true"
     assert len(step_headers(at.run())) == 8
+
+
+def test_a_64_token_sentence_shows_its_large_tables_as_a_scrolling_grid():
+    sentence = " ".join(["*a*", *(f"w{k}" for k in range(61))])  # 64 tokens; "*" must not turn into italics
+    at = run_app(all_steps=False, sentence=sentence, step=7)
+    assert_no_exception(at)
+    grid = at.get_by_key("table-weights").dataframe[0].value  # 4,096 cells: a grid, not a plain table
+    engine = A.trace_self_attention(sentence, seed=DEFAULT_SEED)
+    assert list(grid.index[:4]) == ["* (1)", "a", "* (3)", "w0"]  # shown as typed, no Markdown escapes
+    np.testing.assert_allclose(grid.map(shown_number).to_numpy(), engine.weights, atol=0.005 + 1e-9)

@@ -13,6 +13,7 @@ from viz.tables import formatted
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 SIDE_BY_SIDE_MAX_COLUMNS = 6
+MAX_TABLE_CELLS = 400
 
 
 @cache
@@ -37,9 +38,16 @@ def chart(fig: Svg, key: str) -> None:
 
 
 def table(frame: pd.DataFrame, key: str, decimals: int | None = 2) -> None:
-    """The matrix's numbers as a plain table; ``.st-key-table-<key>`` finds it in the browser."""
+    """The matrix's numbers as a plain table; ``.st-key-table-<key>`` finds it in the browser.
+
+    Beyond MAX_TABLE_CELLS cells (a 64-token α has 4,096) a scrolling grid instead: it draws only
+    the cells on screen, where a plain table would lay out every one (issue 9).
+    """
     with st.container(key=f"table-{key}"):
-        st.table(formatted(frame, decimals))
+        if frame.size > MAX_TABLE_CELLS:
+            st.dataframe(formatted(frame, decimals, markdown=False), height=420)
+        else:
+            st.table(formatted(frame, decimals))
 
 
 def matrix(

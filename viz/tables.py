@@ -66,17 +66,19 @@ def weighted_sum_frame(trace: AttentionTrace, i: int) -> pd.DataFrame:
     return matrix_frame(m, rows=rows, columns=dim_labels(trace.d_k), rows_name="term")
 
 
-def formatted(frame: pd.DataFrame, decimals: int | None = 2) -> pd.DataFrame:
+def formatted(frame: pd.DataFrame, decimals: int | None = 2, *, markdown: bool = True) -> pd.DataFrame:
     """The frame as on-screen text for ``st.table``, which renders Markdown in every cell.
 
     Numbers get fixed decimals (see ``format_number``); text cells, row and column labels are
-    Markdown-escaped, so a token such as ">" or "[a](b)" shows as itself. ``decimals=None``
-    leaves numbers as they are (ids, positions). Cells marked in ``frame.attrs[MASKED]`` show "—".
+    Markdown-escaped, so a token such as ">" or "[a](b)" shows as itself (``markdown=False``: for
+    a data grid, which shows text as it is). ``decimals=None`` leaves numbers as they are (ids,
+    positions). Cells marked in ``frame.attrs[MASKED]`` show "—".
     """
+    escape = markdown_text if markdown else str
 
     def cell(x: object) -> object:
         if isinstance(x, str):
-            return markdown_text(x)
+            return escape(x)
         if decimals is not None and isinstance(x, (float, np.floating)):
             return format_number(float(x), decimals)
         return x
@@ -87,8 +89,8 @@ def formatted(frame: pd.DataFrame, decimals: int | None = 2) -> pd.DataFrame:
         blocked = frame.attrs[MASKED].reindex(index=frame.index, columns=frame.columns, fill_value=False)
         shown = shown.mask(blocked.to_numpy(dtype=bool), MASKED_TEXT)
     if not isinstance(frame.index, pd.RangeIndex):  # a RangeIndex is not shown
-        shown.index = pd.Index([markdown_text(str(r)) for r in frame.index], name=frame.index.name)
-    shown.columns = [markdown_text(str(c)) for c in frame.columns]
+        shown.index = pd.Index([escape(str(r)) for r in frame.index], name=frame.index.name)
+    shown.columns = [escape(str(c)) for c in frame.columns]
     if shown.index.name:
-        shown.index.name = markdown_text(shown.index.name)
+        shown.index.name = escape(shown.index.name)
     return shown

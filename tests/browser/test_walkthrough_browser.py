@@ -42,7 +42,8 @@ CHART_TEXTS = """([key, cls]) => {
   if (!img || !img.complete || !img.naturalWidth || !img.src.startsWith('data:image/svg+xml')) return null;
   const bytes = Uint8Array.from(atob(img.src.split(',')[1]), c => c.charCodeAt(0));
   const doc = new DOMParser().parseFromString(new TextDecoder().decode(bytes), 'image/svg+xml');
-  return Array.from(doc.querySelectorAll(cls ? `text.${cls}` : 'text')).map(t => t.textContent);
+  const sel = cls === 'num' ? 'g.nums > text' : cls ? `text.${cls}` : 'text';  // 'num': the cells' numbers
+  return Array.from(doc.querySelectorAll(sel)).map(t => t.textContent);
 }"""
 
 
