@@ -133,5 +133,8 @@ def share_link() -> None:
     """The current lesson's link with every setting in it, in a box with a copy button."""
     base = st.context.url or "http://127.0.0.1:8501/"
     query = urlencode({k: v for k, v in st.query_params.to_dict().items() if k in SPECS}, doseq=True)
-    st.caption("Share this lesson: the link reproduces every setting (copy button on the right).")
-    st.code(base + ("?" + query if query else ""), language=None, wrap_lines=True)
+    # In a popover: its content is drawn only when opened, so the code box's syntax highlighter
+    # (1.6 MB of JavaScript) loads only for a learner who wants the link (issue 9).
+    with st.popover("Share this lesson", icon=":material/share:", width="stretch", key="share"):
+        st.caption("The link reproduces every setting (copy button on the right). The address bar holds it too.")
+        st.code(base + ("?" + query if query else ""), language=None, wrap_lines=True)

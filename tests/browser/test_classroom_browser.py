@@ -43,7 +43,8 @@ def test_link_round_trip_reproduces_the_numbers(page, open_page, artifacts):
     _, alpha = read_table(page, "weights")
     _, output = read_table(page, "output-row")
     link = page.url
-    shown_link = page.locator("[data-testid=stSidebar] [data-testid=stCode]").inner_text()
+    page.get_by_role("button", name="Share this lesson").click()  # the link box opens on demand
+    shown_link = page.locator("[data-testid=stCode]").inner_text()
     assert "seed=7" in shown_link and "causal=true" in shown_link  # the copy-link box has the settings
     # …and a student opens the link in a fresh browser.
     student = open_page(link.replace(page.url.split("/?")[0], ""), ".st-key-table-output-row table")
