@@ -70,15 +70,19 @@ BARE = Case("bare page", "", "() => document.body.innerText.includes('You typed:
             f"() => document.body.innerText.includes('You typed: {SIX}')")
 
 
+def shows(word: str) -> str:
+    """JS: the lesson shows ``word`` (a token label in a table, a grid's caption, …)."""
+    return f"() => document.querySelector('[data-testid=stMain]')?.innerText.includes({word!r})"
+
+
 def walkthrough(name: str, step: int | None, n: int | None = None) -> Case:
-    """The walkthrough at ``step`` (None: as it opens), on an n-token sentence, then one word changed."""
+    """The walkthrough at ``step`` (None: as it opens), on an n-token sentence, then its last word changed."""
     params = {"step": step} if step else {}
-    if n:
-        params["sentence"] = words(n, "before")
-    key = {None: "tokens", 1: "tokens", 7: "weights", 8: "output"}[step]  # a table of that step with the tokens
-    last = "after" if n else "mat"
-    return Case(name, "/?" + urlencode(params), table_has(key, "before" if n else "awesome"), "sentence",
-                words(n, "after") if n else SIX, table_has(key, last))
+    if not n:
+        key = {None: "tokens", 1: "tokens", 7: "weights", 8: "output"}[step]  # a table of the step with the tokens
+        return Case(name, "/?" + urlencode(params), table_has(key, "awesome"), "sentence", SIX, table_has(key, "mat"))
+    params["sentence"] = words(n, "zebra")  # words no lesson text uses
+    return Case(name, "/?" + urlencode(params), shows("zebra"), "sentence", words(n, "yak"), shows("yak"))
 
 
 CASES = [
@@ -140,6 +144,7 @@ def main() -> None:
             return bare_url if case is BARE else app_url
 
         for case in CASES:  # warm both servers (imports, caches)
+            print(f"warming: {case.name}", file=sys.stderr)
             sample(p, base(case), case)
         results: dict[str, list[tuple[float, float, int]]] = {c.name: [] for c in CASES}
         for _ in range(ROUNDS):  # interleaved, so that every case sees the same machine load

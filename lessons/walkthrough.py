@@ -15,16 +15,18 @@ from ui.exports import export_panel
 from ui.links import PRESET_LABELS
 from ui.matrix_editor import current_edits, edited_projections
 from ui.presenter import EDITOR_STEP, next_step_button, step_controls
-from ui.settings import shared, trace_or_explain
+from ui.settings import settings_popover, shared, trace_or_explain
 from ui.walkthrough import STEPS, render_steps, step_intro
 
 settings = shared()
-d_k = st.sidebar.slider("d_k (query, key and value size)", 1, 16, value=4, key="d_k", bind="query-params")
-preset = st.sidebar.radio(
-    "W_Q, W_K, W_V", PRESETS, format_func=PRESET_LABELS.get, key="preset", bind="query-params",
-    help="Seeded random: entries ~ N(0, 1/d_model). Identity: Q = K = V = X when d_k = d_model (otherwise "
-         "the first d_k coordinates of X), pure similarity.",
-)
+with settings_popover("d_k and W_Q, W_K, W_V", key="walkthrough_settings"):
+    d_k = st.slider("d_k (query, key and value size)", 1, 16, value=4, key="d_k", bind="query-params")
+    preset = st.radio(
+        "W_Q, W_K, W_V", PRESETS, format_func=PRESET_LABELS.get, key="preset", bind="query-params",
+        help="Seeded random: entries ~ N(0, 1/d_model). Identity: Q = K = V = X when d_k = d_model (otherwise "
+             "the first d_k coordinates of X), pure similarity.",
+    )
+st.sidebar.caption(f"d_k {d_k} · W_Q, W_K, W_V: {PRESET_LABELS[preset]}")
 presenting = st.sidebar.toggle("Presenter mode", key="present", bind="query-params",
                                help="One step a screen with large type, for a projector.")
 basis = (settings.d_model, d_k, preset, settings.seed)
@@ -33,8 +35,10 @@ preset_matrices = preset_projections(preset, settings.d_model, d_k, settings.see
 
 def editor() -> Projections | None:
     """Step 3's hand editors; their edits feed every step."""
-    with st.expander("Edit W_Q, W_K, W_V by hand", icon=":material/edit:", expanded="w" in st.query_params):
-        edits = edited_projections(preset_matrices, basis=basis)
+    # lazy: a closed editor builds no grids (and the browser loads no grid code for it)
+    with ui.lazy_expander("Edit W_Q, W_K, W_V by hand", key="editor", icon=":material/edit:",
+                          expanded="w" in st.query_params) as box:
+        edits = (edited_projections if box.open else current_edits)(preset_matrices, basis=basis)
     if edits is not None:
         st.info("These are your hand-edited matrices; every step uses them. “Reset to the preset” in the "
                 "editor brings back the preset.", icon=":material/edit:")

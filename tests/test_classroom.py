@@ -45,7 +45,9 @@ def test_csv_cells_a_spreadsheet_would_run_are_neutralised():
 
 def test_every_matrix_is_exported():
     assert list(X.matrices(TRACE)) == ["X", "E", "P", "W_Q", "W_K", "W_V", "Q", "K", "V", "scores",
-                                       "scaled scores", "weights", "output"]
+                                       "scaled scores", "weights", "output"] == X.matrix_names(TRACE)
+    plain = A.trace_self_attention("a b")
+    assert list(X.matrices(plain)) == X.matrix_names(plain)  # no E and P without positional encodings
 
 
 def test_json_holds_every_step():
@@ -269,6 +271,9 @@ def test_exercise_feedback_and_score_on_the_page():
     trace = A.trace_self_attention(DEFAULT_SENTENCE, seed=DEFAULT_SEED)
     expected = engine_answers(trace)
     most, alpha, *_ = make_questions(trace)
+    assert not [r for r in at.radio if r.key.startswith("ex-")]  # closed, the panel builds no question
+    at.session_state["ex-panel"] = True  # the learner opens "Predict first"
+    at = at.run()
     at = set_widget(at, f"ex-{most.key}", expected[most.key][0])
     assert_no_exception(at)
     assert any(s.value.startswith("Right.") for s in at.success)

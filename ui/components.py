@@ -30,6 +30,12 @@ def step(number: int, total: int, title: str, *, anchor: str | None = None) -> N
     st.subheader(f"Step {number} of {total} · {title}", anchor=anchor or f"step-{number}", divider="gray")
 
 
+def lazy_expander(label: str, *, key: str, expanded: bool = False, **options):
+    """An expander whose ``.open`` says whether it is open; put its content under ``if ….open:`` so
+    that nothing is built or sent while it is closed (opening it reruns the page)."""
+    return st.expander(label, expanded=expanded, key=key, on_change="rerun", **options)
+
+
 def chart(fig: Svg, key: str) -> None:
     """A chart drawn on the server, shown as an image (no script, nothing for the browser to lay out);
     ``.st-key-fig-<key>`` finds it in the browser, and "Save image as" saves the SVG."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from attention import AttentionTrace
+from ui import components as ui
 from viz import exports as X
 
 
@@ -12,11 +13,19 @@ def export_panel(trace: AttentionTrace) -> None:
     """Every file is built only when its button is pressed (the JSON of a 64-token trace is MBs),
     not on each rerun of the lesson."""
     st.subheader("Take it with you", divider="gray")
-    frames = X.matrices(trace)
+    # lazy: closed, the panel builds and sends nothing (its buttons cost a rerun ~0.1 s to draw, issue 9)
+    with ui.lazy_expander("Downloads: CSV, JSON and the figures", key="exports", icon=":material/download:") as box:
+        if box.open:
+            _downloads(trace)
+
+
+def _downloads(trace: AttentionTrace) -> None:
+    names = X.matrix_names(trace)  # the frames themselves are built only for a download
     left, middle, right = st.columns(3, vertical_alignment="bottom")
     with left:
-        name = st.selectbox("Matrix", list(frames), index=list(frames).index("weights"), key="export_matrix")
-        st.download_button(f"{name} as CSV", lambda: X.to_csv(frames[name]), file_name=f"{name.replace(' ', '_')}.csv",
+        name = st.selectbox("Matrix", names, index=names.index("weights"), key="export_matrix")
+        st.download_button(f"{name} as CSV", lambda: X.to_csv(X.matrices(trace)[name]),
+                           file_name=f"{name.replace(' ', '_')}.csv",
                            mime="text/csv", key="export_csv", icon=":material/table:", on_click="ignore")
     with middle:
         st.download_button("The whole trace as JSON", lambda: X.trace_json(trace), file_name="attention_trace.json",
@@ -28,4 +37,4 @@ def export_panel(trace: AttentionTrace) -> None:
                            file_name="attention_figures.html", mime="text/html", key="export_html",
                            icon=":material/image:", on_click="ignore")
     st.caption("CSV rows and columns carry the token labels; numbers keep full precision. The HTML file opens "
-               "offline in any browser. Each chart's camera button also saves a PNG.")
+               "offline in any browser. Every chart is an SVG image: “Save image as” in the browser saves it.")

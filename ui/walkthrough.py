@@ -150,15 +150,19 @@ def _output(trace: AttentionTrace, p: str) -> None:
     st.markdown("##### The same numbers, written out")
     st.caption("Inputs to a sum or a quotient carry as many decimals as it takes for them to give the shown "
                "result; “≈” marks the rare line where the result sits exactly on a rounding boundary.")
-    with st.expander(f"1 · Scores: s_{i + 1},j = q_{i + 1}·k_j as a sum of products, then z = s ÷ √d_k",
-                     expanded=n <= 6):
-        for line in L.dot_products(trace, i):
-            st.latex(line)
-    with st.expander("2 · Softmax: exp / Σ exp (shifted by the row maximum m for numerical safety)",
-                     expanded=n <= 6):
-        st.latex(L.softmax_row(trace, i))
-    with st.expander("3 · Weighted sum of the value vectors", expanded=True):
-        st.latex(L.weighted_sum(trace, i))
+    # on_change="rerun": a closed expander's formulas are not built or sent (64 tokens: 64 long lines)
+    with ui.lazy_expander(f"1 · Scores: s_{i + 1},j = q_{i + 1}·k_j as a sum of products, then z = s ÷ √d_k",
+                          key=f"{p}sums-scores", expanded=n <= 6) as part:
+        if part.open:
+            for line in L.dot_products(trace, i):
+                st.latex(line)
+    with ui.lazy_expander("2 · Softmax: exp / Σ exp (shifted by the row maximum m for numerical safety)",
+                          key=f"{p}sums-softmax", expanded=n <= 6) as part:
+        if part.open:
+            st.latex(L.softmax_row(trace, i))
+    with ui.lazy_expander("3 · Weighted sum of the value vectors", key=f"{p}sums-output", expanded=True) as part:
+        if part.open:
+            st.latex(L.weighted_sum(trace, i))
 
     st.markdown("##### Every query at once")
     st.latex(rf"\mathrm{{Att}}(Q, K, V) = \alpha V:\qquad [{n} \times {n}] \cdot [{n} \times {trace.d_k}] = "

@@ -38,6 +38,12 @@ def matrices(trace: AttentionTrace) -> dict[str, pd.DataFrame]:
     return frames
 
 
+def matrix_names(trace: AttentionTrace) -> list[str]:
+    """The names ``matrices`` gives, without building the frames."""
+    positional = ["E", "P"] if trace.positional_encoding is not None else []
+    return ["X", *positional, "W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "scaled scores", "weights", "output"]
+
+
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may read as a formula (OWASP)
 
 

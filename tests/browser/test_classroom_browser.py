@@ -10,10 +10,23 @@ import pytest
 from playwright.sync_api import expect
 
 from attention import trace_self_attention
-from tests.browser.test_walkthrough_browser import read_table, type_sentence, wait_for_table, wait_for_ticks
+from tests.browser.test_walkthrough_browser import (
+    read_table,
+    toggle_setting,
+    type_sentence,
+    wait_for_table,
+    wait_for_ticks,
+)
 from viz import tables as T
 
 pytestmark = pytest.mark.browser
+
+
+def open_downloads(page) -> None:
+    """Open the walkthrough's download panel (closed, it is not even built), unless it is open."""
+    if page.locator(".st-key-export_csv").count() == 0:
+        page.get_by_text("Downloads: CSV, JSON and the figures").click()
+    page.wait_for_selector(".st-key-export_csv button")
 
 
 def student_warnings(page) -> list[str]:
@@ -26,7 +39,7 @@ def test_link_round_trip_reproduces_the_numbers(page, open_page, artifacts):
     wait_for_ticks(page, "weights", ["the (1)", "cat", "sat", "on", "the (5)", "mat"])
     page.locator(".st-key-seed input").fill("7")
     page.locator(".st-key-seed input").press("Enter")
-    page.locator(".st-key-causal label").click()
+    toggle_setting(page, "causal")
     box = page.locator(".st-key-query input")
     box.click()
     box.fill("3 · sat")
@@ -79,6 +92,7 @@ def test_presenter_mode_walks_every_step_and_survives_a_reload(open_page, artifa
 
 
 def test_csv_download_parses_back_to_the_engine_matrix(page):
+    open_downloads(page)
     page.locator(".st-key-export_csv").scroll_into_view_if_needed()
     with page.expect_download() as info:
         page.locator(".st-key-export_csv button").click()

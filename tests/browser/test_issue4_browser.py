@@ -10,7 +10,14 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from attention import Projections, random_projections, trace_self_attention
 from tests.browser.test_lessons_browser import full_screenshot
-from tests.browser.test_walkthrough_browser import CHART_TEXTS, chart_texts, read_table, type_sentence, wait_for_ticks
+from tests.browser.test_walkthrough_browser import (
+    CHART_TEXTS,
+    chart_texts,
+    nudge_d_k,
+    read_table,
+    type_sentence,
+    wait_for_ticks,
+)
 
 pytestmark = pytest.mark.browser
 SENTENCE = "This forum is awesome"
@@ -139,8 +146,7 @@ def test_editing_a_matrix_cell_changes_the_scores(page, open_page, artifacts):
     eventually_close(page, "scores", again.scores)
 
     # a new d_k resets the matrices and says so
-    page.locator(".st-key-d_k input").focus()  # the slider thumb; arrow keys move it
-    page.keyboard.press("ArrowRight")
+    nudge_d_k(page)
     page.wait_for_function("() => document.body.innerText.includes('hand-edited matrices were reset')")
     preset = trace_self_attention("the cat sat", d_model=8, d_k=5, seed=42)
     eventually_close(page, "scores", preset.scores)

@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 from attention import trace_multi_head
-from tests.browser.test_walkthrough_browser import CHART_TEXTS, chart_texts, read_table, type_sentence, wait_for_ticks
+from tests.browser.test_walkthrough_browser import (
+    CHART_TEXTS,
+    chart_texts,
+    read_table,
+    toggle_setting,
+    type_sentence,
+    wait_for_ticks,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -42,7 +49,7 @@ def test_causal_toggle_changes_the_heatmap(page, artifacts):
     wait_for_ticks(page, "weights", ["This", "forum", "is", "awesome"])  # drawn: never read before
     before = chart_texts(page, "weights", "num")
     assert "—" not in before
-    page.locator(".st-key-causal label").click()
+    toggle_setting(page, "causal")
     page.wait_for_function(  # the redrawn heatmap masks the six cells above the diagonal
         f"() => (({CHART_TEXTS})(['weights', 'num']) || []).filter(t => t === '—').length === 6")
     after = chart_texts(page, "weights", "num")

@@ -14,7 +14,14 @@ from playwright.sync_api import expect
 
 from attention import trace_self_attention
 from tests.browser.server import nginx_in_front, streamlit_server
-from tests.browser.test_walkthrough_browser import type_sentence, wait_for_table, wait_for_ticks
+from tests.browser.test_classroom_browser import open_downloads
+from tests.browser.test_walkthrough_browser import (
+    nudge_d_k,
+    toggle_setting,
+    type_sentence,
+    wait_for_table,
+    wait_for_ticks,
+)
 from viz import tables as T
 
 pytestmark = pytest.mark.browser
@@ -45,6 +52,7 @@ def replica_of(page, front: str) -> str:
 def download_weights(page) -> pd.DataFrame:
     """The α CSV: Streamlit serves it from the memory of the replica that holds the session, so
     it arrives only if this browser's request reaches that replica."""
+    open_downloads(page)
     page.locator(".st-key-export_csv").scroll_into_view_if_needed()
     with page.expect_download() as info:
         page.locator(".st-key-export_csv button").click()
@@ -71,7 +79,7 @@ def test_learners_stick_to_a_replica_and_survive_its_death(browser, replicas, ar
     type_sentence(page, "the cat sat on the mat")
     page.locator(".st-key-seed input").fill("7")
     page.locator(".st-key-seed input").press("Enter")
-    page.locator(".st-key-causal label").click()
+    toggle_setting(page, "causal")
     page.wait_for_function("() => location.search.includes('seed=7') && location.search.includes('causal=true')"
                            " && location.search.includes('the+cat')")
     engine = trace_self_attention("the cat sat on the mat", seed=7, causal=True)
@@ -92,8 +100,7 @@ def test_learners_stick_to_a_replica_and_survive_its_death(browser, replicas, ar
     assert page.locator(".st-key-seed input").input_value() == "7"
     # …which now runs the lesson: the learner's next change is computed there, on the same sentence,
     # seed and mask (the page still showed the old numbers while it reconnected, so change something)
-    page.locator(".st-key-d_k input").focus()
-    page.keyboard.press("ArrowRight")
+    nudge_d_k(page)
     page.wait_for_function("() => location.search.includes('d_k=5')")
     engine = trace_self_attention("the cat sat on the mat", seed=7, causal=True, d_k=5)
     new_alpha = T.formatted(T.query_key_frame(engine, engine.weights, weights=True)).values.tolist()

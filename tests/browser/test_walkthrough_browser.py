@@ -69,6 +69,29 @@ def wait_for_ticks(page, fig: str, expected: list[str], axis: str = "x") -> None
     wait_for_chart(page, fig, f"{axis}tick", expected)
 
 
+def setting(page, popover: str, key: str):
+    """The control ``key`` in a sidebar settings popover, which is opened first if it is closed
+    (the browser draws a popover's widgets only while it is open)."""
+    control = page.locator(f".st-key-{key}")
+    if not control.is_visible():
+        page.locator(f".st-key-{popover} button").first.click()
+    control.wait_for(state="visible")
+    return control
+
+
+def toggle_setting(page, key: str) -> None:
+    """Flip a shared on/off setting (the causal mask, positional encodings), then close its popover."""
+    setting(page, "shared_settings", key).locator("label").click()
+    page.keyboard.press("Escape")
+
+
+def nudge_d_k(page) -> None:
+    """d_k one up with the keyboard: the slider thumb takes arrow keys. Then close the popover."""
+    setting(page, "walkthrough_settings", "d_k").locator("input").focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Escape")
+
+
 def type_sentence(page, text: str) -> None:
     box = page.locator(".st-key-sentence input")
     box.fill(text)
