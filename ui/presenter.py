@@ -38,7 +38,7 @@ def step_controls(*, presenting: bool = False) -> int:
         st.html(PRESENTER_CSS)
     if "step" not in st.session_state and "step" not in st.query_params and "w" in st.query_params:
         st.session_state["step"] = EDITOR_STEP  # a link with hand-edited cells opens on the editor
-    left, middle, right = st.columns([1, 3, 1], vertical_alignment="bottom")
+    left, middle, right = st.columns([3, 4, 3], vertical_alignment="bottom")  # room for "Next  PageDown"
     with middle:  # first: on a link's first run the step exists only once this widget has read the URL
         # no format_func: a bound selectbox writes the option as shown into the link, and "step=3" is the
         # link we want; the step's header right below names it

@@ -186,21 +186,22 @@ def test_html_in_the_sentence_is_shown_as_text(page, artifacts):
     page.screenshot(path=artifacts / "walkthrough-html-sentence.png")
 
 
-def test_walkthrough_screenshot(page, artifacts):
-    # The whole lesson, as a learner scrolls through it: every step is on the page.
+def test_walkthrough_screenshot(page, open_page, artifacts):
+    # All steps on one page, as a learner scrolls through it: every step is there.
     for n in range(1, 9):
         assert page.locator(f"h3:has-text('Step {n} of 8')").count() == 1
-    page.locator("h3:has-text('Step 7 of 8')").scroll_into_view_if_needed()
-    page.evaluate("document.querySelector('[data-testid=stMain]').scrollBy(0, -20)")
-    page.wait_for_timeout(500)
-    page.screenshot(path=artifacts / "walkthrough-softmax.png")  # the README's screenshot
     height = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
     page.set_viewport_size({"width": 1400, "height": height})
     page.wait_for_timeout(1000)
     page.screenshot(path=artifacts / "walkthrough-full.png", full_page=True)
-    page.set_viewport_size({"width": 1400, "height": 1000})
-    page.screenshot(path=artifacts / "walkthrough-top.png")
     assert (artifacts / "walkthrough-full.png").stat().st_size > 50_000
+    # The README's screenshot: the default view, one step (7, the softmax) with its heatmap and table.
+    step = open_page("/?step=7", ".st-key-table-weights table")
+    wait_for_ticks(step, "weights", ["This", "forum", "is", "awesome"])  # the image has loaded
+    step.locator("h3:has-text('Step 7 of 8')").evaluate("h => h.scrollIntoView({block: 'start'})")  # step on top
+    step.evaluate("document.querySelector('[data-testid=stMain]').scrollBy(0, -20)")
+    step.wait_for_timeout(500)
+    step.screenshot(path=artifacts / "walkthrough-softmax.png")
 
 
 def test_a_shared_link_reproduces_the_lesson(open_page):
