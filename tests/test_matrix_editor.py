@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
-from ui.matrix_editor import BOUND, cell_text, matrix_text, parse_edits
+from ui.matrix_editor import BOUND, cell_text, matrix_text, parse_edits, paste_block
 
 CURRENT = np.array([[0.123456, -1.0], [2.5, 0.0]])
 
@@ -116,3 +118,52 @@ def test_a_tiny_usable_number_is_applied_and_travels_in_the_link_exactly():
     assert text == "Q1.1:1e-320" and not check_link({"w": text})
     cells, notes = decode_edits(text, (2, 2))
     assert cells == [("W_Q", 0, 0, 1e-320)] and not notes
+
+
+# --- pasting a block (issue 12: a 20 × 20 block pasted into the 8 × 4 grid vanished without a word) ---
+def test_a_block_bigger_than_the_matrix_is_used_from_the_top_left_and_the_cut_is_named():
+    current = np.zeros((8, 4))
+    block = np.arange(400, dtype=float).reshape(20, 20) / 10  # 0.0 … 39.9, all within the bound
+    text = "\n".join("\t".join(f"{x:g}" for x in row) for row in block)  # as a spreadsheet copies it
+    matrix, notes, errors = paste_block("W_Q", current, text)
+    assert errors == []
+    np.testing.assert_array_equal(matrix, block[:8, :4])  # the top-left 8 × 4 of the block
+    assert notes[0] == "W_Q: used rows 1–8 and columns 1–4 of the 20 × 20 block."
+    assert notes[1] == "Cut: rows 9–20 and columns 5–20, because W_Q is 8 × 4 (d_model × d_k)."
+
+
+def test_a_smaller_block_changes_only_its_cells_and_a_bad_cell_refuses_the_whole_block():
+    current = np.full((3, 3), 0.5)
+    matrix, notes, errors = paste_block("W_K", current, "1, 2\n-3;4e-1")  # ", " and ";" split cells too
+    np.testing.assert_array_equal(matrix, [[1, 2, 0.5], [-3, 0.4, 0.5], [0.5, 0.5, 0.5]])
+    assert notes == ["W_K: used rows 1–2 and columns 1–2 of the 2 × 2 block."] and errors == []
+    matrix, notes, errors = paste_block("W_K", current, "1 2\n3 **x**\n1e400 0")
+    assert matrix is None and notes == []
+    assert errors == ["W_K row 2, column 2 of the block: “**x**” is not a number.",
+                      "W_K row 3, column 1 of the block: infinity can't be used; keep entries within ±100.",
+                      "Nothing of the block was applied to W_K."]
+    assert paste_block("W_V", current, " \n\n")[2] == ["The block for W_V is empty: paste rows of numbers, one row a "
+                                                       "line."]
+
+
+def test_the_paste_box_applies_a_block_on_the_page_and_says_what_it_cut():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_pages import APP
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["step"] = "3"
+    at.run()
+    at.session_state["editor"] = True  # the learner opens the editor
+    at = at.run()
+    at.selectbox(key="edit-paste-into").set_value("W_K")
+    at.text_area(key="edit-paste").set_value("\n".join(" ".join(["0.5"] * 6) for _ in range(10)))
+    at = at.button(key="edit-paste-apply").click().run()
+    assert_no_exception(at)
+    shown = [re.sub(r"\\(.)", r"\1", i.value) for i in at.info]  # the message is Markdown-escaped on the page
+    assert "Cut: rows 9–10 and columns 5–6, because W_K is 8 × 4 (d_model × d_k)." in shown
+    preset = random_projections(8, 4, DEFAULT_SEED)
+    engine = trace_self_attention(DEFAULT_SENTENCE, seed=DEFAULT_SEED,
+                                  projections=Projections(preset.w_q, np.full((8, 4), 0.5), preset.w_v))
+    np.testing.assert_allclose(table(at, "w_k"), engine.w_k, atol=1e-9)
+    assert any("hand-edited" in i.value for i in at.info)

@@ -88,6 +88,51 @@ def parse_edits(
     return (np.array(current, dtype=np.float64), errors) if errors else (new, [])
 
 
+MAX_PASTE_CHARS = 20_000  # a 16 × 16 block needs under 3,000; more is a paste gone wrong
+_SPLIT = re.compile(r"[\t;]|,(?=\s)|\s+")  # cells: tabs (a spreadsheet's copy), semicolons, ", " or spaces
+
+
+def paste_block(name: str, current: npt.ArrayLike, text: str) -> tuple[np.ndarray | None, list[str], list[str]]:
+    """A pasted block of numbers written over ``current`` from its top-left cell.
+
+    Rows are lines; cells are split by tabs (what a spreadsheet copies), semicolons, ", " or spaces
+    (a lone comma is a decimal comma, as the grid reads it). What lies outside the matrix is cut and
+    the message says which rows and columns; a block smaller than the matrix changes only its cells.
+
+    Returns
+    -------
+    (the new matrix, or None if nothing can be applied; notes on what was used and cut; errors).
+    Any refused cell refuses the whole block, so a half-applied paste never happens.
+    """
+    m = np.array(current, dtype=np.float64)
+    rows_n, cols_n = m.shape
+    lines = [line for line in text.strip("\n").splitlines() if line.strip()]
+    block = [[cell for cell in _SPLIT.split(line.strip()) if cell] for line in lines]
+    if not block:
+        return None, [], [f"The block for {name} is empty: paste rows of numbers, one row a line."]
+    width = max(len(row) for row in block)
+    errors = []
+    for r, row in enumerate(block[:rows_n]):
+        for c, cell in enumerate(row[:cols_n]):
+            value, error = parse_entry(cell, f"{name} row {r + 1}, column {c + 1} of the block")
+            if error:
+                errors.append(error)
+            else:
+                m[r, c] = value
+    if errors:
+        return None, [], [*errors, f"Nothing of the block was applied to {name}."]
+    used_rows, used_cols = min(len(block), rows_n), min(width, cols_n)
+    notes = [f"{name}: used rows 1–{used_rows} and columns 1–{used_cols} of the {len(block)} × {width} block."]
+    if len(block) > rows_n or width > cols_n:
+        cut = []
+        if len(block) > rows_n:
+            cut.append(f"rows {rows_n + 1}–{len(block)}")
+        if width > cols_n:
+            cut.append(f"columns {cols_n + 1}–{width}")
+        notes.append(f"Cut: {' and '.join(cut)}, because {name} is {rows_n} × {cols_n} (d_model × d_k).")
+    return m, notes, []
+
+
 LINK_KEY = "w"  # the query parameter that carries hand-edited cells
 LINK_PATTERN = re.compile(r"[QKV]\d{1,2}\.\d{1,2}:[^;:]{1,25}(;[QKV]\d{1,2}\.\d{1,2}:[^;:]{1,25})*")
 # The longest w=… the app can write: every cell of three 16 × 16 matrices, "Q16.16:" and 25 characters each.
@@ -136,12 +181,14 @@ class EditState:
     edited: bool = False
     version: int = 0  # part of the editors' keys: a new version starts them afresh
     notes: list[str] = field(default_factory=list)
+    paste_messages: list[tuple[str, str]] = field(default_factory=list)  # ("info" | "error", text), last paste
 
 
 def _reset(state: EditState, preset: Projections) -> None:
     state.matrices = dict(zip(NAMES, (np.array(w) for w in preset), strict=True))
     state.edited = False
     state.version += 1
+    state.paste_messages = []
 
 
 def _state(preset: Projections, basis: tuple) -> EditState:
@@ -180,6 +227,28 @@ def _edits(state: EditState) -> Projections | None:
     return Projections(*(state.matrices[name] for name in NAMES)) if state.edited else None
 
 
+def _apply_paste(state: EditState, key: str) -> None:
+    name = st.session_state.get(f"{key}-paste-into") or NAMES[0]
+    matrix, notes, errors = paste_block(name, state.matrices[name], st.session_state.get(f"{key}-paste") or "")
+    state.paste_messages = [("error", e) for e in errors] + [("info", n) for n in notes]
+    if matrix is not None:
+        state.matrices[name] = matrix
+        state.edited = True
+        state.version += 1  # the grids are drawn afresh with the pasted cells
+
+
+def _paste_box(state: EditState, key: str) -> None:
+    """A box for a block copied from a spreadsheet. The grids drop whatever lies outside them
+    without a word (Streamlit's grid keeps its size); this box says what it used and what it cut."""
+    left, right = st.columns([1, 3], vertical_alignment="bottom")
+    left.selectbox("Paste a block into", NAMES, key=f"{key}-paste-into")
+    right.text_area("Block", key=f"{key}-paste", max_chars=MAX_PASTE_CHARS, height=90,
+                    placeholder="Rows on lines, cells split by tabs (a spreadsheet's copy), spaces or semicolons")
+    st.button("Apply the block", key=f"{key}-paste-apply", on_click=_apply_paste, args=(state, key))
+    for kind, message in state.paste_messages:
+        (st.error if kind == "error" else st.info)(markdown_text(message))  # quotes the pasted text
+
+
 def current_edits(preset: Projections, *, basis: tuple) -> Projections | None:
     """The hand-edited matrices without drawing the editors (presenter mode)."""
     state = _state(preset, basis)
@@ -193,7 +262,8 @@ def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") 
     while state.notes:
         st.warning(markdown_text(state.notes.pop(0)), icon=":material/link_off:")  # quotes the link
     st.caption(f"Click a cell to type a number, or paste a block of cells. Entries must be numbers within "
-               f"±{BOUND:g}. An edit lasts while d_model and d_k stay the same.")
+               f"±{BOUND:g}. An edit lasts while d_model and d_k stay the same. A block bigger than a matrix: "
+               "paste it into the box below the grids, which says what it used and what it cut.")
     columns = st.columns(3)
     for column, name in zip(columns, NAMES, strict=True):
         with column:
@@ -206,6 +276,7 @@ def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") 
             if not errors and not np.array_equal(matrix, state.matrices[name]):
                 state.matrices[name] = matrix
                 state.edited = True
+    _paste_box(state, key)
     st.button("Reset to the preset", key=f"{key}-reset", on_click=_reset, args=(state, preset),
               disabled=not state.edited)
     _sync_link(state, preset)

@@ -7,6 +7,7 @@ import time
 import numpy as np
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect
 
 from attention import Projections, random_projections, trace_self_attention
 from tests.browser.test_lessons_browser import full_screenshot
@@ -16,10 +17,13 @@ from tests.browser.test_walkthrough_browser import (
     nudge_d_k,
     read_table,
     type_sentence,
+    wait_for_table,
     wait_for_ticks,
 )
+from viz import tables as T
 
 pytestmark = pytest.mark.browser
+
 SENTENCE = "This forum is awesome"
 
 
@@ -177,3 +181,24 @@ def test_relevance_change_raises_the_target_weight(open_page, artifacts):
     page.locator("h3:has-text('Projections')").scroll_into_view_if_needed()
     page.wait_for_timeout(500)
     page.screenshot(path=artifacts / "relevance-change.png")
+
+
+def test_a_big_block_pasted_into_the_box_is_cut_with_a_message_and_reset_brings_back_the_preset(open_page):
+    page = open_page("/?step=3", ".st-key-table-w_q table")
+    page.get_by_text("Edit W_Q, W_K, W_V by hand").click()
+    box = page.locator(".st-key-edit-paste textarea")
+    box.wait_for()
+    block = "\n".join("\t".join(["0.25"] * 20) for _ in range(20))  # 20 × 20, as a spreadsheet copies it
+    box.fill(block)
+    page.locator(".st-key-edit-paste-apply button").click()
+    page.wait_for_selector("[data-testid=stAlertContainer]:has-text('Cut: rows 9–20 and columns 5–20')")
+    wait_for_table(page, "w_q", [["0.25"] * 4] * 8)  # the top-left 8 × 4 is in use, in every step's numbers
+    # a block with a bad cell is refused whole; Reset then brings back the preset (issue 12: this once hung)
+    box.fill("1 2\n3 oops")
+    page.locator(".st-key-edit-paste-apply button").click()
+    page.wait_for_selector("[data-testid=stAlertContainer]:has-text('Nothing of the block was applied to W_Q')")
+    page.locator(".st-key-edit-reset button").click()
+    preset = trace_self_attention(SENTENCE, d_model=8, d_k=4, seed=42)
+    wait_for_table(page, "w_q", T.formatted(T.projection_frame(preset.w_q)).values.tolist())
+    expect(page.locator(".st-key-edit-reset button")).to_be_disabled()
+    assert "w=" not in page.url  # no edited cells left in the link
