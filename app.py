@@ -21,6 +21,7 @@ page = st.navigation(
         st.Page("lessons/scaling.py", title="Why divide by √d_k?", icon=":material/straighten:"),
         st.Page("lessons/phonebook.py", title="Phonebook: keys vs values", icon=":material/contact_phone:"),
         st.Page("lessons/relevance.py", title="Similar is not relevant", icon=":material/call_split:"),
+        st.Page("lessons/parts.py", title="Attention from its parts", icon=":material/construction:"),
     ]
 )
 page.run()

@@ -24,6 +24,7 @@ from attention.projections import (
     random_projections,
 )
 from attention.scaling import dot_product_samples, gradient_size, random_score_row, softmax_jacobian
+from attention.stages import STAGES, stage_projections
 from attention.tokens import MAX_CHARS, MAX_TOKENS, SentenceError, token_ids, tokenize
 from attention.trace import AttentionTrace, Embedded, embed_sentence, trace_attention, trace_self_attention
 
@@ -31,6 +32,7 @@ __all__ = [
     "MAX_CHARS",
     "MAX_TOKENS",
     "PRESETS",
+    "STAGES",
     "AttentionTrace",
     "Embedded",
     "MultiHeadTrace",
@@ -56,6 +58,7 @@ __all__ = [
     "softmax",
     "softmax_jacobian",
     "split_heads",
+    "stage_projections",
     "token_embedding",
     "token_ids",
     "tokenize",

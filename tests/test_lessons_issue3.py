@@ -219,3 +219,41 @@ def test_the_texts_say_what_the_mask_really_does():
     for doc in (A.apply_mask.__doc__, readme):
         assert "scaled_dot_product_attention" in doc and "MultiheadAttention" in doc and "opposite" in doc
     assert "PyTorch's boolean\n  convention" not in readme
+
+
+# --- attention from its parts (issue 10, part 3) -------------------------------------------------
+PARTS = "lessons/parts.py"
+
+
+def test_each_stage_adds_one_ingredient_and_shows_the_engine_numbers():
+    x = A.embed_sentence(DEFAULT_SENTENCE, d_model=8, seed=DEFAULT_SEED).x  # [4, 8]
+    alpha_1 = A.softmax(x @ x.T / np.sqrt(8))  # stage 1 by hand: similarity of the raw embeddings
+    w_v = A.random_projections(8, 8, DEFAULT_SEED).w_v
+    at = open_page(PARTS, stage=1)
+    np.testing.assert_allclose(table(at, "parts-weights-1"), alpha_1, atol=ROUNDING)
+    np.testing.assert_allclose(table(at, "parts-output-1"), alpha_1 @ x, atol=ROUNDING)  # the inputs themselves
+    at = set_widget(at, "stage", 2)  # + W_V: the same α, another output; the stage before is beside it
+    np.testing.assert_allclose(table(at, "parts-weights-2"), alpha_1, atol=ROUNDING)
+    np.testing.assert_allclose(table(at, "parts-weights-1"), alpha_1, atol=ROUNDING)
+    np.testing.assert_allclose(table(at, "parts-output-2"), alpha_1 @ x @ w_v, atol=ROUNDING)
+    assert any("exactly the same" in i.value for i in at.info)
+    at = set_widget(at, "stage", 3)  # + W_Q, W_K: the walkthrough at d_k = d_model
+    walk = A.trace_self_attention(DEFAULT_SENTENCE, d_model=8, d_k=8, seed=DEFAULT_SEED)
+    np.testing.assert_allclose(table(at, "parts-weights-3"), walk.weights, atol=ROUNDING)
+    np.testing.assert_allclose(table(at, "parts-output-3"), walk.output, atol=ROUNDING)
+    assert any("α changed" in i.value for i in at.info)
+    at = set_widget(at, "parts_compare", False)
+    assert_no_exception(at)
+    with pytest.raises(KeyError):
+        at.get_by_key("table-parts-weights-2")  # only the chosen stage
+
+
+def test_side_by_side_stages_share_one_colour_scale():
+    t1 = A.trace_self_attention("a b c", d_k=8, projections=A.stage_projections(1, 8, 0))
+    t3 = A.trace_self_attention("a b c", d_k=8, projections=A.stage_projections(3, 8, 0))
+    top = max(t1.weights.max(), t3.weights.max())
+    for t in (t1, t3):
+        cbar = R.texts(query_key_figure(t, t.weights, "α", weights=True, top=top), "cbar")
+        assert float(cbar[0]) == pytest.approx(top, rel=1e-2)  # both bars end at the larger of the two maxima
+    with pytest.raises(ValueError):
+        A.stage_projections(4, 8, 0)

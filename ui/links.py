@@ -74,6 +74,8 @@ SPECS: dict[str, Callable[[str], bool]] = {
     "present": _boolean,
     "step": _whole(1, 8),
     "all_steps": _boolean,
+    "stage": _whole(1, 3),
+    "parts_compare": _boolean,
     "query": _text(100),  # "3 · sat": the option as shown; Streamlit drops one that matches no token
     "heads": _whole(1, 16),
     "dk_demo": _whole(1, 512),

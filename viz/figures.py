@@ -35,6 +35,7 @@ def heatmap(
     decimals: int = 2,
     compact: bool = False,
     allowed: npt.ArrayLike | None = None,
+    top: float | None = None,
 ) -> svg.Svg:
     """A labelled heatmap of a matrix, with its numbers in the cells.
 
@@ -51,6 +52,9 @@ def heatmap(
     allowed : bool array [rows, cols], optional
         The attention mask: cells where it is False are masked. They are drawn blank on grey with
         "—", so a masked cell never looks like a small weight.
+    top : float, optional
+        The end of the colour scale (weights: 0 … top; signed: −top … top) instead of this matrix's
+        own largest value, so that several heatmaps share one scale.
     """
     m = np.asarray(m, dtype=np.float64)
     blocked = np.zeros(m.shape, dtype=bool) if allowed is None else ~np.asarray(allowed, dtype=bool)
@@ -64,9 +68,9 @@ def heatmap(
     if weights:
         # 0 up to the largest weight: with many tokens every weight is small, and a fixed 0–1 scale
         # would paint them all alike. The colour bar shows the range.
-        scale, zmin, zmax = "weights", 0.0, max(float(shown.max()) if shown.size else 1.0, 1e-9)
+        scale, zmin, zmax = "weights", 0.0, max(top or (float(shown.max()) if shown.size else 1.0), 1e-9)
     else:
-        top = float(np.abs(shown).max()) if shown.size else 1.0
+        top = top or (float(np.abs(shown).max()) if shown.size else 1.0)
         scale, zmin, zmax = "signed", -(top or 1.0), top or 1.0
     return svg.heatmap(z, cell_text=cell_text, row_labels=row_labels, col_labels=col_labels, title=title,
                        row_title=None if compact else row_title, col_title=col_title, scale=scale, zmin=zmin,
@@ -85,12 +89,13 @@ def tokens_figure(trace: AttentionTrace) -> svg.Svg:
 
 
 def token_by_dim_figure(trace: AttentionTrace | MultiHeadTrace, m: npt.ArrayLike, name: str, *,
-                        compact: bool = False) -> svg.Svg:
+                        compact: bool = False, top: float | None = None) -> svg.Svg:
     """A [n, d] matrix: one row a token, one column a dimension."""
     m = np.asarray(m)
     return heatmap(
         m, row_labels=token_labels(trace.tokens), col_labels=dim_labels(m.shape[1]),
-        title=f"{name}  [{m.shape[0]} × {m.shape[1]}]", row_title="token", col_title="dimension", compact=compact,
+        title=f"{name}  [{m.shape[0]} × {m.shape[1]}]", row_title="token", col_title="dimension",
+        compact=compact, top=top,
     )
 
 
@@ -104,16 +109,18 @@ def projection_figure(w: npt.ArrayLike, name: str, *, compact: bool = False) -> 
     )
 
 
-def query_key_figure(trace: AttentionTrace, m: npt.ArrayLike, name: str, *, weights: bool = False) -> svg.Svg:
+def query_key_figure(trace: AttentionTrace, m: npt.ArrayLike, name: str, *, weights: bool = False,
+                     top: float | None = None) -> svg.Svg:
     """An [n, n] matrix of scores or weights: rows are queries, columns are keys.
 
-    Under a causal mask the masked weights are drawn as masked, not as zeros.
+    Under a causal mask the masked weights are drawn as masked, not as zeros. ``top``: a shared end
+    of the colour scale (see ``heatmap``).
     """
     labels = token_labels(trace.tokens)
     return heatmap(
         m, row_labels=labels, col_labels=labels, title=f"{name}  [{trace.n} × {trace.n}]",
         row_title="query i (row)", col_title="key j (column)",
-        weights=weights, allowed=trace.mask if weights and trace.causal else None,
+        weights=weights, allowed=trace.mask if weights and trace.causal else None, top=top,
     )
 
 

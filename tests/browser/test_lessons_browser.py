@@ -79,3 +79,23 @@ def test_scaling_page_softmax_plots_differ_at_512(open_page, artifacts):
     page.evaluate("document.querySelector('[data-testid=stMain]').scrollBy(0, 420)")
     page.wait_for_timeout(500)
     page.screenshot(path=artifacts / "scaling-saturation.png")
+
+
+def test_attention_from_its_parts_compares_each_stage_with_the_one_before(open_page, artifacts):
+    page = open_page("/parts?stage=2", ".st-key-table-parts-weights-2 table")
+    page.wait_for_selector(".st-key-table-parts-weights-1 table")  # the stage before, drawn too
+    _, before = read_table(page, "parts-weights-1")
+    _, now = read_table(page, "parts-weights-2")
+    np.testing.assert_array_equal(before, now)  # W_V changes what is summed, not the weights
+    page.locator(".st-key-stage").get_by_role("radio", name="3").click(force=True)  # stage 3 (its input is hidden)
+    page.wait_for_selector(".st-key-table-parts-weights-3 table")
+    page.wait_for_selector(".st-key-table-parts-weights-2 table")
+    page.wait_for_function("() => location.search.includes('stage=3')")  # the stage is in the link
+    wait_for_ticks(page, "parts-weights-3", ["This", "forum", "is", "awesome"])  # drawn before the screenshot
+    wait_for_ticks(page, "parts-weights-2", ["This", "forum", "is", "awesome"])
+    _, after = read_table(page, "parts-weights-3")
+    assert not np.allclose(after, now, atol=0.01)  # W_Q and W_K change α
+    page.locator("h3:has-text('Attention weights')").evaluate("h => h.scrollIntoView({block: 'start'})")
+    page.evaluate("document.querySelector('[data-testid=stMain]').scrollBy(0, -120)")
+    page.wait_for_timeout(300)
+    page.screenshot(path=artifacts / "parts-stage-3.png")

@@ -1,0 +1,60 @@
+"""Attention built up from its parts: similarity → values → queries and keys, one ingredient a stage.
+
+Every stage is an engine trace with that stage's projections (``attention.stage_projections``); the
+page draws α and the output, and beside them the stage before on the same colour scale.
+"""
+
+import streamlit as st
+
+from attention import STAGES, stage_projections, trace_self_attention
+from ui import components as ui
+from ui.settings import shared, trace_or_explain
+from viz import figures as F
+from viz import tables as T
+from viz.parts import what_changed
+
+st.title("Attention from its parts")
+ui.lesson("parts/00_intro")
+
+settings = shared()
+stage = st.radio(
+    "Stage", [1, 2, 3], horizontal=True, key="stage", bind="query-params",
+    captions=["similarity: softmax(X·Xᵀ/√d)·X", "+ values: W_V", "+ queries and keys: W_Q, W_K"],
+    help="Each stage adds one ingredient to the stage before.",
+) or 1
+compare = st.toggle("Show the stage before beside it (same colour scales)", value=True, key="parts_compare",
+                    bind="query-params", disabled=stage == 1)
+ui.lesson(f"parts/0{stage}_{STAGES[stage - 1]}")
+
+
+def trace_of(k: int):
+    return trace_or_explain(settings, trace_self_attention, d_k=settings.d_model,
+                            projections=stage_projections(k, settings.d_model, settings.seed))
+
+
+now = trace_of(stage)
+shown = [(stage, now)] if stage == 1 or not compare else [(stage - 1, trace_of(stage - 1)), (stage, now)]
+alpha_top = max(float(t.weights.max()) for _, t in shown)
+output_top = max(float(abs(t.output).max()) for _, t in shown)
+for title, draw in (
+    ("Attention weights α", lambda k, t: ui.matrix(
+        F.query_key_figure(t, t.weights, f"α, stage {k}", weights=True, top=alpha_top),
+        T.query_key_frame(t, t.weights, weights=True), f"parts-weights-{k}", side_by_side=len(shown) == 1)),
+    ("The output, one row per token", lambda k, t: ui.matrix(
+        F.token_by_dim_figure(t, t.output, f"output, stage {k}", top=output_top),
+        T.token_by_dim_frame(t, t.output), f"parts-output-{k}", side_by_side=len(shown) == 1)),
+):
+    st.subheader(title, divider="gray")
+    for column, (k, t) in zip(st.columns(len(shown)), shown, strict=True):
+        with column:
+            draw(k, t)
+if len(shown) == 2:
+    st.info(what_changed(shown[0][1], now, stage), icon=":material/compare_arrows:")
+st.caption("Rows are queries (α) or tokens (output); the colour scales are shared by the panels side by side.")
+
+st.subheader("Go deeper", divider="gray")
+st.page_link("lessons/phonebook.py", label="Phonebook: why keys and values differ (stage 2)",
+             icon=":material/contact_phone:")
+st.page_link("lessons/relevance.py", label="Similar is not relevant: what W_Q and W_K change (stage 3)",
+             icon=":material/call_split:")
+st.page_link("lessons/walkthrough.py", label="The walkthrough: stage 3, step by step", icon=":material/stairs:")

@@ -1,0 +1,56 @@
+"""viz/svg.py, the chart renderer, on its own: scales, ticks, escaping, layout."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests import svg_reading as R
+from viz import svg
+
+
+def test_colour_scales_run_from_their_first_to_their_last_anchor_and_nan_is_the_masked_grey():
+    assert svg.colours("weights", [0.0, 1.0, np.nan]) == ["#440154", "#fde725", svg.MASKED_FILL]  # Viridis
+    assert svg.colours("signed", [0.0, 0.5, 1.0]) == ["#67001f", "#f7f7f7", "#053061"]  # red, white, blue
+    assert svg.colours("weights", [-3.0, 7.0]) == ["#440154", "#fde725"]  # clipped to the scale
+
+
+def test_text_on_a_cell_is_black_on_light_and_white_on_dark():
+    assert svg.ink("#fde725") == "#000000" and svg.ink("#440154") == "#ffffff"
+
+
+@given(st.floats(-1e6, 1e6), st.floats(1e-3, 1e6))
+def test_ticks_are_round_evenly_spaced_and_inside_the_range(lo, span):
+    hi = lo + span
+    ticks = svg.nice_ticks(lo, hi)
+    assert 1 <= len(ticks) <= 11
+    assert all(lo - 1e-6 * span <= t <= hi + 1e-6 * span for t in ticks)
+    steps = np.diff(ticks)
+    if steps.size:
+        assert np.allclose(steps, steps[0], rtol=1e-6)
+        mantissa = steps[0] / 10 ** np.floor(np.log10(steps[0]))
+        assert min(abs(mantissa - m) for m in (1, 2, 5, 10)) < 1e-6  # 1, 2 or 5 × 10^k apart
+
+
+@pytest.mark.parametrize("payload", ["<script>alert(1)</script>", '" onload="alert(1)', "a & b", "]]>"])
+def test_every_text_is_escaped_in_titles_ticks_and_cells(payload):
+    fig = svg.heatmap(np.ones((1, 1)), cell_text=[[payload]], row_labels=[payload], col_labels=[payload],
+                      title=payload, row_title=payload, col_title=payload, scale="weights", zmin=0, zmax=1)
+    assert R.texts(fig, "title") == [payload] and R.ticks(fig, "x") == [payload] and R.numbers(fig) == [payload]
+    assert not any(a.startswith("on") for e in R.parse(fig).iter() for a in e.attrib)
+
+
+def test_small_multiples_sit_side_by_side_and_in_rows():
+    a = svg.document("", 100, 50)
+    b = svg.document("", 60, 80)
+    row = svg.row_of([a, b], gap=10)
+    assert (row.width, row.height) == (170, 80)
+    grid = svg.grid_of([a, b, a], 2, gap=10)
+    assert (grid.width, grid.height) == (170, 80 + 10 + 50)
+    assert R.parse(grid) is not None
+
+
+def test_short_numbers_for_axes():
+    assert [svg._short(v) for v in (0, 0.5, -0.25, 1500, 123456.0)] == ["0", "0.5", "−0.25", "1,500", "123,456"]
