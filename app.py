@@ -22,6 +22,7 @@ page = st.navigation(
         st.Page("lessons/phonebook.py", title="Phonebook: keys vs values", icon=":material/contact_phone:"),
         st.Page("lessons/relevance.py", title="Similar is not relevant", icon=":material/call_split:"),
         st.Page("lessons/parts.py", title="Attention from its parts", icon=":material/construction:"),
+        st.Page("lessons/cross.py", title="Cross-attention", icon=":material/translate:"),
     ]
 )
 page.run()

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import attention as A
+from attention.cross import trace_cross_attention
 from tests import svg_reading as R
 from tests.test_pages import assert_no_exception, run_app, set_widget, table
 from ui.settings import DEFAULT_SEED, DEFAULT_SENTENCE
@@ -257,3 +258,47 @@ def test_side_by_side_stages_share_one_colour_scale():
         assert float(cbar[0]) == pytest.approx(top, rel=1e-2)  # both bars end at the larger of the two maxima
     with pytest.raises(ValueError):
         A.stage_projections(4, 8, 0)
+
+
+# --- cross-attention (issue 10, part 2) ----------------------------------------------------------
+CROSS = "lessons/cross.py"
+
+
+def test_cross_attention_is_softmax_of_target_queries_against_source_keys():
+    t = trace_cross_attention("Ce forum est génial !", "This forum is awesome", d_model=6, d_k=3, seed=5)
+    x_t = A.embed_sentence("Ce forum est génial !", d_model=6, seed=5).x  # [5, 6]
+    x_s = A.embed_sentence("This forum is awesome", d_model=6, seed=5).x  # [4, 6]
+    w = A.random_projections(6, 3, 5)
+    q, k, v = x_t @ w.w_q, x_s @ w.w_k, x_s @ w.w_v
+    for i in range(5):  # a naive loop, one query at a time
+        z = np.array([q[i] @ k[j] for j in range(4)]) / np.sqrt(3)
+        a = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+        np.testing.assert_allclose(t.weights[i], a, atol=1e-12)
+        np.testing.assert_allclose(t.output[i], sum(a[j] * v[j] for j in range(4)), atol=1e-12)
+    assert t.weights.shape == (5, 4) and np.allclose(t.weights.sum(axis=1), 1)  # i × i′, rows sum to 1
+    same = trace_cross_attention("the cat sat", "the cat sat", seed=3)  # self-attention is target = source
+    np.testing.assert_allclose(same.weights, A.trace_self_attention("the cat sat", seed=3).weights, atol=1e-12)
+
+
+def test_the_aligned_preset_makes_each_target_word_attend_to_its_translation():
+    t = trace_cross_attention("Ce forum est génial", "This forum is awesome", d_k=8, seed=42, preset="aligned")
+    assert t.aligned_pairs == ((0, 0), (1, 1), (2, 2), (3, 3))
+    assert list(t.weights.argmax(axis=1)) == [0, 1, 2, 3] and t.weights.max(axis=1).min() > 0.9
+    swapped = trace_cross_attention("génial forum", "This forum is awesome", d_k=8, seed=42, preset="aligned")
+    assert list(swapped.weights.argmax(axis=1)) == [3, 1]  # a permuted pattern follows the word order
+
+
+def test_the_cross_attention_page_shows_the_engine_numbers_and_survives_a_bad_sentence():
+    at = open_page(CROSS)
+    engine = trace_cross_attention("Ce forum est génial", "This forum is awesome", d_k=8, seed=DEFAULT_SEED)
+    np.testing.assert_allclose(table(at, "ca-weights"), engine.weights, atol=ROUNDING)
+    np.testing.assert_allclose(table(at, "ca-output"), engine.output, atol=ROUNDING)
+    at = set_widget(at, "ca_target", "")  # an empty target: a message, and the page keeps working
+    assert_no_exception(at)
+    assert any("Target" in w.value for w in at.warning)
+    np.testing.assert_allclose(table(at, "ca-weights"), engine.weights, atol=ROUNDING)
+    at = set_widget(at, "ca_source", "the cat")  # the source still changes the numbers
+    other = trace_cross_attention("Ce forum est génial", "the cat", d_k=8, seed=DEFAULT_SEED)
+    np.testing.assert_allclose(table(at, "ca-weights"), other.weights, atol=ROUNDING)
+    at = set_widget(at, "ca_preset", "aligned")
+    assert any("constructed, not learned" in i.value for i in at.info)

@@ -20,6 +20,7 @@ from ui.settings import DEFAULT_D_MODEL
 from viz.labels import markdown_text
 
 PRESET_LABELS = {"random": "Seeded random", "identity": "Identity (W = I)"}  # the URL carries the label
+CROSS_PRESET_LABELS = {"random": "Seeded random", "aligned": "Aligned by a bilingual table (constructed)"}
 TEMPERATURES = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 PHONEBOOK_TEMPERATURES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
 
@@ -76,6 +77,10 @@ SPECS: dict[str, Callable[[str], bool]] = {
     "all_steps": _boolean,
     "stage": _whole(1, 3),
     "parts_compare": _boolean,
+    "ca_source": _text(1000),
+    "ca_target": _text(1000),
+    "ca_preset": _one_of(tuple(CROSS_PRESET_LABELS.values())),
+    "ca_dk": _whole(1, 16),
     "query": _text(100),  # "3 · sat": the option as shown; Streamlit drops one that matches no token
     "heads": _whole(1, 16),
     "dk_demo": _whole(1, 512),

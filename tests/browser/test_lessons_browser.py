@@ -99,3 +99,20 @@ def test_attention_from_its_parts_compares_each_stage_with_the_one_before(open_p
     page.evaluate("document.querySelector('[data-testid=stMain]').scrollBy(0, -120)")
     page.wait_for_timeout(300)
     page.screenshot(path=artifacts / "parts-stage-3.png")
+
+
+def test_cross_attention_reads_another_sentence(open_page, artifacts):
+    aligned = "Aligned+by+a+bilingual+table+%28constructed%29"  # the radio writes its option as shown
+    page = open_page(f"/cross?ca_preset={aligned}", ".st-key-table-ca-weights table")
+    labels, alpha = read_table(page, "ca-weights")
+    assert labels == ["Ce", "forum", "est", "génial"]  # rows: the target's tokens (queries)
+    assert list(alpha.argmax(axis=1)) == [0, 1, 2, 3]  # each word attends to its translation
+    wait_for_ticks(page, "ca-weights", ["This", "forum", "is", "awesome"])  # columns: the source's tokens
+    box = page.locator(".st-key-ca_source input")
+    box.fill("génial awesome forum")
+    box.press("Enter")
+    wait_for_ticks(page, "ca-weights", ["génial", "awesome", "forum"])  # i × i′ = 4 × 3, not square
+    page.wait_for_function("() => location.search.includes('ca_source=')")
+    page.locator("h3:has-text('target tokens ask')").evaluate("h => h.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(300)
+    page.screenshot(path=artifacts / "cross-attention.png")

@@ -1,0 +1,118 @@
+"""Cross-attention: the queries come from one sequence, the keys and values from another.
+
+    Att(Q, K, V) = softmax(Q·Kᵀ / √d_k)·V,   Q = X_t·W_Q [i × d_k],  K = X_s·W_K [i′ × d_k],  V = X_s·W_V [i′ × d_k]
+
+with X_t the target (the decoder's tokens, which ask) and X_s the source (the encoder's tokens,
+which are read). α is [i × i′]: not square unless the two lengths agree, and every row sums to 1.
+No causal mask: the mask belongs to the decoder's self-attention; every target token may read the
+whole source sentence. Self-attention is the case target = source.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from attention.core import attention_scores, softmax
+from attention.projections import Projections, random_projections
+from attention.trace import Embedded, embed_sentence
+
+Array = npt.NDArray[np.float64]
+CROSS_PRESETS = ("random", "aligned")
+# A small English → French table for the "aligned" preset (lower-case words).
+BILINGUAL = {
+    "this": "ce", "forum": "forum", "is": "est", "awesome": "génial", "the": "le", "cat": "chat", "sat": "assis",
+    "on": "sur", "mat": "tapis", "dog": "chien", "a": "un", "and": "et", "i": "je", "love": "aime", "you": "vous",
+    "attention": "attention", "we": "nous", "read": "lisons", "book": "livre", "good": "bon",
+}
+ALIGN_Z = 4.0  # the scaled score z = q·k/√d_k of a translation pair: its α ≈ e⁴/(e⁴ + rest) is near 1
+
+
+@dataclass(frozen=True)
+class CrossAttentionTrace:
+    """Every step of cross-attention. i = len(target.tokens) queries, i′ = len(source.tokens) keys."""
+
+    target: Embedded  # X_t   [i, d_model]: the queries' side
+    source: Embedded  # X_s   [i′, d_model]: the keys' and values' side
+    preset: str  # "random", "aligned" or "custom"
+    d_k: int
+    w_q: Array  # [d_model, d_k]
+    w_k: Array  # [d_model, d_k]
+    w_v: Array  # [d_model, d_k]
+    q: Array  # Q = X_t·W_Q   [i, d_k]
+    k: Array  # K = X_s·W_K   [i′, d_k]
+    v: Array  # V = X_s·W_V   [i′, d_k]
+    scores: Array  # S = Q·Kᵀ  [i, i′]
+    scaled_scores: Array  # Z = S/√d_k   [i, i′]
+    weights: Array  # α = softmax_j(Z), rows sum to 1   [i, i′]
+    output: Array  # αV   [i, d_k]
+    aligned_pairs: tuple[tuple[int, int], ...]  # (i, j): target token i translates source token j (aligned preset)
+
+
+def translation_pairs(target: tuple[str, ...], source: tuple[str, ...]) -> list[tuple[int, int]]:
+    """(i, j) for every target token i that the bilingual table gives as the translation of source token j."""
+    return [(i, j) for i, t in enumerate(target) for j, s in enumerate(source)
+            if BILINGUAL.get(s.lower()) == t.lower()]
+
+
+def aligned_projections(target: Embedded, source: Embedded, d_k: int, seed: int) -> tuple[Projections, list]:
+    """W_Q, W_K constructed (not learned) so that z_ij = q_i·k_j/√d_k ≈ ALIGN_Z for a translation pair, ≈ 0 otherwise.
+
+    Each pair p gets a code direction e_p in ℝ^{d_k}; W_Q maps the target word's embedding to √c·e_p and
+    W_K the source word's to √c·e_p, by least squares (``np.linalg.lstsq``), so the pair's dot product
+    is c = ALIGN_Z·√d_k. At most min(d_model, d_k) pairs fit exactly. W_V is seeded random, as in the
+    other preset.
+    """
+    pairs = translation_pairs(target.tokens, source.tokens)
+    d_model = target.x.shape[1]
+    pairs = pairs[: min(d_model, d_k)]
+    w_v = random_projections(d_model, d_k, seed).w_v
+    if not pairs:
+        return Projections(np.zeros((d_model, d_k)), np.zeros((d_model, d_k)), w_v), []
+    codes = np.sqrt(ALIGN_Z * np.sqrt(d_k)) * np.eye(d_k)[: len(pairs)]  # [p, d_k]
+    x_t = target.x[[i for i, _ in pairs]]  # [p, d_model]
+    x_s = source.x[[j for _, j in pairs]]  # [p, d_model]
+    w_q = np.linalg.lstsq(x_t, codes, rcond=None)[0]  # [d_model, d_k]: x_t·W_Q ≈ codes
+    w_k = np.linalg.lstsq(x_s, codes, rcond=None)[0]  # [d_model, d_k]: x_s·W_K ≈ codes
+    return Projections(w_q, w_k, w_v), pairs
+
+
+def trace_cross_attention(
+    target: str,
+    source: str,
+    *,
+    d_model: int = 8,
+    d_k: int = 4,
+    seed: int = 0,
+    preset: str = "random",
+    positional: bool = False,
+    projections: Projections | None = None,
+) -> CrossAttentionTrace:
+    """Trace softmax(X_t W_Q (X_s W_K)ᵀ / √d_k) · X_s W_V.
+
+    Raises SentenceError (naming which sentence) for text that cannot be shown.
+    """
+    x_t = embed_sentence(target, d_model=d_model, seed=seed, positional=positional)
+    x_s = embed_sentence(source, d_model=d_model, seed=seed, positional=positional)
+    pairs: list = []
+    if projections is None:
+        if preset == "aligned":
+            projections, pairs = aligned_projections(x_t, x_s, d_k, seed)
+        elif preset == "random":
+            projections = random_projections(d_model, d_k, seed)
+        else:
+            raise ValueError(f"The preset must be one of {', '.join(CROSS_PRESETS)}, got {preset!r}.")
+    else:
+        preset = "custom"
+    w_q, w_k, w_v = (np.asarray(w, dtype=np.float64) for w in projections)
+    q = x_t.x @ w_q  # [i, d_model] @ [d_model, d_k] -> [i, d_k]
+    k = x_s.x @ w_k  # [i′, d_model] @ [d_model, d_k] -> [i′, d_k]
+    v = x_s.x @ w_v  # [i′, d_k]
+    scores = attention_scores(q, k)  # [i, d_k] @ [d_k, i′] -> [i, i′]
+    scaled = scores / np.sqrt(d_k)  # [i, i′]
+    weights = softmax(scaled, axis=-1)  # [i, i′], no mask: every target token reads the whole source
+    output = weights @ v  # [i, i′] @ [i′, d_k] -> [i, d_k]
+    return CrossAttentionTrace(x_t, x_s, preset, d_k, w_q, w_k, w_v, q, k, v, scores, scaled, weights, output,
+                               tuple(pairs))
