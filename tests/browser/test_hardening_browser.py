@@ -104,3 +104,17 @@ def test_the_longest_link_the_app_can_write_opens_again(open_page):
     assert page.locator(".st-key-sentence input").input_value() == sentence
     page.wait_for_selector("[data-testid=stAlertContainer]:has-text('hand-edited matrices')")  # the edits are in use
     assert page.locator("[data-testid=stAlertContainer]:has-text('could not be used')").count() == 0
+
+
+def test_cross_attention_shows_both_sentences_literally(open_page):
+    params = {"ca_source": f"{LINK} {IMAGE}", "ca_target": f"{BOLD} {MATHS}",
+              "ca_preset": "Aligned by a bilingual table (constructed)"}
+    page = open_page("/cross?" + urlencode(params), ".st-key-table-ca-weights")  # a grid: over 400 cells
+    requests = watch_requests(page)
+    page.wait_for_selector("[data-testid=stCaptionContainer]:has-text('No pair in the table for')")  # quotes words
+    assert_inert(page, requests, shown=())
+    box = page.locator(".st-key-ca_target input")
+    box.fill("")
+    box.press("Enter")  # an empty target: a message that quotes the last usable one, literally
+    page.wait_for_selector("[data-testid=stAlertContainer]:has-text('Target:')")
+    assert_inert(page, requests, shown=(f"{BOLD} {MATHS}",))
