@@ -4,15 +4,15 @@ Every number comes from one ``trace_cross_attention`` trace; a sentence that can
 message and the other one keeps working (the last usable text stands in for the bad one).
 """
 
-import pandas as pd
 import streamlit as st
 
-from attention import SentenceError, tokenize
+from attention import MAX_CHARS
 from attention.cross import CROSS_PRESETS, trace_cross_attention
 from ui import components as ui
 from ui.links import CROSS_PRESET_LABELS
-from ui.settings import shared
+from ui.settings import shared, usable_sentence
 from viz import figures as F
+from viz import tables as T
 from viz.labels import dim_labels, markdown_text, token_labels
 
 SOURCE, TARGET = "This forum is awesome", "Ce forum est génial"
@@ -22,30 +22,19 @@ ui.lesson("cross/00_intro")
 settings = shared()
 
 
-def usable(key: str, label: str, default: str) -> str:
-    """The text in box ``key`` if it can be shown, else a message and the last usable text."""
-    text = st.session_state.get(key) or ""
-    try:
-        tokenize(text)
-    except SentenceError as error:
-        last = st.session_state.get(f"_last_{key}", default)
-        st.warning(f"{label}: {markdown_text(str(error))} Showing “{markdown_text(last)}” until then.", icon="✏️")
-        return last
-    st.session_state[f"_last_{key}"] = text
-    return text
-
-
 left, right = st.columns(2)
 left.text_input("Source (keys and values: the sentence being read)", value=SOURCE, key="ca_source",
-                bind="query-params", max_chars=1000)
+                bind="query-params", max_chars=MAX_CHARS)
 right.text_input("Target (queries: the sentence being written)", value=TARGET, key="ca_target",
-                 bind="query-params", max_chars=1000)
+                 bind="query-params", max_chars=MAX_CHARS)
 left, right = st.columns(2)
 preset = left.radio("W_Q, W_K, W_V", CROSS_PRESETS, format_func=CROSS_PRESET_LABELS.get, key="ca_preset",
                     bind="query-params", horizontal=True) or "random"
 d_k = right.slider("d_k", 1, 16, value=8, key="ca_dk", bind="query-params")
-source = usable("ca_source", "Source", SOURCE)
-target = usable("ca_target", "Target", TARGET)
+source = usable_sentence(st.session_state.get("ca_source") or "", memory="_last_ca_source", default=SOURCE,
+                         label="Source")
+target = usable_sentence(st.session_state.get("ca_target") or "", memory="_last_ca_target", default=TARGET,
+                         label="Target")
 trace = trace_cross_attention(target, source, d_model=settings.d_model, d_k=d_k, seed=settings.seed,
                               preset=preset, positional=settings.positional)
 i, j = len(trace.target.tokens), len(trace.source.tokens)
@@ -73,16 +62,16 @@ for column, (name, labels, m) in zip(st.columns(3), parts, strict=True):
     with column:
         ui.matrix(F.heatmap(m, row_labels=labels, col_labels=dims, title=f"{name}  [{m.shape[0]} × {d_k}]",
                             row_title="token", col_title="dimension", compact=True),
-                  pd.DataFrame(m, index=labels, columns=dims), f"ca-{name[0].lower()}", side_by_side=False)
+                  T.matrix_frame(m, rows=labels, columns=dims), f"ca-{name[0].lower()}", side_by_side=False)
 
 st.subheader("α: target tokens ask, source tokens answer", divider="gray")
 ui.matrix(F.heatmap(trace.weights, row_labels=t_labels, col_labels=s_labels, title=f"α  [{i} × {j}]",
                     row_title="query: target token i", col_title="key: source token j", weights=True),
-          pd.DataFrame(trace.weights, index=t_labels, columns=s_labels), "ca-weights")
+          T.matrix_frame(trace.weights, rows=t_labels, columns=s_labels), "ca-weights")
 st.caption("Rows are the target's tokens (queries), columns the source's tokens (keys); each row sums to 1: "
            + ", ".join(f"{markdown_text(t)} {trace.weights[r].sum():.2f}" for r, t in enumerate(t_labels)) + ".")
 st.subheader("The output: one row per target token", divider="gray")
 ui.matrix(F.heatmap(trace.output, row_labels=t_labels, col_labels=dims, title=f"αV  [{i} × {d_k}]",
                     row_title="target token", col_title="dimension"),
-          pd.DataFrame(trace.output, index=t_labels, columns=dims), "ca-output")
+          T.matrix_frame(trace.output, rows=t_labels, columns=dims), "ca-output")
 ui.lesson("cross/01_contrast")

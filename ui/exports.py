@@ -24,7 +24,7 @@ def _downloads(trace: AttentionTrace) -> None:
     left, middle, right = st.columns(3, vertical_alignment="bottom")
     with left:
         name = st.selectbox("Matrix", names, index=names.index("weights"), key="export_matrix")
-        st.download_button(f"{name} as CSV", lambda: X.to_csv(X.matrices(trace)[name]),
+        st.download_button(f"{name} as CSV", lambda: X.to_csv(X.matrix(trace, name)),
                            file_name=f"{name.replace(' ', '_')}.csv",
                            mime="text/csv", key="export_csv", icon=":material/table:", on_click="ignore")
     with middle:

@@ -77,8 +77,8 @@ SPECS: dict[str, Callable[[str], bool]] = {
     "all_steps": _boolean,
     "stage": _whole(1, 3),
     "parts_compare": _boolean,
-    "ca_source": _text(1000),
-    "ca_target": _text(1000),
+    "ca_source": _text(MAX_CHARS),
+    "ca_target": _text(MAX_CHARS),
     "ca_preset": _one_of(tuple(CROSS_PRESET_LABELS.values())),
     "ca_dk": _whole(1, 16),
     "query": _text(100),  # "3 · sat": the option as shown; Streamlit drops one that matches no token

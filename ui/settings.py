@@ -12,7 +12,7 @@ from typing import TypeVar
 
 import streamlit as st
 
-from attention import MAX_CHARS, MAX_TOKENS, SentenceError
+from attention import MAX_CHARS, MAX_TOKENS, SentenceError, tokenize
 from viz.labels import markdown_text
 
 DEFAULT_SENTENCE = "This forum is awesome"
@@ -115,17 +115,22 @@ def trace_or_explain(shared: Shared, trace: Callable[..., T], **options) -> T:
     shared settings and ``options``. The learner's text stays in the box untouched, and the rest of
     the page keeps working.
     """
-    last_good = st.session_state.get(_LAST_GOOD, DEFAULT_SENTENCE)
-    kwargs = dict(d_model=shared.d_model, seed=shared.seed, positional=shared.positional, causal=shared.causal,
-                  **options)
+    sentence = usable_sentence(shared.sentence, memory=_LAST_GOOD, default=DEFAULT_SENTENCE)
+    return trace(sentence, d_model=shared.d_model, seed=shared.seed, positional=shared.positional,
+                 causal=shared.causal, **options)
+
+
+def usable_sentence(text: str, *, memory: str, default: str, label: str = "") -> str:
+    """``text`` if it can be shown; otherwise a message saying why, and the last text that could,
+    remembered under the session key ``memory`` (``default`` before there was one). ``label`` names
+    the box in the message when a page has more than one."""
     try:
-        result = trace(shared.sentence, **kwargs)
+        tokenize(text)
     except SentenceError as error:
-        st.warning(
-            f"{markdown_text(str(error))}\n\nUntil then the lesson shows the last sentence that worked: "
-            f"“{markdown_text(last_good)}”.",
-            icon="✏️",
-        )
-        return trace(last_good, **kwargs)
-    st.session_state[_LAST_GOOD] = shared.sentence
-    return result
+        last = st.session_state.get(memory, default)
+        prefix = f"{label}: " if label else ""
+        st.warning(f"{prefix}{markdown_text(str(error))}\n\nUntil then the lesson shows the last sentence that "
+                   f"worked: “{markdown_text(last)}”.", icon="✏️")
+        return last
+    st.session_state[memory] = text
+    return text

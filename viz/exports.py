@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -17,31 +18,39 @@ from viz import tables as T
 from viz.svg import Svg
 
 
+def _matrix_builders(trace: AttentionTrace) -> dict[str, Callable[[], pd.DataFrame]]:
+    """Each matrix of the trace by name, in the order of the steps, as a builder of its DataFrame."""
+    builders = {"X": lambda: T.token_by_dim_frame(trace, trace.x)}
+    if trace.positional_encoding is not None:
+        builders["E"] = lambda: T.token_by_dim_frame(trace, trace.embeddings)
+        builders["P"] = lambda: T.token_by_dim_frame(trace, trace.positional_encoding)
+    return builders | {
+        "W_Q": lambda: T.projection_frame(trace.w_q),
+        "W_K": lambda: T.projection_frame(trace.w_k),
+        "W_V": lambda: T.projection_frame(trace.w_v),
+        "Q": lambda: T.token_by_dim_frame(trace, trace.q),
+        "K": lambda: T.token_by_dim_frame(trace, trace.k),
+        "V": lambda: T.token_by_dim_frame(trace, trace.v),
+        "scores": lambda: T.query_key_frame(trace, trace.scores),
+        "scaled scores": lambda: T.query_key_frame(trace, trace.masked_scores),
+        "weights": lambda: T.query_key_frame(trace, trace.weights),
+        "output": lambda: T.token_by_dim_frame(trace, trace.output),
+    }
+
+
 def matrices(trace: AttentionTrace) -> dict[str, pd.DataFrame]:
     """Every matrix of the trace as a labelled DataFrame, in the order of the steps."""
-    frames = {"X": T.token_by_dim_frame(trace, trace.x)}
-    if trace.positional_encoding is not None:
-        frames["E"] = T.token_by_dim_frame(trace, trace.embeddings)
-        frames["P"] = T.token_by_dim_frame(trace, trace.positional_encoding)
-    frames |= {
-        "W_Q": T.projection_frame(trace.w_q),
-        "W_K": T.projection_frame(trace.w_k),
-        "W_V": T.projection_frame(trace.w_v),
-        "Q": T.token_by_dim_frame(trace, trace.q),
-        "K": T.token_by_dim_frame(trace, trace.k),
-        "V": T.token_by_dim_frame(trace, trace.v),
-        "scores": T.query_key_frame(trace, trace.scores),
-        "scaled scores": T.query_key_frame(trace, trace.masked_scores),
-        "weights": T.query_key_frame(trace, trace.weights),
-        "output": T.token_by_dim_frame(trace, trace.output),
-    }
-    return frames
+    return {name: build() for name, build in _matrix_builders(trace).items()}
 
 
 def matrix_names(trace: AttentionTrace) -> list[str]:
     """The names ``matrices`` gives, without building the frames."""
-    positional = ["E", "P"] if trace.positional_encoding is not None else []
-    return ["X", *positional, "W_Q", "W_K", "W_V", "Q", "K", "V", "scores", "scaled scores", "weights", "output"]
+    return list(_matrix_builders(trace))
+
+
+def matrix(trace: AttentionTrace, name: str) -> pd.DataFrame:
+    """One of ``matrices``, built alone (for a download)."""
+    return _matrix_builders(trace)[name]()
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet may read as a formula (OWASP)

@@ -213,13 +213,7 @@ def heatmap(
             f'<g class="nums" font-size="{size}" text-anchor="middle" dominant-baseline="middle">', *nums, '</g>']
     for i, label in enumerate(row_labels):
         out.append(text(left - 6, top + (i + 0.5) * ch, label, size=tick, anchor="end", cls="ytick"))
-    base = top + n_rows * ch + 6
-    for j, label in enumerate(col_labels):
-        x = left + (j + 0.5) * cw
-        if slanted:
-            out.append(text(x, base, label, size=tick, anchor="end", cls="xtick", rotate=-45, baseline="hanging"))
-        else:
-            out.append(text(x, base, label, size=tick, anchor="middle", cls="xtick", baseline="hanging"))
+    out += category_ticks(col_labels, left=left, step=cw, y=top + n_rows * ch + 6, size=tick, slanted=slanted)
     out.append(text(left + n_cols * cw / 2, height - 8, col_title, anchor="middle", cls="xtitle", fill=AXIS_COLOUR))
     if row_title:
         out.append(text(10, top + n_rows * ch / 2, row_title, anchor="middle", cls="ytitle", fill=AXIS_COLOUR,
@@ -227,6 +221,17 @@ def heatmap(
     if colour_bar:
         out.append(_colour_bar(ColourBar(scale, zmin, zmax), left + n_cols * cw + 12, top, max(n_rows * ch, 60)))
     return document("".join(out), width, height)
+
+
+def category_ticks(labels: Sequence[str], *, left: float, step: float, y: float, size: float,
+                   slanted: bool) -> list[str]:
+    """One label under the middle of each column (heatmap cells, bar slots); slanted at −45° when too
+    wide for its column."""
+    if slanted:
+        return [text(left + (j + 0.5) * step, y, label, size=size, anchor="end", cls="xtick", rotate=-45,
+                     baseline="hanging") for j, label in enumerate(labels)]
+    return [text(left + (j + 0.5) * step, y, label, size=size, anchor="middle", cls="xtick", baseline="hanging")
+            for j, label in enumerate(labels)]
 
 
 def _cells_image(rgb: np.ndarray, n_rows: int, n_cols: int, left: float, top: float, cw: float, ch: float) -> str:
@@ -341,17 +346,14 @@ class Frame:
             x = float(self.px(v))
             out.append(text(x, self.top + self.height + 6, label, size=11, anchor="middle", cls="xtick",
                             baseline="hanging"))
-        if zero_line:
-            for axis, (lo, hi) in (("x", self.x_range), ("y", self.y_range)):
-                if lo < 0 < hi:
-                    if axis == "x":
-                        x = float(self.px(0))
-                        out.append(f'<line x1="{_num(x)}" x2="{_num(x)}" y1="{_num(self.top)}" '
-                                   f'y2="{_num(self.top + self.height)}" stroke="#888"/>')
-                    else:
-                        y = float(self.py(0))
-                        out.append(f'<line x1="{_num(self.left)}" x2="{_num(self.left + self.width)}" '
-                                   f'y1="{_num(y)}" y2="{_num(y)}" stroke="#888"/>')
+        if zero_line and self.x_range[0] < 0 < self.x_range[1]:  # the axis x = 0
+            x = float(self.px(0))
+            out.append(f'<line x1="{_num(x)}" x2="{_num(x)}" y1="{_num(self.top)}" '
+                       f'y2="{_num(self.top + self.height)}" stroke="#888"/>')
+        if zero_line and self.y_range[0] < 0 < self.y_range[1]:  # the axis y = 0
+            y = float(self.py(0))
+            out.append(f'<line x1="{_num(self.left)}" x2="{_num(self.left + self.width)}" '
+                       f'y1="{_num(y)}" y2="{_num(y)}" stroke="#888"/>')
         out.append(f'<rect x="{_num(self.left)}" y="{_num(self.top)}" width="{_num(self.width)}" '
                    f'height="{_num(self.height)}" fill="none" stroke="#bbbbbb"/>')
         out.append(text(self.left + self.width / 2, self.top + self.height + 34, x_title, anchor="middle",
@@ -415,13 +417,7 @@ def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_t
             if s.labels is not None:
                 out.append(text(x + inner / 2, y0 - 4, s.labels[j], size=11 if k > 1 else 12, anchor="middle",
                                 cls="barlabel", baseline="auto"))
-    base = top + plot_h + 6
-    for j, c in enumerate(categories):
-        x = left + (j + 0.5) * slot
-        if slanted:
-            out.append(text(x, base, c, size=tick, anchor="end", cls="xtick", rotate=-45, baseline="hanging"))
-        else:
-            out.append(text(x, base, c, size=tick, anchor="middle", cls="xtick", baseline="hanging"))
+    out += category_ticks(categories, left=left, step=slot, y=top + plot_h + 6, size=tick, slanted=slanted)
     height = top + plot_h + bottom
     out.append(text(left + n * slot / 2, height - 10 - (24 if show_legend else 0), x_title, anchor="middle",
                     cls="xtitle", fill=AXIS_COLOUR))
