@@ -1,0 +1,445 @@
+"""Train one attention layer on a small synthetic task, with a hand-written backward pass.
+
+The model (h heads, d_k = d_model / h, a causal mask, no residual):
+
+    X = E[tokens] + P                                   [n, d_model]   E, P fixed (seeded, sinusoidal)
+    α^h = softmax(mask(X W_Q^h (X W_K^h)ᵀ / √d_k))        [n, n]         one per head
+    O = concat_h(α^h · X W_V^h)                          [n, d_model]
+    logits = O · W_O + b                                [n, C]         C answer classes
+    loss = mean over the positions that have an answer of −log softmax(logits)_answer
+
+Only W_Q, W_K, W_V, W_O and b are learned: with the embeddings fixed, whatever the model gets right
+it got right by learning where to look (W_Q, W_K) and what to bring back (W_V, W_O).
+``gradients`` returns ∂loss/∂θ for every learned θ; tests check them against central finite
+differences, and ``tests/by_hand/torch_gradients.py`` against PyTorch's autograd.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from attention.core import causal_mask, softmax_
+from attention.embeddings import sinusoidal_positional_encoding
+from attention.projections import Projections
+from attention.trace import AttentionTrace, Embedded, trace_attention
+
+Array = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+NO_ANSWER = -1  # a position whose answer is not asked (not in the loss, not in the accuracy)
+OPTIMIZERS = ("adam", "sgd")
+LEARNING_RATES = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
+STEPS = (50, 100, 200, 300, 500, 1000, 2000)
+SNAPSHOTS = 30  # about this many saved states per run, evenly spaced (plus step 0)
+HELD_OUT = 512  # sequences never trained on; accuracy and α are measured on them
+ADAM_BETAS, ADAM_EPS = (0.9, 0.999), 1e-8
+
+
+# ---------------------------------------------------------------------------------------------
+# The tasks
+
+
+class Batch(NamedTuple):
+    tokens: IntArray  # [B, n] ids into the task's vocabulary
+    answers: IntArray  # [B, n] the class each position must give, NO_ANSWER where none is asked
+
+
+@dataclass(frozen=True)
+class Task:
+    """A synthetic task that needs attention: which token to look at depends on the sequence."""
+
+    name: str
+    title: str
+    rule: str  # what the model must do, in one sentence
+    vocabulary: tuple[str, ...]  # the tokens
+    classes: tuple[str, ...]  # the answers' names
+    length: int  # n, tokens per sequence
+    sample: Callable[[np.random.Generator, int], Batch] = field(repr=False)
+    table: Callable[[np.random.Generator, int], Array] = field(repr=False)  # the [V, d_model] embeddings
+    looks_at: str  # which key the answer needs, for the page
+
+
+LETTERS = tuple("abcdefgh")
+
+
+def _sample_previous(rng: np.random.Generator, size: int) -> Batch:
+    """Random letters; position i (from the 2nd on) must name the letter at i − 1."""
+    tokens = rng.integers(0, len(LETTERS), (size, 8))  # [B, n]
+    answers = np.full_like(tokens, NO_ANSWER)
+    answers[:, 1:] = tokens[:, :-1]
+    return Batch(tokens, answers)
+
+
+FIRST_LETTERS = LETTERS[:4]  # few letters, so that most sequences repeat some
+
+
+def _sample_first(rng: np.random.Generator, size: int) -> Batch:
+    """Random letters; position i must name the position where its letter first occurs."""
+    tokens = rng.integers(0, len(FIRST_LETTERS), (size, 8))  # [B, n]
+    same = tokens[:, :, None] == tokens[:, None, :]  # [B, n, n]: token i equals token j
+    answers = same.argmax(axis=2)  # the first j with the same letter (j ≤ i, since j = i matches)
+    return Batch(tokens, answers)
+
+
+NAMES, DIGITS, PAIRS = tuple("abcdef"), tuple("0123456789"), 4
+LOOKUP_VOCABULARY = tuple(f"{n}={d}" for n in NAMES for d in DIGITS) + tuple(f"?{n}" for n in NAMES)
+
+
+def _sample_lookup(rng: np.random.Generator, size: int) -> Batch:
+    """Four pairs "name=digit" with different names, then "?name": the last token must give that digit."""
+    names = np.argsort(rng.random((size, len(NAMES))), axis=1)[:, :PAIRS]  # [B, 4] distinct names
+    digits = rng.integers(0, len(DIGITS), (size, PAIRS))  # [B, 4]
+    asked = rng.integers(0, PAIRS, size)  # [B] which pair is asked for
+    rows = np.arange(size)
+    query = len(NAMES) * len(DIGITS) + names[rows, asked]  # the id of "?name"
+    tokens = np.concatenate([names * len(DIGITS) + digits, query[:, None]], axis=1)  # [B, 5]
+    answers = np.full_like(tokens, NO_ANSWER)
+    answers[:, -1] = digits[rows, asked]
+    return Batch(tokens, answers)
+
+
+def _letters_table(letters: tuple[str, ...]) -> Callable[[np.random.Generator, int], Array]:
+    def table(rng: np.random.Generator, d_model: int) -> Array:
+        return rng.standard_normal((len(letters), d_model))  # one N(0, 1) vector per letter
+
+    return table
+
+
+def _lookup_table(rng: np.random.Generator, d_model: int) -> Array:
+    """"b=7" is e(b) + e(7): the name part is what a query should match, the digit part what to bring
+    back. "?b" is e(b) + e(?)."""
+    name, digit = rng.standard_normal((len(NAMES), d_model)), rng.standard_normal((len(DIGITS), d_model))
+    ask = rng.standard_normal(d_model)
+    pairs = (name[:, None, :] + digit[None, :, :]).reshape(-1, d_model)  # [60, d_model], "a=0", "a=1", …
+    return np.concatenate([pairs, name + ask])  # [66, d_model]
+
+
+TASKS = {
+    task.name: task
+    for task in (
+        Task("previous", "Copy the previous token", "At every position from the 2nd on, name the token just before.",
+             LETTERS, LETTERS, 8, _sample_previous, _letters_table(LETTERS), "the token just before"),
+        Task("lookup", "Look up a value (a tiny phonebook)",
+             "Four entries name=digit, then ?name: give the digit stored under that name.",
+             LOOKUP_VOCABULARY, DIGITS, PAIRS + 1, _sample_lookup, _lookup_table, "the entry with the same name"),
+        Task("first", "Find the first occurrence",
+             "At every position, give the position where this token occurs first.",
+             FIRST_LETTERS, tuple(str(i + 1) for i in range(8)), 8, _sample_first, _letters_table(FIRST_LETTERS),
+             "the first token equal to it"),
+    )
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# The model and its gradients
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """Everything that is learned. h heads, d_k = d_model / h, C classes."""
+
+    w_q: Array  # [h, d_model, d_k]
+    w_k: Array  # [h, d_model, d_k]
+    w_v: Array  # [h, d_model, d_k]
+    w_o: Array  # [h·d_k, C]
+    b: Array  # [C]
+
+    def items(self):
+        return [(f.name, getattr(self, f.name)) for f in fields(self)]
+
+    def map(self, fn: Callable[..., Array], *others: Parameters) -> Parameters:
+        """A Parameters whose every array is fn(this array, the same array of each of ``others``)."""
+        return Parameters(**{name: fn(a, *(getattr(o, name) for o in others)) for name, a in self.items()})
+
+
+PARAMETER_NAMES = tuple(f.name for f in fields(Parameters))
+
+
+def initial_parameters(rng: np.random.Generator, d_model: int, heads: int, classes: int) -> Parameters:
+    """Entries ~ N(0, 1/d_model) (as ``random_projections``), b = 0: α starts close to uniform."""
+    if d_model % heads:
+        raise ValueError(f"The number of heads ({heads}) must divide d_model ({d_model}).")
+    d_k = d_model // heads
+    scale = 1 / np.sqrt(d_model)
+    w_q, w_k, w_v = (rng.standard_normal((heads, d_model, d_k)) * scale for _ in range(3))
+    return Parameters(w_q, w_k, w_v, rng.standard_normal((heads * d_k, classes)) * scale, np.zeros(classes))
+
+
+class Forward(NamedTuple):
+    """What the forward pass keeps for the backward pass."""
+
+    x: Array  # [B, n, d_model]
+    q: Array  # [B, h, n, d_k]
+    k: Array  # [B, h, n, d_k]
+    v: Array  # [B, h, n, d_k]
+    weights: Array  # α   [B, h, n, n]
+    heads_out: Array  # concat_h(α^h V^h)   [B, n, h·d_k]
+    probabilities: Array  # softmax(logits)   [B, n, C]
+
+
+def forward(params: Parameters, x: Array) -> Forward:
+    """logits = concat_h(softmax(mask(Q^h K^hᵀ/√d_k)) V^h)·W_O + b, returned as probabilities."""
+    batch, n, _ = x.shape
+    heads, _, d_k = params.w_q.shape
+    q = np.einsum("bnd,hde->bhne", x, params.w_q)  # [B, n, d_model] · [h, d_model, d_k] -> [B, h, n, d_k]
+    k = np.einsum("bnd,hde->bhne", x, params.w_k)  # [B, h, n, d_k]
+    v = np.einsum("bnd,hde->bhne", x, params.w_v)  # [B, h, n, d_k]
+    z = q @ np.swapaxes(k, -1, -2) / np.sqrt(d_k)  # [B, h, n, d_k] @ [B, h, d_k, n] -> [B, h, n, n]
+    z[..., ~causal_mask(n)] = -np.inf  # query i may look at keys j ≤ i
+    weights = softmax_(z)  # [B, h, n, n]
+    heads_out = np.swapaxes(weights @ v, 1, 2).reshape(batch, n, heads * d_k)  # [B, n, h·d_k]
+    logits = heads_out @ params.w_o + params.b  # [B, n, C]
+    return Forward(x, q, k, v, weights, heads_out, softmax_(logits))
+
+
+def loss_and_accuracy(fwd: Forward, answers: IntArray) -> tuple[float, float]:
+    """loss = mean −log p(answer) over the asked positions; accuracy = share whose argmax is the answer."""
+    asked = answers != NO_ANSWER  # [B, n]
+    p = fwd.probabilities[asked, answers[asked]]  # [N]
+    loss = float(-np.mean(np.log(np.maximum(p, 1e-300))))
+    accuracy = float(np.mean(fwd.probabilities[asked].argmax(axis=-1) == answers[asked]))
+    return loss, accuracy
+
+
+def backward(params: Parameters, fwd: Forward, answers: IntArray) -> Parameters:
+    """∂loss/∂θ for every θ, by the chain rule through the forward pass, last step first."""
+    batch, n, _ = fwd.x.shape
+    heads, _, d_k = params.w_q.shape
+    asked = answers != NO_ANSWER  # [B, n]
+    d_logits = fwd.probabilities.copy()  # ∂loss/∂logits = (p − onehot(answer)) / N on asked positions
+    d_logits[asked, answers[asked]] -= 1
+    d_logits[~asked] = 0
+    d_logits /= asked.sum()  # [B, n, C]
+    d_w_o = fwd.heads_out.reshape(batch * n, -1).T @ d_logits.reshape(batch * n, -1)  # [h·d_k, C]
+    d_b = d_logits.sum(axis=(0, 1))  # [C]
+    d_heads = np.swapaxes((d_logits @ params.w_o.T).reshape(batch, n, heads, d_k), 1, 2)  # [B, h, n, d_k]
+    d_weights = d_heads @ np.swapaxes(fwd.v, -1, -2)  # ∂/∂α = ∂O·Vᵀ   [B, h, n, n]
+    d_v = np.swapaxes(fwd.weights, -1, -2) @ d_heads  # ∂/∂V = αᵀ·∂O   [B, h, n, d_k]
+    a = fwd.weights
+    d_z = a * (d_weights - np.sum(d_weights * a, axis=-1, keepdims=True))  # softmax: α ⊙ (∂α − Σ_j ∂α_j α_j)
+    d_z /= np.sqrt(d_k)  # z = q·k/√d_k; masked α are 0, so their ∂z are 0 too
+    d_q = d_z @ fwd.k  # [B, h, n, n] @ [B, h, n, d_k] -> [B, h, n, d_k]
+    d_k_ = np.swapaxes(d_z, -1, -2) @ fwd.q  # [B, h, n, d_k]
+    grad = {name: np.einsum("bnd,bhne->hde", fwd.x, d) for name, d in (("w_q", d_q), ("w_k", d_k_), ("w_v", d_v))}
+    return Parameters(grad["w_q"], grad["w_k"], grad["w_v"], d_w_o, d_b)
+
+
+def gradients(params: Parameters, x: Array, answers: IntArray) -> tuple[float, Parameters]:
+    """(loss, ∂loss/∂θ for every learned θ) on inputs x [B, n, d_model] with ``answers`` [B, n]."""
+    fwd = forward(params, x)
+    return loss_and_accuracy(fwd, answers)[0], backward(params, fwd, answers)
+
+
+# ---------------------------------------------------------------------------------------------
+# Optimisers
+
+
+def sgd_step(params: Parameters, grad: Parameters, lr: float) -> Parameters:
+    """θ ← θ − η·∂loss/∂θ."""
+    return params.map(lambda p, g: p - lr * g, grad)
+
+
+class AdamState(NamedTuple):
+    m: Parameters  # running mean of the gradients
+    v: Parameters  # running mean of their squares
+    t: int  # steps taken
+
+
+def adam_step(params: Parameters, grad: Parameters, lr: float, state: AdamState) -> tuple[Parameters, AdamState]:
+    """Adam (Kingma & Ba 2015): θ ← θ − η·m̂/(√v̂ + ε), m̂ and v̂ the bias-corrected running moments."""
+    (b1, b2), t = ADAM_BETAS, state.t + 1
+    m = state.m.map(lambda m, g: b1 * m + (1 - b1) * g, grad)
+    v = state.v.map(lambda v, g: b2 * v + (1 - b2) * g * g, grad)
+    new = params.map(lambda p, m_, v_: p - lr * (m_ / (1 - b1**t)) / (np.sqrt(v_ / (1 - b2**t)) + ADAM_EPS), m, v)
+    return new, AdamState(m, v, t)
+
+
+# ---------------------------------------------------------------------------------------------
+# A training run
+
+
+@dataclass(frozen=True)
+class TrainingConfig:
+    task: str = "previous"
+    heads: int = 1
+    optimizer: str = "adam"
+    learning_rate: float = 0.01
+    steps: int = 300
+    seed: int = 42
+    d_model: int = 16
+    batch: int = 64
+
+
+@dataclass(frozen=True)
+class Run:
+    """Everything a page shows of one training run; the same config always gives the same run."""
+
+    config: TrainingConfig
+    task: Task
+    table: Array  # the fixed embeddings E   [V, d_model]
+    positional: Array  # P   [n, d_model]
+    held_out: Batch  # HELD_OUT sequences never trained on
+    losses: Array  # the training batch's loss after each step   [steps done]
+    snapshot_steps: tuple[int, ...]  # the steps whose parameters were kept (0 = before training)
+    snapshots: tuple[Parameters, ...]
+    held_out_loss: Array  # [snapshots]
+    held_out_accuracy: Array  # [snapshots]
+    best_guess: float  # the accuracy of always giving the held-out set's most common answer
+    stopped_at: int | None  # the step whose loss stopped being a finite number (training stops there)
+
+    def inputs(self, tokens: IntArray) -> Array:
+        """X = E[tokens] + P   [B, n, d_model]."""
+        return self.table[tokens] + self.positional
+
+
+def snapshot_steps(steps: int) -> tuple[int, ...]:
+    """0, then every ⌈steps / SNAPSHOTS⌉ steps, and always the last."""
+    every = -(-steps // SNAPSHOTS)
+    return tuple(sorted({*range(0, steps + 1, every), steps}))
+
+
+def train(config: TrainingConfig, on_progress: Callable[[int], None] | None = None) -> Run:
+    """Train ``config`` from its seed; ``on_progress(step)`` is called at every snapshot.
+
+    Four independent random streams from the seed: embeddings, initial parameters, training batches
+    (fresh ones every step), held-out set. Training stops early if the loss stops being finite.
+    """
+    if config.task not in TASKS:
+        raise ValueError(f"The task must be one of {', '.join(TASKS)}, got {config.task!r}.")
+    if config.optimizer not in OPTIMIZERS:
+        raise ValueError(f"The optimizer must be one of {', '.join(OPTIMIZERS)}, got {config.optimizer!r}.")
+    task = TASKS[config.task]
+    streams = [np.random.default_rng([config.seed, k]) for k in range(4)]
+    table = task.table(streams[0], config.d_model)  # [V, d_model]
+    positional = sinusoidal_positional_encoding(task.length, config.d_model)  # [n, d_model]
+    params = initial_parameters(streams[1], config.d_model, config.heads, len(task.classes))
+    held_out = task.sample(streams[3], HELD_OUT)
+    held_x = table[held_out.tokens] + positional  # [HELD_OUT, n, d_model]
+    zeros = params.map(np.zeros_like)
+    adam = AdamState(zeros, zeros, 0)
+    keep = snapshot_steps(config.steps)
+    snapshots, held_loss, held_acc, losses = [], [], [], []
+    stopped_at = None
+
+    def save(step: int) -> bool:
+        """Keep this step's parameters and their held-out numbers; False if they are no longer finite."""
+        try:
+            loss, accuracy = loss_and_accuracy(forward(params, held_x), held_out.answers)
+        except ValueError:  # softmax got NaN or +inf: the parameters have blown up
+            return False
+        snapshots.append(params)
+        held_loss.append(loss)
+        held_acc.append(accuracy)
+        if on_progress is not None:
+            on_progress(step)
+        return True
+
+    save(0)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        for step in range(1, config.steps + 1):
+            batch = task.sample(streams[2], config.batch)
+            try:
+                loss, grad = gradients(params, table[batch.tokens] + positional, batch.answers)
+            except ValueError:  # as in save
+                loss = np.nan
+            if not np.isfinite(loss):
+                stopped_at = step
+                break
+            losses.append(loss)
+            if config.optimizer == "sgd":
+                params = sgd_step(params, grad, config.learning_rate)
+            else:
+                params, adam = adam_step(params, grad, config.learning_rate, adam)
+            if step in keep and not save(step):
+                stopped_at = step
+                break
+    kept = tuple(s for s in keep if s < (stopped_at or config.steps + 1))
+    answers = held_out.answers[held_out.answers != NO_ANSWER]
+    best_guess = float(np.bincount(answers).max() / answers.size)
+    return Run(config, task, table, positional, held_out, np.array(losses), kept, tuple(snapshots),
+               np.array(held_loss), np.array(held_acc), best_guess, stopped_at)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a run
+
+
+class Verdict(NamedTuple):
+    kind: str  # "learned", "partly", "not learned" or "diverged"
+    accuracy: float  # held-out accuracy at the last kept step
+    best_guess: float
+    first_loss: float  # held-out loss before training
+    last_loss: float  # held-out loss at the last kept step
+
+
+LEARNED = 0.95  # held-out accuracy from which a task counts as learned
+
+
+def verdict(run: Run) -> Verdict:
+    """Learned (≥ 95 % held-out accuracy), partly (clearly above the best constant guess), not learned,
+    or diverged (the loss stopped being finite). Only the numbers decide."""
+    accuracy = float(run.held_out_accuracy[-1])
+    if run.stopped_at is not None:
+        kind = "diverged"
+    elif accuracy >= LEARNED:
+        kind = "learned"
+    elif accuracy >= run.best_guess + 0.1:
+        kind = "partly"
+    else:
+        kind = "not learned"
+    return Verdict(kind, accuracy, run.best_guess, float(run.held_out_loss[0]), float(run.held_out_loss[-1]))
+
+
+def example_tokens(run: Run, example: int) -> tuple[str, ...]:
+    """The held-out sequence ``example`` as text."""
+    return tuple(run.task.vocabulary[t] for t in run.held_out.tokens[example])
+
+
+def head_trace(run: Run, snapshot: int, example: int, head: int) -> AttentionTrace:
+    """Head ``head`` of the model at ``run.snapshots[snapshot]`` on held-out sequence ``example``, traced
+    by the engine (the same trace as the walkthrough's: α, scores and output are its numbers)."""
+    params = run.snapshots[snapshot]
+    tokens = example_tokens(run, example)
+    e = run.table[run.held_out.tokens[example]]  # [n, d_model]
+    embedded = Embedded(" ".join(tokens), tokens, run.config.seed, e, run.positional, e + run.positional)
+    projections = Projections(params.w_q[head], params.w_k[head], params.w_v[head])
+    return trace_attention(embedded, projections, preset="trained", causal=True)
+
+
+def predictions(run: Run, snapshot: int, example: int) -> IntArray:
+    """The class the model at that snapshot gives at each position of held-out sequence ``example``   [n]."""
+    x = run.inputs(run.held_out.tokens[example : example + 1])  # [1, n, d_model]
+    return forward(run.snapshots[snapshot], x).probabilities[0].argmax(axis=-1)
+
+
+def bilinear_form(params: Parameters, head: int) -> Array:
+    """W_Q·W_Kᵀ / √d_k   [d_model, d_model]: z_ij = x_i·(W_Q W_Kᵀ/√d_k)·x_j, the form that decides the scores."""
+    d_k = params.w_q.shape[2]
+    return params.w_q[head] @ params.w_k[head].T / np.sqrt(d_k)
+
+
+def score_view(run: Run, snapshot: int, head: int) -> tuple[list[str], list[str], Array]:
+    """The bilinear form read in the task's own terms: rows a kind of query, columns a kind of key.
+
+    previous: positions, P·B·Pᵀ (query position i × key position j);
+    first: letters, E·B·Eᵀ (which letter matches which, before positions are added);
+    lookup: "?name" × "name=·", where "name=·" is a name's entries averaged over the ten digits.
+    B = W_Q·W_Kᵀ/√d_k, so each entry is the scaled score that part alone would contribute.
+    """
+    form = bilinear_form(run.snapshots[snapshot], head)  # [d_model, d_model]
+    task = run.task
+    if task.name == "previous":
+        rows = cols = run.positional  # [n, d_model]
+        row_labels = col_labels = [f"position {i + 1}" for i in range(task.length)]
+    elif task.name == "first":
+        rows = cols = run.table  # [4, d_model]
+        row_labels = col_labels = list(task.vocabulary)
+    else:
+        entries = run.table[: len(NAMES) * len(DIGITS)].reshape(len(NAMES), len(DIGITS), -1)
+        rows, cols = run.table[len(NAMES) * len(DIGITS):], entries.mean(axis=1)  # [6, d_model] each
+        row_labels, col_labels = [f"?{n}" for n in NAMES], [f"{n}=·" for n in NAMES]
+    return row_labels, col_labels, rows @ form @ cols.T  # [rows, d_model] @ [d_model, d_model] @ [d_model, cols]
