@@ -23,6 +23,7 @@ page = st.navigation(
         st.Page("lessons/relevance.py", title="Similar is not relevant", icon=":material/call_split:"),
         st.Page("lessons/parts.py", title="Attention from its parts", icon=":material/construction:"),
         st.Page("lessons/cross.py", title="Cross-attention", icon=":material/translate:"),
+        st.Page("lessons/learn.py", title="Watch a head learn", icon=":material/model_training:"),
     ]
 )
 page.run()

@@ -32,6 +32,7 @@ Array = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 NO_ANSWER = -1  # a position whose answer is not asked (not in the loss, not in the accuracy)
 OPTIMIZERS = ("adam", "sgd")
+HEADS = (1, 2, 3, 4)
 LEARNING_RATES = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 STEPS = (50, 100, 200, 300, 500, 1000, 2000)
 SNAPSHOTS = 30  # about this many saved states per run, evenly spaced (plus step 0)
@@ -132,6 +133,11 @@ TASKS = {
              "the first token equal to it"),
     )
 }
+
+
+def examples(task: Task, seed: int, count: int = 3) -> Batch:
+    """A few sequences of ``task`` with their answers, to show (a random stream of their own)."""
+    return task.sample(np.random.default_rng([seed, 4]), count)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -270,7 +276,7 @@ class TrainingConfig:
     learning_rate: float = 0.01
     steps: int = 300
     seed: int = 42
-    d_model: int = 16
+    d_model: int = 12  # divisible by 1, 2, 3 and 4 heads
     batch: int = 64
 
 
@@ -289,7 +295,7 @@ class Run:
     held_out_loss: Array  # [snapshots]
     held_out_accuracy: Array  # [snapshots]
     best_guess: float  # the accuracy of always giving the held-out set's most common answer
-    stopped_at: int | None  # the step whose loss stopped being a finite number (training stops there)
+    stopped_at: int | None  # the step where the loss or the parameters stopped being finite (training stopped)
 
     def inputs(self, tokens: IntArray) -> Array:
         """X = E[tokens] + P   [B, n, d_model]."""
@@ -374,6 +380,8 @@ class Verdict(NamedTuple):
     best_guess: float
     first_loss: float  # held-out loss before training
     last_loss: float  # held-out loss at the last kept step
+    unstable: bool  # the held-out loss rose well above where it started or where it had got to
+    falling: bool  # the held-out loss still fell (by more than 0.1 %) over the last quarter of the run
 
 
 LEARNED = 0.95  # held-out accuracy from which a task counts as learned
@@ -391,7 +399,10 @@ def verdict(run: Run) -> Verdict:
         kind = "partly"
     else:
         kind = "not learned"
-    return Verdict(kind, accuracy, run.best_guess, float(run.held_out_loss[0]), float(run.held_out_loss[-1]))
+    losses = run.held_out_loss
+    unstable = bool(losses.max() > 1.2 * losses[0] or losses[-1] > 1.5 * losses.min())
+    falling = bool(losses[-1] < 0.999 * losses[(3 * (len(losses) - 1)) // 4])
+    return Verdict(kind, accuracy, run.best_guess, float(losses[0]), float(losses[-1]), unstable, falling)
 
 
 def example_tokens(run: Run, example: int) -> tuple[str, ...]:
@@ -422,24 +433,39 @@ def bilinear_form(params: Parameters, head: int) -> Array:
     return params.w_q[head] @ params.w_k[head].T / np.sqrt(d_k)
 
 
-def score_view(run: Run, snapshot: int, head: int) -> tuple[list[str], list[str], Array]:
-    """The bilinear form read in the task's own terms: rows a kind of query, columns a kind of key.
+class ScorePart(NamedTuple):
+    """One part of the learned scores, read in the task's terms: z_rc = a_r·B·b_cᵀ, B = W_Q·W_Kᵀ/√d_k."""
 
-    previous: positions, P·B·Pᵀ (query position i × key position j);
-    first: letters, E·B·Eᵀ (which letter matches which, before positions are added);
-    lookup: "?name" × "name=·", where "name=·" is a name's entries averaged over the ten digits.
-    B = W_Q·W_Kᵀ/√d_k, so each entry is the scaled score that part alone would contribute.
+    name: str  # "positions", "letters" or "names"
+    rows: list[str]  # the query-side ingredients a_r
+    columns: list[str]  # the key-side ingredients b_c
+    z: Array  # a_r·B·b_cᵀ   [rows, columns]
+    allowed: npt.NDArray[np.bool_] | None  # where the causal mask lets the row's query see the column's key
+
+
+def score_parts(run: Run, snapshot: int, head: int) -> list[ScorePart]:
+    """The parts of z_ij = (e_i + p_i)·B·(e_j + p_j)ᵀ that the tasks are about.
+
+    previous and first: the positions' part p_i·B·p_jᵀ (query position × key position, masked after
+    the query) and the letters' part e_a·B·e_bᵀ; the cross terms e·B·p are left out.
+    lookup: "?name" × "name=·", where "name=·" is that name's entries averaged over the ten digits.
     """
     form = bilinear_form(run.snapshots[snapshot], head)  # [d_model, d_model]
     task = run.task
-    if task.name == "previous":
-        rows = cols = run.positional  # [n, d_model]
-        row_labels = col_labels = [f"position {i + 1}" for i in range(task.length)]
-    elif task.name == "first":
-        rows = cols = run.table  # [4, d_model]
-        row_labels = col_labels = list(task.vocabulary)
-    else:
-        entries = run.table[: len(NAMES) * len(DIGITS)].reshape(len(NAMES), len(DIGITS), -1)
-        rows, cols = run.table[len(NAMES) * len(DIGITS):], entries.mean(axis=1)  # [6, d_model] each
-        row_labels, col_labels = [f"?{n}" for n in NAMES], [f"{n}=·" for n in NAMES]
-    return row_labels, col_labels, rows @ form @ cols.T  # [rows, d_model] @ [d_model, d_model] @ [d_model, cols]
+    if task.name == "lookup":
+        pairs = len(NAMES) * len(DIGITS)
+        entries = run.table[:pairs].reshape(len(NAMES), len(DIGITS), -1).mean(axis=1)  # [6, d_model]
+        z = run.table[pairs:] @ form @ entries.T  # [6, d_model] @ [d_model, d_model] @ [d_model, 6]
+        return [ScorePart("names", [f"?{n}" for n in NAMES], [f"{n}=·" for n in NAMES], z, None)]
+    p, e = run.positional, run.table  # [n, d_model], [V, d_model]
+    positions = [str(i + 1) for i in range(task.length)]
+    return [ScorePart("positions", positions, positions, p @ form @ p.T, causal_mask(task.length)),
+            ScorePart("letters", list(task.vocabulary), list(task.vocabulary), e @ form @ e.T, None)]
+
+
+def centred_rows(z: Array, allowed: npt.NDArray[np.bool_] | None = None) -> Array:
+    """Each row minus its mean over the allowed cells (others: −inf). softmax(z_i + c) = softmax(z_i) for any
+    constant c, so only differences within a row decide where a query looks."""
+    allowed = np.ones(z.shape, dtype=bool) if allowed is None else allowed
+    mean = np.sum(np.where(allowed, z, 0.0), axis=1, keepdims=True) / allowed.sum(axis=1, keepdims=True)
+    return np.where(allowed, z - mean, -np.inf)

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from attention.core import softmax
 from attention.embeddings import sinusoidal_positional_encoding
 from attention.training import (
     NO_ANSWER,
@@ -20,6 +21,7 @@ from attention.training import (
     TrainingConfig,
     adam_step,
     bilinear_form,
+    centred_rows,
     example_tokens,
     forward,
     gradients,
@@ -27,7 +29,7 @@ from attention.training import (
     initial_parameters,
     loss_and_accuracy,
     predictions,
-    score_view,
+    score_parts,
     sgd_step,
     snapshot_steps,
     train,
@@ -209,7 +211,8 @@ def test_the_default_run_learns_each_task(task):
 
 def test_a_blown_up_run_stops_and_says_so():
     run = train(TrainingConfig(optimizer="sgd", learning_rate=10.0))
-    assert run.stopped_at is not None and len(run.losses) == run.stopped_at - 1
+    assert run.stopped_at is not None and run.stopped_at - 1 <= len(run.losses) <= run.stopped_at
+    assert run.snapshot_steps[-1] < run.stopped_at and np.isfinite(run.losses).all()
     assert verdict(run).kind == "diverged"
     assert len(run.snapshots) == len(run.snapshot_steps) == len(run.held_out_accuracy)
     assert all(np.isfinite(p.w_q).all() for p in run.snapshots)
@@ -245,19 +248,33 @@ def test_a_heads_trace_is_the_models_own_head():
     np.testing.assert_array_equal(predictions(run, snapshot, example), fwd.probabilities[0].argmax(axis=1))
 
 
-def test_score_view_reads_the_form_in_the_tasks_terms():
+def test_score_parts_read_the_form_in_the_tasks_terms():
     run = train(TrainingConfig(task="previous", steps=50))
-    rows, cols, m = score_view(run, 2, 0)
     form = bilinear_form(run.snapshots[2], 0)
-    assert rows == cols == [f"position {i}" for i in range(1, 9)]
-    assert m[2, 1] == pytest.approx(run.positional[2] @ form @ run.positional[1])
+    positions, letters = score_parts(run, 2, 0)
+    assert positions.rows == positions.columns == [str(i) for i in range(1, 9)]
+    assert positions.z[2, 1] == pytest.approx(run.positional[2] @ form @ run.positional[1])
+    assert positions.allowed[2, 1] and not positions.allowed[1, 2]  # key 3 comes after query 2
+    assert letters.rows == list("abcdefgh")
+    assert letters.z[0, 3] == pytest.approx(run.table[0] @ form @ run.table[3])
     run = train(TrainingConfig(task="lookup", steps=50))
-    rows, cols, m = score_view(run, 1, 0)
-    assert rows[1] == "?b" and cols[3] == "d=·" and m.shape == (6, 6)
+    (names,) = score_parts(run, 1, 0)
+    assert names.rows[1] == "?b" and names.columns[3] == "d=·" and names.z.shape == (6, 6)
     entries_d = [run.task.vocabulary.index(f"d={k}") for k in range(10)]
     expected = run.table[run.task.vocabulary.index("?b")] @ bilinear_form(run.snapshots[1], 0) @ \
         run.table[entries_d].mean(axis=0)
-    assert m[1, 3] == pytest.approx(expected)
+    assert names.z[1, 3] == pytest.approx(expected)
+
+
+def test_centring_rows_keeps_what_softmax_sees():
+    """softmax over a centred row's allowed cells equals softmax over the raw row's; masked cells are −∞."""
+    z = np.array([[1.0, 5.0, 2.0], [3.0, -1.0, 7.0], [0.5, 0.5, 9.0]])
+    allowed = np.tril(np.ones((3, 3), dtype=bool))
+    c = centred_rows(z, allowed)
+    assert c[0, 0] == 0 and np.isneginf(c[0, 1:]).all()
+    np.testing.assert_allclose(c[1, :2], [2.0, -2.0])
+    np.testing.assert_allclose(softmax(c, axis=-1), softmax(np.where(allowed, z, -np.inf), axis=-1))
+    np.testing.assert_allclose(centred_rows(z).sum(axis=1), 0, atol=1e-12)
 
 
 def test_bad_configs_are_refused():
@@ -266,4 +283,4 @@ def test_bad_configs_are_refused():
     with pytest.raises(ValueError, match="optimizer"):
         train(TrainingConfig(optimizer="rmsprop"))
     with pytest.raises(ValueError, match="divide"):
-        train(TrainingConfig(heads=3))
+        train(TrainingConfig(heads=5))

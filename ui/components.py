@@ -36,6 +36,14 @@ def lazy_expander(label: str, *, key: str, expanded: bool = False, **options):
     return st.expander(label, expanded=expanded, key=key, on_change="rerun", **options)
 
 
+def forget_stale_choice(key: str, options) -> None:
+    """Before drawing the widget ``key`` whose options depend on other settings: if its value is no
+    longer an option, forget it, so that the widget starts again from its default (deleting, not
+    setting: a value set through st.session_state beside a widget's own default draws a warning)."""
+    if key in st.session_state and st.session_state[key] not in list(options):
+        del st.session_state[key]
+
+
 def chart(fig: Svg, key: str) -> None:
     """A chart drawn on the server, shown as an image (no script, nothing for the browser to lay out);
     ``.st-key-fig-<key>`` finds it in the browser, and "Save image as" saves the SVG."""

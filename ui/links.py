@@ -15,12 +15,15 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from attention import MAX_CHARS
+from attention.training import HEADS, LEARNING_RATES, STEPS, TASKS
 from ui.matrix_editor import LINK_PATTERN, MAX_EDITS_CHARS
 from ui.settings import DEFAULT_D_MODEL
 from viz.labels import markdown_text
 
 PRESET_LABELS = {"random": "Seeded random", "identity": "Identity (W = I)"}  # the URL carries the label
 CROSS_PRESET_LABELS = {"random": "Seeded random", "aligned": "Aligned by a bilingual table (constructed)"}
+TASK_LABELS = {name: task.title for name, task in TASKS.items()}  # the URL carries the title
+OPTIMIZER_LABELS = {"adam": "Adam", "sgd": "Plain SGD"}
 TEMPERATURES = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 PHONEBOOK_TEMPERATURES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
 
@@ -89,6 +92,14 @@ SPECS: dict[str, Callable[[str], bool]] = {
     "pb_temperature": _one_of(PHONEBOOK_TEMPERATURES),
     "rel_dk": _whole(2, 8),
     "w": _edited_cells,
+    "lt_task": _one_of(tuple(TASK_LABELS.values())),
+    "lt_heads": _one_of(HEADS),
+    "lt_opt": _one_of(tuple(OPTIMIZER_LABELS.values())),
+    "lt_lr": _one_of(LEARNING_RATES),
+    "lt_steps": _one_of(STEPS),
+    "lt_run": _boolean,
+    "lt_step": _whole(0, max(STEPS)),  # a step the run did not keep falls back to the last one
+    "lt_example": _whole(1, 6),
 }
 
 

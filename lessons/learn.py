@@ -1,0 +1,103 @@
+"""Watch a head learn: train one attention layer on a small task, then move through its training.
+
+Every number comes from the run (``attention.training``): α is the engine's trace of the model's
+own head at the chosen step, on sequences it never trained on.
+"""
+
+import streamlit as st
+
+from attention.training import (
+    HEADS,
+    LEARNING_RATES,
+    OPTIMIZERS,
+    STEPS,
+    TASKS,
+    TrainingConfig,
+    examples,
+    head_trace,
+    score_parts,
+)
+from attention.training import verdict as judge
+from ui import components as ui
+from ui.links import OPTIMIZER_LABELS, TASK_LABELS
+from ui.settings import shared
+from ui.training import finished_run, train_with_progress
+from viz import tables as T
+from viz import training as V
+
+EXAMPLES = 6  # held-out sequences the learner can pick from
+
+st.title("Watch a head learn")
+ui.lesson("learn/00_intro")
+settings = shared()
+
+name = st.radio("Task", list(TASKS), format_func=TASK_LABELS.get, key="lt_task", bind="query-params",
+                horizontal=True) or "previous"
+task = TASKS[name]
+st.markdown(f"**{task.rule}** To answer, a query has to find {task.looks_at}. Three examples (not used for "
+            "training), with the answer the model must give under each token:")
+shown = examples(task, settings.seed)
+st.table(T.formatted(V.examples_frame(task, shown.tokens, shown.answers)))
+
+with st.container(border=True):
+    left, middle, right, far = st.columns(4)
+    heads = left.select_slider("Heads", HEADS, value=1, key="lt_heads", bind="query-params",
+                               help="d_model is 12; each head gets d_k = 12 / heads.")
+    optimizer = middle.radio("Optimiser", OPTIMIZERS, format_func=OPTIMIZER_LABELS.get, key="lt_opt",
+                             bind="query-params", horizontal=True) or "adam"
+    rate = right.select_slider("Learning rate η", LEARNING_RATES, value=0.01, key="lt_lr", bind="query-params")
+    steps = far.select_slider("Steps", STEPS, value=300, key="lt_steps", bind="query-params",
+                              help="Each step trains on a fresh batch of 64 sequences.")
+    st.caption(f"Seed {settings.seed} (in the sidebar): the same settings always give the same run. "
+               "This page always adds positional encodings and uses the causal mask; the sidebar's switches "
+               "are for the other lessons.")
+config = TrainingConfig(task=name, heads=int(heads), optimizer=optimizer, learning_rate=float(rate),
+                        steps=int(steps), seed=settings.seed)
+
+
+
+def start_training() -> None:
+    st.query_params["lt_run"] = "true"  # in the link: a shared link trains the same run when opened
+
+
+run = finished_run(config)
+if run is None:
+    if st.query_params.get("lt_run") != "true":
+        st.button(f"Train {steps} steps", key="lt_train", type="primary", icon=":material/play_arrow:",
+                  on_click=start_training)
+        st.info("Press **Train**: the run takes a few seconds. After that, changing a setting trains again.",
+                icon=":material/school:")
+        st.stop()
+    run = train_with_progress(config)
+
+judged = judge(run)
+{"learned": st.success, "partly": st.warning}.get(judged.kind, st.error)(V.verdict_text(judged, run))
+
+kept = list(run.snapshot_steps)
+ui.forget_stale_choice("lt_step", kept)  # another run's step: start again at the end of training
+step = st.select_slider("Training step", kept, value=kept[-1], key="lt_step", bind="query-params",
+                        help="Move back and forth through the saved states of the run.")
+at = kept.index(step)
+ui.chart(V.curves_figure(run, step), "lt-curves")
+st.caption(f"The dotted line marks step {step}. The held-out set is {len(run.held_out.tokens)} sequences never "
+           "trained on; the grey line is the accuracy of always giving the most common answer.")
+
+st.subheader(f"α on a held-out sequence at step {step}", divider="gray")
+ui.lesson("learn/01_alpha")
+left, right = st.columns(2)
+example = (left.radio("Held-out sequence", range(1, EXAMPLES + 1), key="lt_example", bind="query-params",
+                      horizontal=True) or 1) - 1
+ui.forget_stale_choice("lt_head", range(1, heads + 1))
+head = (right.radio("Head", range(1, heads + 1), key="lt_head", horizontal=True, disabled=heads == 1) or 1) - 1
+st.table(T.formatted(V.prediction_frame(run, at, example)))
+trace = head_trace(run, at, example, head)
+ui.matrix(V.alpha_figure(trace, head, heads, step), T.query_key_frame(trace, trace.weights, weights=True),
+          "lt-alpha")
+
+st.subheader(f"What W_Q and W_K learned, at step {step}", divider="gray")
+ui.lesson("learn/02_form")
+parts = score_parts(run, at, head)
+for column, part in zip(st.columns(2), parts, strict=False):
+    with column:
+        ui.matrix(V.part_figure(part), V.part_frame(part), f"lt-{part.name}", side_by_side=False, decimals=1)
+ui.matrix(V.form_figure(run, at, head), V.form_frame(run, at, head), "lt-form", decimals=1)

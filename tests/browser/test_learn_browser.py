@@ -1,0 +1,60 @@
+"""Watch a head learn, in Debian's Chromium against `streamlit run`: train, move through time, share."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+
+from attention.training import TrainingConfig, head_trace, train
+from tests.browser.test_lessons_browser import full_screenshot
+from tests.browser.test_walkthrough_browser import wait_for_chart, wait_for_table
+from viz.labels import MASKED_TEXT, format_number
+
+pytestmark = pytest.mark.browser
+
+
+def alpha_cells(config: TrainingConfig, snapshot: int, example: int = 0, head: int = 0) -> list[list[str]]:
+    """The α table's cells as the page must show them: the engine's run, two decimals, "—" where masked."""
+    trace = head_trace(train(config), snapshot, example, head)
+    return [[format_number(a) if ok else MASKED_TEXT for a, ok in zip(row, allowed, strict=True)]
+            for row, allowed in zip(trace.weights, trace.mask, strict=True)]
+
+
+def test_train_then_move_back_in_time_and_share(open_page, artifacts):
+    page = open_page("/learn", ".st-key-lt_train button")
+    page.locator(".st-key-lt_train button").click()
+    trained = TrainingConfig()  # the page's defaults
+    wait_for_table(page, "lt-alpha", alpha_cells(trained, -1))  # at the end of training
+    wait_for_chart(page, "lt-curves", "title", ["Loss (lower is better)", "Held-out accuracy"])
+    page.locator(".st-key-lt_train").wait_for(state="hidden")  # the button makes way for the run
+    assert "lt_run=true" in page.url
+
+    page.locator(".st-key-lt_step input").focus()  # the slider's thumb takes Home / End and arrows
+    page.keyboard.press("Home")
+    wait_for_table(page, "lt-alpha", alpha_cells(trained, 0))  # step 0: before training
+    page.wait_for_function("() => new URLSearchParams(location.search).get('lt_step') === '0'")
+    page.keyboard.press("ArrowRight")
+    wait_for_table(page, "lt-alpha", alpha_cells(trained, 1))  # step 10
+
+    link = urlsplit(page.url)
+    shared = open_page(f"{link.path}?{link.query}", ".st-key-table-lt-alpha table")
+    wait_for_table(shared, "lt-alpha", alpha_cells(trained, 1))  # the same run, at the same step
+    assert shared.locator("[data-testid=stAlertContentSuccess]").count() == 1
+
+
+def test_another_task_and_head_from_a_link_with_a_screenshot(open_page, artifacts):
+    config = TrainingConfig(task="first", heads=2)
+    page = open_page("/learn?lt_run=true&lt_task=Find+the+first+occurrence&lt_heads=2&lt_example=2",
+                     ".st-key-table-lt-alpha table")
+    wait_for_table(page, "lt-alpha", alpha_cells(config, -1, example=1))
+    page.locator(".st-key-lt_head [role=radiogroup] label").nth(1).click()  # head 2
+    wait_for_table(page, "lt-alpha", alpha_cells(config, -1, example=1, head=1))
+    wait_for_chart(page, "lt-letters", "xtick", ["a", "b", "c", "d"])
+    wait_for_chart(page, "lt-form", "title", ["W_Q·W_Kᵀ/√d_k  [12 × 12]"])
+    full_screenshot(page, artifacts / "learn-full.png")
+    page.set_viewport_size({"width": 1400, "height": 1600})  # the README's: the curves, then α
+    page.locator(".st-key-lt_step").scroll_into_view_if_needed()
+    page.evaluate("document.querySelector('.st-key-lt_step').scrollIntoView()")
+    wait_for_table(page, "lt-alpha", alpha_cells(config, -1, example=1, head=1))
+    page.screenshot(path=artifacts / "learn-alpha.png")

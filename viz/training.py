@@ -1,0 +1,140 @@
+"""Figures, tables and sentences of a training run ("watch a head learn"). Pure: a Run in, an Svg,
+a DataFrame or a string out; every number is the run's own."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from attention.training import (
+    NO_ANSWER,
+    Run,
+    ScorePart,
+    Task,
+    Verdict,
+    bilinear_form,
+    centred_rows,
+    example_tokens,
+    predictions,
+)
+from viz import svg
+from viz.figures import HEAD_COLOURS, heatmap, query_key_figure
+from viz.labels import dim_labels
+from viz.tables import matrix_frame
+
+NOT_ASKED = "—"
+TRAIN_COLOUR, HELD_OUT_COLOUR, GUESS_COLOUR = HEAD_COLOURS[0], HEAD_COLOURS[1], "#777777"
+
+
+def examples_frame(task: Task, tokens: np.ndarray, answers: np.ndarray) -> pd.DataFrame:
+    """Example sequences and, under each token, the answer the model must give there ("—": not asked)."""
+    rows = {}
+    for k, (seq, ans) in enumerate(zip(tokens, answers, strict=True), start=1):
+        rows[f"example {k}"] = [task.vocabulary[t] for t in seq]
+        rows[f"answer {k}"] = [NOT_ASKED if a == NO_ANSWER else task.classes[a] for a in ans]
+    return pd.DataFrame.from_dict(rows, orient="index", columns=[str(i + 1) for i in range(task.length)])
+
+
+def prediction_frame(run: Run, snapshot: int, example: int) -> pd.DataFrame:
+    """Held-out sequence ``example``: its tokens, the right answers, and what the model at ``snapshot`` says."""
+    answers = run.held_out.answers[example]
+    said = predictions(run, snapshot, example)
+    classes = run.task.classes
+    asked = answers != NO_ANSWER
+    return pd.DataFrame(
+        [list(example_tokens(run, example)),
+         [classes[a] if ok else NOT_ASKED for a, ok in zip(answers, asked, strict=True)],
+         [classes[s] if ok else NOT_ASKED for s, ok in zip(said, asked, strict=True)],
+         [("yes" if s == a else "no") if ok else NOT_ASKED for s, a, ok in zip(said, answers, asked, strict=True)]],
+        index=["token", "right answer", "the model says", "right?"],
+        columns=[str(i + 1) for i in range(run.task.length)],
+    )
+
+
+def curves_figure(run: Run, at_step: int) -> svg.Svg:
+    """Loss (each training batch; the held-out set at each snapshot) and held-out accuracy, side by
+    side, with a dotted line at the chosen step."""
+    steps = list(range(1, len(run.losses) + 1))
+    kept = list(run.snapshot_steps)
+    last = max(kept[-1], 1)
+    loss = svg.plot(svg.Plot(
+        "Loss (lower is better)", "training step", "cross-entropy",
+        lines=[svg.Line("training batch", steps, run.losses.tolist(), TRAIN_COLOUR, markers=False),
+               svg.Line("held-out", kept, run.held_out_loss.tolist(), HELD_OUT_COLOUR)],
+        x_range=(0, last), y_range=(0.0, max(float(np.max(run.held_out_loss)),
+                                             float(np.max(run.losses, initial=0.0))) * 1.08 or 1.0),
+        marks=(at_step,)), width=460, height=260)
+    accuracy = svg.plot(svg.Plot(
+        "Held-out accuracy", "training step", "share right",
+        lines=[svg.Line("held-out", kept, run.held_out_accuracy.tolist(), HELD_OUT_COLOUR),
+               svg.Line("best constant guess", [0, last], [run.best_guess] * 2, GUESS_COLOUR, markers=False)],
+        x_range=(0, last), y_range=(0.0, 1.0), marks=(at_step,)), width=460, height=260)
+    return svg.row_of([loss, accuracy], gap=28)
+
+
+def alpha_figure(trace, head: int, heads: int, step: int) -> svg.Svg:
+    """α of one head at one step, rows the queries; keys after the query are masked (grey)."""
+    name = f"α, head {head + 1}" if heads > 1 else "α"
+    return query_key_figure(trace, trace.weights, f"{name} at step {step}", weights=True, top=1.0)
+
+
+def form_figure(run: Run, snapshot: int, head: int) -> svg.Svg:
+    """B = W_Q·W_Kᵀ/√d_k [d_model × d_model] at a snapshot: z_ij = x_i·B·x_jᵀ."""
+    form = bilinear_form(run.snapshots[snapshot], head)
+    d = form.shape[0]
+    labels = dim_labels(d)
+    return heatmap(form, row_labels=labels, col_labels=labels, title=f"W_Q·W_Kᵀ/√d_k  [{d} × {d}]",
+                   row_title="query side: dimension of x_i", col_title="key side: dimension of x_j", decimals=1)
+
+
+def form_frame(run: Run, snapshot: int, head: int) -> pd.DataFrame:
+    form = bilinear_form(run.snapshots[snapshot], head)
+    labels = dim_labels(form.shape[0])
+    return pd.DataFrame(form, index=pd.Index(labels, name="query dim"), columns=labels)
+
+
+PART_TITLES = {  # (title, query side, key side)
+    "positions": ("Positions: p_i·B·p_jᵀ", "query position i", "key position j"),
+    "letters": ("Letters: e_a·B·e_bᵀ", "query letter", "key letter"),
+    "names": ("Names: e(?a)·B·e(b=·)ᵀ", "query token", "key: an entry with that name"),
+}
+
+
+def part_figure(part: ScorePart) -> svg.Svg:
+    """One part of the learned scores, each row minus its mean (softmax ignores a row's constant)."""
+    title, row_title, col_title = PART_TITLES[part.name]
+    return heatmap(centred_rows(part.z, part.allowed), row_labels=part.rows, col_labels=part.columns,
+                   title=title, row_title=row_title, col_title=col_title, decimals=1, allowed=part.allowed)
+
+
+def part_frame(part: ScorePart) -> pd.DataFrame:
+    """The numbers of ``part_figure``; a masked score shows −∞, as in the walkthrough."""
+    return matrix_frame(centred_rows(part.z, part.allowed), rows=part.rows, columns=part.columns,
+                        rows_name=PART_TITLES[part.name][1])
+
+
+def percent(x: float) -> str:
+    return f"{100 * x:.0f} %"
+
+
+def verdict_text(judged: Verdict, run: Run) -> str:
+    """What the numbers say about the run, never more. The page picks the box's colour from ``kind``."""
+    numbers = (f"held-out accuracy {percent(judged.accuracy)} (always giving the most common answer: "
+               f"{percent(judged.best_guess)}); held-out loss {judged.first_loss:.2f} before training, "
+               f"{judged.last_loss:.2f} after")
+    steps = run.snapshot_steps[-1]
+    if judged.kind == "diverged":
+        return (f"**Not learned: the training blew up at step {run.stopped_at}.** The loss stopped being a number, "
+                f"so training stopped; the last usable state is step {steps}: {numbers}. "
+                "The learning rate is too high for this optimiser: try a smaller one.")
+    if judged.kind == "learned":
+        return (f"**Learned** on sequences it never saw: {numbers}.")
+    if judged.unstable:
+        hint = "The held-out loss rose on the way: the learning rate is too high. Try a smaller one."
+    elif judged.falling:
+        hint = "The held-out loss is still falling: try more steps, or a larger learning rate."
+    else:
+        hint = "The held-out loss has levelled off short of the task: try another learning rate or optimiser."
+    if judged.kind == "partly":
+        return f"**Partly learned** after {steps} steps: {numbers}. {hint}"
+    return f"**Not learned** after {steps} steps: {numbers}. {hint}"
