@@ -18,6 +18,7 @@ test: $(VENV)/.test-installed chromium
 
 bench: $(VENV)/.test-installed chromium
 	$(PY) bench/bench_engine.py
+	$(PY) bench/bench_training.py
 	$(PY) bench/bench_browser.py
 
 $(VENV)/bin/python:
