@@ -10,7 +10,7 @@ from attention.training import (
     HEADS,
     LEARNING_RATES,
     OPTIMIZERS,
-    STEPS,
+    RUN_LENGTHS,
     TASKS,
     TrainingConfig,
     examples,
@@ -22,6 +22,7 @@ from ui import components as ui
 from ui.links import OPTIMIZER_LABELS, TASK_LABELS
 from ui.settings import shared
 from ui.training import finished_run, train_with_progress
+from ui.walkthrough import STEPS, render_steps
 from viz import tables as T
 from viz import training as V
 
@@ -46,7 +47,7 @@ with st.container(border=True):
     optimizer = middle.radio("Optimiser", OPTIMIZERS, format_func=OPTIMIZER_LABELS.get, key="lt_opt",
                              bind="query-params", horizontal=True) or "adam"
     rate = right.select_slider("Learning rate η", LEARNING_RATES, value=0.01, key="lt_lr", bind="query-params")
-    steps = far.select_slider("Steps", STEPS, value=300, key="lt_steps", bind="query-params",
+    steps = far.select_slider("Steps", RUN_LENGTHS, value=300, key="lt_steps", bind="query-params",
                               help="Each step trains on a fresh batch of 64 sequences.")
     st.caption(f"Seed {settings.seed} (in the sidebar): the same settings always give the same run. "
                "This page always adds positional encodings and uses the causal mask; the sidebar's switches "
@@ -93,6 +94,12 @@ st.table(T.formatted(V.prediction_frame(run, at, example)))
 trace = head_trace(run, at, example, head)
 ui.matrix(V.alpha_figure(trace, head, heads, step), T.query_key_frame(trace, trace.weights, weights=True),
           "lt-alpha")
+with ui.lazy_expander("This head, step by step (the walkthrough's steps 3–8, on this sequence)",
+                      key="lt-steps") as panel:
+    if panel.open:
+        shown_step = st.selectbox("Step", range(3, len(STEPS) + 1), format_func=lambda k: f"{k} · {STEPS[k - 1][0]}",
+                                  key="lt_head_step")
+        render_steps(trace, prefix="lt-head-", first=shown_step or 3, last=shown_step or 3)
 
 st.subheader(f"What W_Q and W_K learned, at step {step}", divider="gray")
 ui.lesson("learn/02_form")

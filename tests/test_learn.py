@@ -213,3 +213,18 @@ def test_a_step_the_new_run_did_not_keep_starts_again_at_its_end():
     at.select_slider(key="lt_step").set_value(0).run()
     at.select_slider(key="lt_steps").set_value(300).run()  # step 0 is kept by every run: it stays
     assert at.select_slider(key="lt_step").value == 0
+
+
+def test_the_head_opens_in_the_walkthroughs_steps_with_its_learned_matrices():
+    at = open_learn(lt_run="true", lt_task="Look up a value (a tiny phonebook)")
+    at.session_state["lt-steps"] = True  # open the expander
+    at.run()
+    run = train(TrainingConfig(task="lookup"))
+    trace = head_trace(run, len(run.snapshots) - 1, 0, 0)
+    assert any("are **learned**" in m.value for m in at.markdown)  # step 3's text for a trained head
+    assert not any("seeded random" in m.value for m in at.markdown)
+    np.testing.assert_allclose(table_numbers(at, "lt-head-w_q"), trace.w_q, atol=0.005 + 1e-9)
+    at.selectbox(key="lt_head_step").set_value(7).run()
+    assert_no_exception(at)
+    np.testing.assert_allclose(np.nan_to_num(table_numbers(at, "lt-head-weights")), trace.weights,
+                               atol=0.005 + 1e-9)

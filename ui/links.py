@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from attention import MAX_CHARS
-from attention.training import HEADS, LEARNING_RATES, STEPS, TASKS
+from attention.training import HEADS, LEARNING_RATES, RUN_LENGTHS, TASKS
 from ui.matrix_editor import LINK_PATTERN, MAX_EDITS_CHARS
 from ui.settings import DEFAULT_D_MODEL
 from viz.labels import markdown_text
@@ -96,9 +96,9 @@ SPECS: dict[str, Callable[[str], bool]] = {
     "lt_heads": _one_of(HEADS),
     "lt_opt": _one_of(tuple(OPTIMIZER_LABELS.values())),
     "lt_lr": _one_of(LEARNING_RATES),
-    "lt_steps": _one_of(STEPS),
+    "lt_steps": _one_of(RUN_LENGTHS),
     "lt_run": _boolean,
-    "lt_step": _whole(0, max(STEPS)),  # a step the run did not keep falls back to the last one
+    "lt_step": _whole(0, max(RUN_LENGTHS)),  # a step the run did not keep falls back to the last one
     "lt_example": _whole(1, 6),
 }
 

@@ -1,5 +1,6 @@
 """The eight steps of the walkthrough, rendered from one trace. Used by the walkthrough page and,
-for a single head, by the multi-head page ("open this head in the full step-by-step view").
+for a single head, by the multi-head page ("open this head in the full step-by-step view") and by
+"watch a head learn" (a trained head at a chosen training step).
 
 Every key gets a prefix, so the same steps can appear twice in one app without clashing.
 """
@@ -193,12 +194,16 @@ def render_steps(trace: AttentionTrace, *, prefix: str = "", first: int = 1, las
     for number, (_title, _text, render) in enumerate(STEPS, start=1):
         if first <= number <= last:
             if intro:
-                step_intro(number, prefix)
+                step_intro(number, prefix, preset=trace.preset)
             render(trace, prefix)
 
 
-def step_intro(number: int, prefix: str = "") -> None:
-    """A step's header and its plain-language explanation."""
+# Step texts that would not be true of a trained head's matrices (they speak of the presets)
+TRAINED_TEXTS = {"walkthrough/03_projections": "walkthrough/03_projections_trained"}
+
+
+def step_intro(number: int, prefix: str = "", *, preset: str = "") -> None:
+    """A step's header and its plain-language explanation (for a trace with this ``preset``)."""
     title, text, _ = STEPS[number - 1]
     ui.step(number, len(STEPS), title, anchor=f"{prefix}step-{number}")
-    ui.lesson(text)
+    ui.lesson(TRAINED_TEXTS.get(text, text) if preset == "trained" else text)
