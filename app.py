@@ -24,6 +24,7 @@ page = st.navigation(
         st.Page("lessons/parts.py", title="Attention from its parts", icon=":material/construction:"),
         st.Page("lessons/cross.py", title="Cross-attention", icon=":material/translate:"),
         st.Page("lessons/learn.py", title="Watch a head learn", icon=":material/model_training:"),
+        st.Page("lessons/real_model.py", title="A real model", icon=":material/psychology:"),
     ]
 )
 page.run()

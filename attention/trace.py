@@ -53,6 +53,9 @@ class AttentionTrace:
     weights: Array  # α = softmax(masked scores), rows sum to 1   [n, n]
     weighted_values: Array  # α_ij·v_j   [n, n, d_k]
     output: Array  # Σ_j α_ij·v_j     [n, d_k]
+    b_q: Array | None = None  # b_Q   [d_k]: a real model's Q = X·W_Q + b_Q (None: no biases)
+    b_k: Array | None = None  # b_K   [d_k]
+    b_v: Array | None = None  # b_V   [d_k]
 
     @property
     def n(self) -> int:
@@ -134,8 +137,12 @@ def trace_attention(
     preset: str = "custom",
     causal: bool = False,
     temperature: float = 1.0,
+    biases: Projections | None = None,
 ) -> AttentionTrace:
-    r"""Trace softmax(X W_Q (X W_K)^\top / (\sqrt{d_k} T)) · X W_V for an embedded sentence."""
+    r"""Trace softmax(X W_Q (X W_K)^\top / (\sqrt{d_k} T)) · X W_V for an embedded sentence.
+
+    ``biases`` (b_Q, b_K, b_V, each [d_k]), as a real model has them: Q = X·W_Q + b_Q, and so on.
+    """
     d_model = embedded.x.shape[1]
     d_k = np.asarray(projections[0]).shape[1]
     _check_projections(projections, d_model, d_k)
@@ -146,6 +153,10 @@ def trace_attention(
     n = len(embedded.tokens)
 
     q, k, v = x @ w_q, x @ w_k, x @ w_v  # [n, d_model] @ [d_model, d_k] -> [n, d_k]
+    b_q = b_k = b_v = None
+    if biases is not None:
+        b_q, b_k, b_v = (np.asarray(b, dtype=np.float64) for b in biases)  # [d_k] each
+        q, k, v = q + b_q, k + b_k, v + b_v
     score_terms = q[:, None, :] * k[None, :, :]  # [n, 1, d_k] * [1, n, d_k] -> [n, n, d_k]
     scores = attention_scores(q, k)  # [n, n]
     scale = 1.0 / (np.sqrt(d_k) * temperature)
@@ -188,6 +199,9 @@ def trace_attention(
         weights=weights,
         weighted_values=weighted_values,
         output=output,
+        b_q=b_q,
+        b_k=b_k,
+        b_v=b_v,
     )
 
 

@@ -54,3 +54,36 @@ def test_small_multiples_sit_side_by_side_and_in_rows():
 
 def test_short_numbers_for_axes():
     assert [svg._short(v) for v in (0, 0.5, -0.25, 1500, 123456.0)] == ["0", "0.5", "−0.25", "1,500", "123,456"]
+
+
+def test_a_very_long_axis_is_kept_short_and_labels_every_few_cells():
+    """A real model's W_Q [384 × 32]: 600 px tall, not 3,840; a row label only where one fits."""
+    fig = svg.heatmap(np.zeros((384, 32)), cell_text=None, row_labels=[str(i) for i in range(1, 385)],
+                      col_labels=[str(j) for j in range(1, 33)], title="W_Q", row_title="in", col_title="out",
+                      scale="signed", zmin=-1, zmax=1)
+    assert fig.height < 800
+    rows = R.ticks(fig, "y")
+    shown = [r for r in rows if r]
+    assert len(rows) == 384 and 30 <= len(shown) <= 70 and shown[0] == "1"
+    assert R.ticks(fig, "x") == [str(j) for j in range(1, 33)]  # 18.75 px columns: every label fits
+
+
+def test_tiles_put_each_matrix_in_its_place_on_one_scale():
+    """Small multiples [2 layers, 3 heads, 4, 4] as one PNG: tile (i, j)'s pixels are that matrix's colours."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    z = np.zeros((2, 3, 4, 4))
+    z[1, 2] = np.eye(4)  # one tile with a bright diagonal
+    fig = svg.tiles(z, row_labels=["layer 1", "layer 2"], col_labels=["1", "2", "3"], title="α", row_title="layer",
+                    col_title="head", zmax=1.0, tile=40, gap=4)
+    assert R.ticks(fig, "y") == ["layer 1", "layer 2"] and R.ticks(fig, "x") == ["1", "2", "3"]
+    (image,) = R.elements(fig, "image", "cells")
+    picture = np.asarray(Image.open(io.BytesIO(base64.b64decode(image.get("href").split(",", 1)[1]))).convert("RGB"))
+    assert picture.shape == (2 * 44, 3 * 44, 3)
+    bright, dark = R.rgb(svg.VIRIDIS[-1]), R.rgb(svg.VIRIDIS[0])
+    y, x = 44 + 5, 2 * 44 + 5  # inside tile (layer 2, head 3), cell (0, 0): on the diagonal
+    assert (picture[y, x] == bright).all() and (picture[y, x + 10] == dark).all()
+    assert (picture[5, 5] == dark).all() and (picture[42, 5] == 255).all()  # a zero tile, then the gap

@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from attention import MAX_CHARS
+from attention.pretrained.common import MODELS
 from attention.training import HEADS, LEARNING_RATES, RUN_LENGTHS, TASKS
 from ui.matrix_editor import LINK_PATTERN, MAX_EDITS_CHARS
 from ui.settings import DEFAULT_D_MODEL
@@ -24,6 +25,7 @@ PRESET_LABELS = {"random": "Seeded random", "identity": "Identity (W = I)"}  # t
 CROSS_PRESET_LABELS = {"random": "Seeded random", "aligned": "Aligned by a bilingual table (constructed)"}
 TASK_LABELS = {name: task.title for name, task in TASKS.items()}  # the URL carries the title
 OPTIMIZER_LABELS = {"adam": "Adam", "sgd": "Plain SGD"}
+MODEL_LABELS = {name: info.title for name, info in MODELS.items()}
 TEMPERATURES = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 PHONEBOOK_TEMPERATURES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
 
@@ -100,6 +102,10 @@ SPECS: dict[str, Callable[[str], bool]] = {
     "lt_run": _boolean,
     "lt_step": _whole(0, max(RUN_LENGTHS)),  # a step the run did not keep falls back to the last one
     "lt_example": _whole(1, 6),
+    "rm_model": _one_of(tuple(MODEL_LABELS.values())),
+    "rm_layer": _whole(1, max(info.layers for info in MODELS.values())),
+    "rm_head": _whole(1, max(info.heads for info in MODELS.values())),
+    "rm_step": _whole(1, 8),
 }
 
 

@@ -120,12 +120,14 @@ def trace_or_explain(shared: Shared, trace: Callable[..., T], **options) -> T:
                  causal=shared.causal, **options)
 
 
-def usable_sentence(text: str, *, memory: str, default: str, label: str = "") -> str:
+def usable_sentence(text: str, *, memory: str, default: str, label: str = "",
+                    check: Callable[[str], object] = tokenize) -> str:
     """``text`` if it can be shown; otherwise a message saying why, and the last text that could,
     remembered under the session key ``memory`` (``default`` before there was one). ``label`` names
-    the box in the message when a page has more than one."""
+    the box in the message when a page has more than one; ``check`` raises SentenceError for text it
+    can't take (the lessons' tokenizer, or a real model's)."""
     try:
-        tokenize(text)
+        check(text)
     except SentenceError as error:
         last = st.session_state.get(memory, default)
         prefix = f"{label}: " if label else ""

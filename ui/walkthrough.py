@@ -61,13 +61,21 @@ def _projections(trace: AttentionTrace, p: str) -> None:
         with column:
             ui.matrix(F.projection_figure(w, name, compact=True), T.projection_frame(w), f"{p}{key}",
                       side_by_side=False)
+    if trace.b_q is not None:
+        st.markdown("The biases, one number per output dimension, added to every token's row:")
+        ui.table(T.bias_frame(trace), f"{p}biases")
     st.caption(SIGNED_CAPTION)
 
 
 def _qkv(trace: AttentionTrace, p: str) -> None:
     n = trace.n
-    st.latex(rf"Q = X W_Q,\quad K = X W_K,\quad V = X W_V:\qquad [{n} \times {trace.d_model}] \cdot "
-             rf"[{trace.d_model} \times {trace.d_k}] = [{n} \times {trace.d_k}]")
+    if trace.b_q is None:
+        st.latex(rf"Q = X W_Q,\quad K = X W_K,\quad V = X W_V:\qquad [{n} \times {trace.d_model}] \cdot "
+                 rf"[{trace.d_model} \times {trace.d_k}] = [{n} \times {trace.d_k}]")
+    else:
+        st.latex(rf"Q = X W_Q + b_Q,\quad K = X W_K + b_K,\quad V = X W_V + b_V:\qquad [{n} \times "
+                 rf"{trace.d_model}] \cdot [{trace.d_model} \times {trace.d_k}] + [{trace.d_k}] = "
+                 rf"[{n} \times {trace.d_k}]")
     for column, (name, key, m) in zip(st.columns(3), [("Q", "q", trace.q), ("K", "k", trace.k), ("V", "v", trace.v)],
                                       strict=True):
         with column:
@@ -198,12 +206,17 @@ def render_steps(trace: AttentionTrace, *, prefix: str = "", first: int = 1, las
             render(trace, prefix)
 
 
-# Step texts that would not be true of a trained head's matrices (they speak of the presets)
-TRAINED_TEXTS = {"walkthrough/03_projections": "walkthrough/03_projections_trained"}
+# Step texts that would not be true of a trained or a real model's head (they speak of seeded
+# embeddings and presets), by the trace's preset
+OWN_TEXTS = {
+    "trained": {"walkthrough/03_projections": "walkthrough/03_projections_trained"},
+    "pretrained": {"walkthrough/02_embeddings": "walkthrough/02_embeddings_pretrained",
+                   "walkthrough/03_projections": "walkthrough/03_projections_pretrained"},
+}
 
 
 def step_intro(number: int, prefix: str = "", *, preset: str = "") -> None:
     """A step's header and its plain-language explanation (for a trace with this ``preset``)."""
     title, text, _ = STEPS[number - 1]
     ui.step(number, len(STEPS), title, anchor=f"{prefix}step-{number}")
-    ui.lesson(TRAINED_TEXTS.get(text, text) if preset == "trained" else text)
+    ui.lesson(OWN_TEXTS.get(preset, {}).get(text, text))

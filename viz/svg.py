@@ -181,9 +181,12 @@ def heatmap(
     tick = 13 if max(n_rows, n_cols) <= 12 else 10
     longest_number = max((len(t) for row in cell_text for t in row), default=0) if numbers else 0
     cw = max(text_width("0" * max(longest_number, 4), size) + 10, 30 if numbers else 12)
-    ch = 30 if numbers else max(10, min(22, 600 / max(n_rows, 1)))
+    ch = 30 if numbers else _cell_size(n_rows)
     if not numbers:
-        cw = ch
+        cw = _cell_size(n_cols)
+    # very long axes (a real model's 384 dimensions) get a label every few cells, as many as fit
+    row_labels = _every(row_labels, math.ceil(tick / ch - 1e-9))
+    col_labels = _every(col_labels, math.ceil(tick / cw - 1e-9))
     row_label_w = max((text_width(r, tick) for r in row_labels), default=0) + 8
     col_label_w = max((text_width(c, tick) for c in col_labels), default=0)
     slanted = col_label_w + 6 > cw
@@ -223,6 +226,17 @@ def heatmap(
     return document("".join(out), width, height)
 
 
+def _cell_size(count: int) -> float:
+    """A cell's side along an axis of ``count`` cells, without numbers: 10–22 px up to 96 cells, then
+    whatever keeps the axis 600 px long (a 384-dimension axis gets 1.6 px cells)."""
+    return max(10.0, min(22.0, 600 / max(count, 1))) if count <= 96 else 600 / count
+
+
+def _every(labels: Sequence[str], step: int) -> list[str]:
+    """Every ``step``-th label, the others blank (step 1: all of them)."""
+    return [label if k % step == 0 else "" for k, label in enumerate(labels)]
+
+
 def category_ticks(labels: Sequence[str], *, left: float, step: float, y: float, size: float,
                    slanted: bool) -> list[str]:
     """One label under the middle of each column (heatmap cells, bar slots); slanted at −45° when too
@@ -244,6 +258,50 @@ def _cells_image(rgb: np.ndarray, n_rows: int, n_cols: int, left: float, top: fl
     uri = "data:image/png;base64," + base64.b64encode(png.getvalue()).decode("ascii")
     return (f'<image class="cells" x="{_num(left)}" y="{_num(top)}" width="{w}" height="{h}" '
             f'preserveAspectRatio="none" href="{uri}"/>')
+
+
+def tiles(
+    z: npt.ArrayLike,
+    *,
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    title: str,
+    row_title: str,
+    col_title: str,
+    zmax: float,
+    tile: int = 72,
+    gap: int = 6,
+) -> Svg:
+    """Small multiples of same-sized matrices, ``z`` [rows, cols, n, m], on one Viridis scale 0 … zmax,
+    drawn as one PNG inside the SVG (a model's 6 × 12 heads of 128 × 128 would be a million cells).
+    Each tile is ``tile`` pixels wide; labels name the rows and columns of tiles."""
+    z = np.asarray(z, dtype=np.float64)
+    n_rows, n_cols, n, m = z.shape
+    tile_h = max(8, round(tile * n / m))
+    row_label_w = max((text_width(r, 12) for r in row_labels), default=0) + 8
+    left, top = row_label_w + 24, 62
+    canvas = np.full((n_rows * (tile_h + gap), n_cols * (tile + gap), 3), 255, dtype=np.uint8)
+    colours_ = rgb_along("weights", normalise(z, 0.0, zmax))  # [rows·cols·n·m, 3]
+    colours_ = colours_.reshape(n_rows, n_cols, n, m, 3)
+    for i in range(n_rows):
+        for j in range(n_cols):
+            picture = Image.fromarray(colours_[i, j], "RGB").resize((tile, tile_h), Image.Resampling.NEAREST)
+            y, x = i * (tile_h + gap), j * (tile + gap)
+            canvas[y:y + tile_h, x:x + tile] = np.asarray(picture)
+    png = io.BytesIO()
+    Image.fromarray(canvas, "RGB").save(png, format="PNG")
+    uri = "data:image/png;base64," + base64.b64encode(png.getvalue()).decode("ascii")
+    w, h = canvas.shape[1], canvas.shape[0]
+    out = [text(0, 16, title, size=15, weight="bold", cls="title"),
+           f'<image class="cells" x="{left}" y="{top}" width="{w}" height="{h}" href="{uri}"/>']
+    out += [text(left + j * (tile + gap) + tile / 2, top - 8, label, size=12, anchor="middle", cls="xtick")
+            for j, label in enumerate(col_labels)]
+    out += [text(left - 6, top + i * (tile_h + gap) + tile_h / 2, label, size=12, anchor="end", cls="ytick")
+            for i, label in enumerate(row_labels)]
+    out.append(text(left + w / 2, 32, col_title, anchor="middle", cls="xtitle", fill=AXIS_COLOUR))
+    out.append(text(10, top + h / 2, row_title, anchor="middle", cls="ytitle", fill=AXIS_COLOUR, rotate=-90))
+    out.append(_colour_bar(ColourBar("weights", 0.0, zmax), left + w + 8, top, max(min(h, 300), 60)))
+    return document("".join(out), max(left + w + 60, text_width(title, 15) + 10), top + h + 8)
 
 
 def _colour_bar(bar: ColourBar, x: float, y: float, h: float) -> str:

@@ -44,6 +44,12 @@ def projection_frame(w: npt.ArrayLike) -> pd.DataFrame:
     return matrix_frame(w, rows=dim_labels(w.shape[0]), columns=dim_labels(w.shape[1]), rows_name="in \\ out")
 
 
+def bias_frame(trace: AttentionTrace) -> pd.DataFrame:
+    """A real head's b_Q, b_K, b_V as three rows of d_k numbers."""
+    return matrix_frame(np.stack([trace.b_q, trace.b_k, trace.b_v]), rows=["b_Q", "b_K", "b_V"],
+                        columns=dim_labels(trace.d_k), rows_name="bias")
+
+
 def query_key_frame(trace: AttentionTrace, m: npt.ArrayLike, *, weights: bool = False) -> pd.DataFrame:
     """An [n, n] matrix (scores, weights): rows are queries, columns are keys.
 

@@ -1,0 +1,134 @@
+"""all-MiniLM-L6-v2: a 6-layer BERT encoder (12 heads, d_model 384, d_head 32), forward in NumPy.
+
+    h⁰ = LayerNorm(word[ids] + position[0 … n−1] + type[0])
+    for each layer ℓ:
+        Q, K, V = hˡ·W_Q + b_Q, hˡ·W_K + b_K, hˡ·W_V + b_V          split into 12 heads of 32
+        α = softmax(Q·Kᵀ/√32)   (no mask: an encoder sees the whole sentence)
+        a = LayerNorm(hˡ + concat(α·V)·W_O + b_O)
+        hˡ⁺¹ = LayerNorm(a + GELU(a·W₁ + b₁)·W₂ + b₂)
+
+Weights come from the package's ``model.safetensors`` (read by ``safetensors``' NumPy API; Hugging
+Face stores a linear layer's weight as [out, in], transposed once here), the tokens from its
+``tokenizer.json`` (read by ``tokenizers``, with its padding and truncation to 128 switched off).
+LayerNorm's ε is 1e-12, as in the model's config. float32 throughout, as the model was trained.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+from safetensors.numpy import load_file
+from tokenizers import Tokenizer
+
+from attention.core import softmax_
+from attention.pretrained.common import (
+    MODELS,
+    Array,
+    Attentions,
+    check_head,
+    check_length,
+    check_sentence,
+    gelu,
+    layer_norm,
+)
+from attention.projections import Projections
+from attention.trace import AttentionTrace, Embedded, trace_attention
+
+
+class Layer(NamedTuple):
+    w_qkv: Array  # [d_model, 3·d_model]: W_Q | W_K | W_V, as [in, out]
+    b_qkv: Array  # [3·d_model]
+    w_o: Array  # [d_model, d_model]
+    b_o: Array
+    ln1: tuple[Array, Array]  # γ, β of the LayerNorm after attention
+    w_1: Array  # [d_model, 1536]
+    b_1: Array
+    w_2: Array  # [1536, d_model]
+    b_2: Array
+    ln2: tuple[Array, Array]
+
+
+class Forward(NamedTuple):
+    ids: list[int]
+    tokens: list[str]
+    inputs: list[Array]  # hˡ, the hidden state each layer's attention receives   [layers][n, d_model]
+    weights: Array  # α   [layers, heads, n, n]
+
+
+class MiniLM:
+    info = MODELS["minilm"]
+
+    def __init__(self, directory: Path) -> None:
+        config = json.loads((directory / "config.json").read_text())
+        self.eps = float(config["layer_norm_eps"])  # 1e-12; 1e-5 would be off by ~2e-3
+        w = load_file(directory / "model.safetensors")
+        self.word = w["embeddings.word_embeddings.weight"]  # [30522, 384]
+        self.position = w["embeddings.position_embeddings.weight"]  # [512, 384]
+        self.type0 = w["embeddings.token_type_embeddings.weight"][0]  # [384]
+        self.ln_embed = (w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        self.layers = []
+        for i in range(self.info.layers):
+            p = f"encoder.layer.{i}."
+            qkv = [w[f"{p}attention.self.{m}.weight"] for m in ("query", "key", "value")]  # [out, in] each
+            self.layers.append(Layer(
+                np.ascontiguousarray(np.concatenate(qkv).T),  # [in, 3·out]: one product makes Q, K and V
+                np.concatenate([w[f"{p}attention.self.{m}.bias"] for m in ("query", "key", "value")]),
+                np.ascontiguousarray(w[f"{p}attention.output.dense.weight"].T), w[f"{p}attention.output.dense.bias"],
+                (w[f"{p}attention.output.LayerNorm.weight"], w[f"{p}attention.output.LayerNorm.bias"]),
+                np.ascontiguousarray(w[f"{p}intermediate.dense.weight"].T), w[f"{p}intermediate.dense.bias"],
+                np.ascontiguousarray(w[f"{p}output.dense.weight"].T), w[f"{p}output.dense.bias"],
+                (w[f"{p}output.LayerNorm.weight"], w[f"{p}output.LayerNorm.bias"]),
+            ))
+        self.tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+        self.tokenizer.no_padding()  # the shipped file pads and truncates to 128
+        self.tokenizer.no_truncation()
+
+    def tokenize(self, sentence: str) -> tuple[list[int], list[str]]:
+        """The model's WordPieces: lower-cased, accents stripped, [CLS] … [SEP], [UNK] for what the
+        vocabulary lacks. Raises SentenceError for empty or too long text."""
+        encoding = self.tokenizer.encode(check_sentence(sentence))
+        check_length(encoding.tokens, "MiniLM")
+        return list(encoding.ids), list(encoding.tokens)
+
+    def forward(self, sentence: str) -> Forward:
+        ids, tokens = self.tokenize(sentence)
+        n, d, heads, d_head = len(ids), self.info.d_model, self.info.heads, self.info.d_head
+        h = layer_norm(self.word[ids] + self.position[:n] + self.type0, *self.ln_embed, self.eps)  # [n, d]
+        inputs, weights = [], np.empty((self.info.layers, heads, n, n), dtype=np.float32)
+        for index, layer in enumerate(self.layers):
+            inputs.append(h)
+            qkv = h @ layer.w_qkv + layer.b_qkv  # [n, d] @ [d, 3d] -> [n, 3d]
+            q, k, v = (qkv[:, i * d:(i + 1) * d].reshape(n, heads, d_head).transpose(1, 0, 2) for i in range(3))
+            scores = q @ k.transpose(0, 2, 1)  # [heads, n, d_head] @ [heads, d_head, n] -> [heads, n, n]
+            scores *= np.float32(1 / np.sqrt(d_head))
+            alpha = softmax_(scores)  # [heads, n, n]
+            weights[index] = alpha
+            context = (alpha @ v).transpose(1, 0, 2).reshape(n, d)  # [heads, n, d_head] -> [n, d]
+            a = layer_norm(h + context @ layer.w_o + layer.b_o, *layer.ln1, self.eps)
+            h = layer_norm(a + gelu(a @ layer.w_1 + layer.b_1) @ layer.w_2 + layer.b_2, *layer.ln2, self.eps)
+        return Forward(ids, tokens, inputs, weights)
+
+    def attentions(self, sentence: str) -> Attentions:
+        """(the model's tokens, α of every head [layers, heads, n, n])."""
+        fwd = self.forward(sentence)
+        return Attentions(fwd.tokens, fwd.weights)
+
+    def head_trace(self, sentence: str, layer: int, head: int) -> AttentionTrace:
+        """One real head as the walkthrough's trace: X is the hidden state layer ``layer`` receives,
+        W_Q, W_K, W_V [384 × 32] and b_Q, b_K, b_V [32] are the head's slices. Computed in float64
+        from the float32 weights, so its α equals the forward's to about 1e-6."""
+        check_head(self.info, layer, head)
+        fwd = self.forward(sentence)
+        x = fwd.inputs[layer].astype(np.float64)  # [n, d_model]
+        d, d_head = self.info.d_model, self.info.d_head
+        cols = [slice(i * d + head * d_head, i * d + (head + 1) * d_head) for i in range(3)]  # Q, K, V columns
+        w = self.layers[layer].w_qkv.astype(np.float64)
+        b = self.layers[layer].b_qkv.astype(np.float64)
+        embedded = Embedded(sentence, tuple(fwd.tokens), 0, x, None, x)
+        trace = trace_attention(embedded, Projections(*(w[:, c] for c in cols)), preset="pretrained",
+                                biases=Projections(*(b[c] for c in cols)))
+        return dataclasses.replace(trace, token_ids=tuple(fwd.ids))

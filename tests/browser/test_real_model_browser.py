@@ -1,0 +1,48 @@
+"""A real model, in Debian's Chromium against `streamlit run`: the model's tokens, every head, one head
+large and step by step, a gallery head one click away."""
+
+from __future__ import annotations
+
+import pytest
+
+from attention.pretrained import load
+from attention.pretrained.gallery import GALLERY
+from tests.browser.test_lessons_browser import full_screenshot
+from tests.browser.test_walkthrough_browser import type_sentence, wait_for_chart, wait_for_table, wait_for_ticks
+from viz.labels import format_number
+
+pytestmark = pytest.mark.browser
+
+
+def alpha_cells(weights) -> list[list[str]]:
+    return [[format_number(a) for a in row] for row in weights]
+
+
+def test_the_pronoun_head_from_the_gallery_with_screenshots(open_page, artifacts):
+    page = open_page("/real_model", ".st-key-table-rm-head table")
+    model = load("minilm")
+    tokens, weights = model.attentions("This forum is awesome")
+    wait_for_ticks(page, "rm-head", tokens)  # the model's own tokens label the head's axes
+    wait_for_table(page, "rm-head", alpha_cells(weights[0, 0]))
+    wait_for_chart(page, "rm-model-view", "ytick", [f"layer {i}" for i in range(1, 7)])
+
+    entry = next(k for k, g in enumerate(GALLERY) if (g.layer, g.head) == (5, 11))
+    page.locator(f".st-key-rm_gallery_{entry} button").click()
+    tokens, weights = model.attentions(GALLERY[entry].sentence)
+    wait_for_table(page, "rm-head", alpha_cells(weights[5, 11]))
+    assert page.locator(".st-key-sentence input").input_value() == GALLERY[entry].sentence
+    page.wait_for_function("() => location.search.includes('rm_layer=6') && location.search.includes('rm_head=12')")
+    full_screenshot(page, artifacts / "real-model-full.png")
+    page.set_viewport_size({"width": 1400, "height": 1500})
+    page.locator("h3:has-text('Every head at once')").scroll_into_view_if_needed()
+    page.evaluate("document.querySelector('h3').scrollIntoView()")
+    page.screenshot(path=artifacts / "real-model.png")
+
+
+def test_a_sentence_the_model_cannot_take_keeps_the_page(open_page):
+    page = open_page("/real_model", ".st-key-table-rm-head table")
+    type_sentence(page, "word " * 150)
+    page.get_by_text("at most 128 can be shown").wait_for()
+    assert page.locator(".st-key-sentence input").input_value() == "word " * 150
+    _, weights = load("minilm").attentions("This forum is awesome")
+    wait_for_table(page, "rm-head", alpha_cells(weights[0, 0]))  # the last sentence that worked

