@@ -6,6 +6,7 @@ exactly what the engine computed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -56,10 +57,21 @@ class AttentionTrace:
     b_q: Array | None = None  # b_Q   [d_k]: a real model's Q = X·W_Q + b_Q (None: no biases)
     b_k: Array | None = None  # b_K   [d_k]
     b_v: Array | None = None  # b_V   [d_k]
+    rope: RopeStep | None = None  # a decoder with rotary positions: q and k before the rotation
 
     @property
     def n(self) -> int:
         return len(self.tokens)
+
+
+class RopeStep(NamedTuple):
+    """A rotary-position decoder's extra step for one head (q and k in the trace are after it)."""
+
+    q_before: Array  # X·W_Q   [n, d_k]
+    k_before: Array  # X·W_K   [n, d_k]
+    angles: Array  # p·θ_c for position p (from 0) and pair c   [n, d_k / 2]
+    kv_head: int  # the key/value head this query head shares (grouped-query attention)
+    group: int  # how many query heads share one key/value head
 
 
 class Embedded(NamedTuple):
@@ -138,10 +150,13 @@ def trace_attention(
     causal: bool = False,
     temperature: float = 1.0,
     biases: Projections | None = None,
+    rotate: Callable[[Array], Array] | None = None,
 ) -> AttentionTrace:
     r"""Trace softmax(X W_Q (X W_K)^\top / (\sqrt{d_k} T)) · X W_V for an embedded sentence.
 
     ``biases`` (b_Q, b_K, b_V, each [d_k]), as a real model has them: Q = X·W_Q + b_Q, and so on.
+    ``rotate`` (a decoder's RoPE) turns Q and K before the scores; ``trace.q``, ``trace.k`` are after
+    it and ``trace.rope`` keeps them before (its angles and key/value head are the caller's to add).
     """
     d_model = embedded.x.shape[1]
     d_k = np.asarray(projections[0]).shape[1]
@@ -157,6 +172,10 @@ def trace_attention(
     if biases is not None:
         b_q, b_k, b_v = (np.asarray(b, dtype=np.float64) for b in biases)  # [d_k] each
         q, k, v = q + b_q, k + b_k, v + b_v
+    rope = None
+    if rotate is not None:
+        rope = RopeStep(q, k, np.zeros((0, 0)), 0, 1)
+        q, k = rotate(q), rotate(k)  # [n, d_k] each: every pair of coordinates turned by its position's angle
     score_terms = q[:, None, :] * k[None, :, :]  # [n, 1, d_k] * [1, n, d_k] -> [n, n, d_k]
     scores = attention_scores(q, k)  # [n, n]
     scale = 1.0 / (np.sqrt(d_k) * temperature)
@@ -202,6 +221,7 @@ def trace_attention(
         b_q=b_q,
         b_k=b_k,
         b_v=b_v,
+        rope=rope,
     )
 
 

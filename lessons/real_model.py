@@ -1,4 +1,5 @@
-"""A real model: a trained encoder's heads on the learner's sentence, and one real head step by step.
+"""A real model: a trained encoder's or decoder's heads on the learner's sentence, one real head step by
+step, heads with a job, and for the decoder what comes next.
 
 The model runs in NumPy (``attention.pretrained``); it is loaded once per server process, and its
 results are cached per sentence. Every number shown is the model's.
@@ -7,11 +8,11 @@ results are cached per sentence. Every number shown is the model's.
 import streamlit as st
 
 from attention.pretrained import MODELS, ModelMissing, installed, load
-from attention.pretrained.gallery import GALLERY
+from attention.pretrained.gallery import GALLERY, INDUCTION_HEAD, first_token_heads, induction_sentence
 from ui import components as ui
 from ui.links import MODEL_LABELS
 from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
-from ui.walkthrough import STEPS, lines_panel, render_steps
+from ui.walkthrough import lines_panel, render_steps, steps_for
 from viz import figures as F
 from viz import pretrained as P
 from viz import tables as T
@@ -37,13 +38,21 @@ def head_of(name: str, sentence: str, layer: int, head: int):
     return model_named(name).head_trace(sentence, layer, head)
 
 
-def show_gallery_head(index: int) -> None:
-    """A gallery button: its sentence into the sidebar box, its head into the pickers."""
-    entry = GALLERY[index]
-    st.session_state["sentence"] = entry.sentence
-    st.session_state["rm_model"] = entry.model
-    st.session_state["rm_layer"] = entry.layer + 1
-    st.session_state["rm_head"] = entry.head + 1
+@st.cache_data(max_entries=64, show_spinner=False)
+def next_of(name: str, sentence: str):
+    return model_named(name).next_tokens(sentence)
+
+
+def open_head(sentence: str, model: str, layer: int, head: int) -> None:
+    """A button's callback: the sentence into the sidebar box, the head (from 0) into the pickers."""
+    st.session_state["sentence"] = sentence
+    st.session_state["rm_model"] = model
+    st.session_state["rm_layer"] = layer + 1
+    st.session_state["rm_head"] = head + 1
+    st.session_state["rm_layers"] = layer // LAYERS_PER_PAGE  # the every-head view shows the head's layers
+
+
+LAYERS_PER_PAGE = 6
 
 
 name = st.radio("Model", list(MODELS), format_func=MODEL_LABELS.get, key="rm_model", bind="query-params",
@@ -62,7 +71,7 @@ tokens, weights = attentions_of(name, sentence)
 n = len(tokens)
 
 st.subheader("The model's tokens", divider="gray")
-ui.lesson("real_model/01_tokens")
+ui.lesson(f"real_model/01_tokens_{name}")
 ids, _ = model.tokenize(sentence)
 ui.table(P.tokens_frame(tokens, tuple(ids)), "rm-tokens", decimals=None)
 unknown = tokens.count("[UNK]")
@@ -70,12 +79,24 @@ if unknown:
     st.caption(f"{unknown} [UNK]: characters the vocabulary of {info.title} does not have.")
 
 st.subheader("Every head at once", divider="gray")
-ui.chart(P.model_view(weights, info, range(info.layers)), "rm-model-view")
-st.caption(f"{info.layers} layers × {info.heads} heads, each an α of [{n} × {n}] on one colour scale from 0 to 1. "
-           "Pick one below to see it large, with its numbers.")
+pages = [range(start, min(start + LAYERS_PER_PAGE, info.layers)) for start in range(0, info.layers, LAYERS_PER_PAGE)]
+shown = pages[0]
+if len(pages) > 1:
+    page = st.segmented_control("Layers", range(len(pages)), key="rm_layers", default=0,
+                                format_func=lambda k: f"{pages[k].start + 1}–{pages[k].stop}") or 0
+    shown = pages[page]
+ui.chart(P.model_view(weights, info, shown), "rm-model-view")
+st.caption(f"{info.layers} layers × {info.heads} heads, each an α of [{n} × {n}] on one colour scale from 0 to 1"
+           + (" (a decoder: above the diagonal every tile is empty, no token sees a later one)"
+              if info.kind == "decoder" else "") + ". Pick one below to see it large, with its numbers.")
+if info.kind == "decoder":
+    st.caption(f"{100 * first_token_heads(tokens, weights):.0f} % of the heads put most of their weight on the "
+               "first token here: an *attention sink*, where a head parks its weight when it has nothing to look at.")
 
 st.subheader("One head", divider="gray")
 left, right = st.columns(2)
+ui.forget_stale_choice("rm_layer", range(1, info.layers + 1))  # another model's layer
+ui.forget_stale_choice("rm_head", range(1, info.heads + 1))
 layer = (left.selectbox("Layer", range(1, info.layers + 1), key="rm_layer", bind="query-params") or 1) - 1
 head = (right.selectbox("Head", range(1, info.heads + 1), key="rm_head", bind="query-params") or 1) - 1
 trace = head_of(name, sentence, layer, head)
@@ -85,10 +106,24 @@ if st.toggle("Show α as lines (head view)", key="rm-head-lines"):
     lines_panel(trace.weights[None], trace.tokens, key="rm-head-lines-view")
 
 st.subheader(f"Layer {layer + 1}, head {head + 1}, step by step", divider="gray")
-step = st.selectbox("Step", range(1, len(STEPS) + 1), format_func=lambda k: f"{k} · {STEPS[k - 1][0]}",
-                    key="rm_step", bind="query-params", index=2,
-                    help="The walkthrough's eight steps on this head's real numbers.")
+steps = steps_for(trace)  # the decoder has a RoPE step after Q, K, V
+ui.forget_stale_choice("rm_step", range(1, len(steps) + 1))
+# no format_func: a bound selectbox writes the option as shown into the link; the header names the step
+step = st.selectbox("Step", range(1, len(steps) + 1), key="rm_step", bind="query-params", index=2,
+                    help="The walkthrough's steps on this head's real numbers: "
+                    + "; ".join(f"{k} {title}" for k, (title, _, _) in enumerate(steps, start=1)) + ".")
 render_steps(trace, prefix="rm-", first=step or 3, last=step or 3)
+
+if info.kind == "decoder":
+    st.subheader("What the attention is for: the next token", divider="gray")
+    st.markdown("A decoder's last token, having looked back through every layer, predicts what comes next. "
+                "The five likeliest next tokens after your sentence, with their probabilities:")
+    st.table(T.formatted(P.next_token_frame(next_of(name, sentence)), decimals=3))
+    layer_i, head_i = INDUCTION_HEAD
+    demo = induction_sentence(settings.seed)
+    st.button(f"Induction demo: a random sequence said twice, with layer {layer_i + 1}, head {head_i + 1}",
+              key="rm_induction", on_click=open_head, args=(demo, name, layer_i, head_i),
+              icon=":material/repeat:", help=f"Puts “{demo}” into the sidebar (the seed picks the words).")
 
 st.subheader("Heads with a job", divider="gray")
 st.markdown("Heads whose behaviour was found by looking, and is checked by a test on the sentence shown. "
@@ -101,4 +136,5 @@ for index, entry in enumerate(GALLERY):
     text, button = st.columns([5, 1], vertical_alignment="center")
     text.markdown(f"**Layer {entry.layer + 1}, head {entry.head + 1}.** {entry.job} "
                   f"On “{markdown_text(entry.sentence)}”: {entry.measured} {value:.2f}.")
-    button.button("Show me", key=f"rm_gallery_{index}", on_click=show_gallery_head, args=(index,))
+    button.button("Show me", key=f"rm_gallery_{index}", on_click=open_head,
+                  args=(entry.sentence, entry.model, entry.layer, entry.head))

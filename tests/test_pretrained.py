@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from attention.pretrained import MODELS, ModelMissing, load
 from attention.pretrained.common import MAX_MODEL_TOKENS, erf, gelu
-from attention.pretrained.gallery import GALLERY
+from attention.pretrained.gallery import GALLERY, INDUCTION_HEAD, first_token_heads, induction, induction_sentence
 from attention.tokens import SentenceError
 from tests.test_pages import APP, TIMEOUT, assert_no_exception, shown_number
 
@@ -102,10 +102,97 @@ def test_erf_and_gelu_against_math_erf():
     np.testing.assert_allclose(gelu(x), [0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in x], atol=1e-6)
 
 
-@pytest.mark.parametrize("entry", [g for g in GALLERY if g.model == "minilm"], ids=lambda g: f"L{g.layer}H{g.head}")
-def test_each_gallery_claim_holds(minilm, entry):
-    tokens, weights = minilm.attentions(entry.sentence)
+@pytest.mark.parametrize("entry", GALLERY, ids=lambda g: f"{g.model}-L{g.layer}H{g.head}")
+def test_each_gallery_claim_holds(entry):
+    tokens, weights = load(entry.model).attentions(entry.sentence)
     assert entry.measure(tokens, weights[entry.layer, entry.head]) >= entry.at_least
+
+
+# --- the decoder ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def smollm2():
+    return load("smollm2")
+
+
+@pytest.fixture(scope="module")
+def golden_decoder():
+    return np.load(GOLDEN / "smollm2.npz")
+
+
+def test_smollm2_matches_hugging_face_on_every_head_and_the_next_token(smollm2, golden_decoder):
+    g = golden_decoder
+    for s, sentence in enumerate(g["sentences"]):
+        fwd = smollm2.forward(str(sentence))
+        assert fwd.ids == list(g[f"{s}/ids"])
+        np.testing.assert_allclose(fwd.weights, g[f"{s}/weights"], rtol=0, atol=TOLERANCE)
+        logits = g[f"{s}/logits"]
+        np.testing.assert_allclose(fwd.logits, logits, rtol=0, atol=TOLERANCE * np.abs(logits).max())
+
+
+def test_smollm2_head_trace_has_hugging_faces_q_k_v_in_the_true_head_order(smollm2, golden_decoder):
+    """Q and K before RoPE: this fails if llama.cpp's row permutation of W_Q and W_K is not undone.
+    30 layers of float32 leave entries up to ~14, so 1e-5 is relative to a matrix's largest entry."""
+    g = golden_decoder
+    for s, sentence in enumerate(g["sentences"]):
+        for layer, head in g["heads"]:
+            trace = smollm2.head_trace(str(sentence), int(layer), int(head))
+            for name, ours in (("q", trace.rope.q_before), ("k", trace.rope.k_before), ("v", trace.v)):
+                want = g[f"{s}/{layer}.{head}/{name}"]
+                np.testing.assert_allclose(ours, want, rtol=0, atol=TOLERANCE * np.abs(want).max(),
+                                           err_msg=f"{sentence!r} layer {layer} head {head} {name}")
+            assert trace.rope.kv_head == head // 3 and trace.rope.group == 3
+
+
+def test_the_decoder_is_causal_and_its_head_trace_is_the_full_forward(smollm2):
+    sentence = "The cat sat on the mat because it was tired"
+    tokens, weights = smollm2.attentions(sentence)
+    assert weights.shape == (30, 9, len(tokens), len(tokens))
+    np.testing.assert_allclose(weights.sum(axis=-1), 1.0, atol=1e-5)
+    assert (weights[..., ~np.tril(np.ones((len(tokens), len(tokens)), dtype=bool))] == 0).all()
+    for layer, head in ((0, 0), (18, 6), (29, 8)):
+        trace = smollm2.head_trace(sentence, layer, head)
+        np.testing.assert_allclose(trace.weights, weights[layer, head], atol=1e-6)
+        assert trace.causal and trace.b_q is None
+
+
+def test_rope_makes_a_score_depend_on_the_distance_only(smollm2):
+    """(R(i)·q)·(R(j)·k) = (R(i − j)·q)·k for the trace's own rotation."""
+    from attention.pretrained.smollm2 import rotate
+
+    trace = smollm2.head_trace("a b c d e f g h", 3, 4)
+    cos, sin = smollm2.rope(8)
+    q, k = trace.rope.q_before, trace.rope.k_before
+    np.testing.assert_allclose(trace.q, rotate(q, cos, sin), atol=1e-6)
+    i, j = 6, 2
+    shifted = rotate(q[i:i + 1], cos[i - j:i - j + 1], sin[i - j:i - j + 1])[0]
+    assert trace.q[i] @ trace.k[j] == pytest.approx(shifted @ k[j], rel=1e-5)
+
+
+def test_the_decoders_tokens_are_shown_readably(smollm2):
+    _, tokens = smollm2.tokenize("It was 2024 🤗 <|im_start|>")
+    assert tokens[:3] == ["It", "␣was", "␣"] and tokens[3:7] == ["2", "0", "2", "4"]  # every digit alone
+    assert any(t.startswith("⟨") for t in tokens)  # an emoji's bytes
+    assert "<|im_start|>" not in tokens  # the learner's text is text, never a control token
+
+
+def test_the_next_token_is_predicted(smollm2):
+    (best, p), *rest = smollm2.next_tokens("The capital of France is")
+    assert best == "␣Paris" and p > 0.5 and len(rest) == 4 and all(q <= p for _, q in rest)
+
+
+@pytest.mark.parametrize("seed", [0, 42, 7])
+def test_the_induction_demo_lights_up_the_induction_head(smollm2, seed):
+    sentence = induction_sentence(seed)
+    assert sentence == induction_sentence(seed)  # the seed decides the words
+    tokens, weights = smollm2.attentions(sentence)
+    assert induction(tokens, weights[INDUCTION_HEAD]) >= 0.7
+
+
+def test_many_decoder_heads_are_attention_sinks(smollm2):
+    tokens, weights = smollm2.attentions("This forum is awesome and everyone here is kind")
+    assert first_token_heads(tokens, weights) >= 0.5
 
 
 # --- the page -------------------------------------------------------------------------------
@@ -175,3 +262,27 @@ def test_a_missing_model_says_how_to_install_it_and_other_lessons_work(monkeypat
     assert "not installed" in at.error[0].value
     at.switch_page("lessons/walkthrough.py").run()
     assert_no_exception(at)
+
+
+SMOLLM2_LABEL = "SmolLM2 (SmolLM2-135M-Instruct, a Llama decoder)"
+
+
+def test_the_decoder_page_shows_rope_its_next_tokens_and_the_induction_demo(smollm2):
+    at = open_real_model(rm_model=SMOLLM2_LABEL)
+    assert_no_exception(at)
+    _, weights = smollm2.attentions("This forum is awesome")
+    np.testing.assert_allclose(numbers(at, "rm-head"), np.where(np.tril(np.ones((4, 4))) > 0, weights[0, 0], np.nan),
+                               atol=0.005 + 1e-9)  # masked keys show "—"
+    (shown,) = [t.value for t in at.table if "probability" in t.value.columns]
+    top = smollm2.next_tokens("This forum is awesome")
+    assert [re.sub(r"\\(.)", r"\1", t) for t in shown["next token"]] == [t for t, _ in top]
+    assert [float(p) for p in shown["probability"]] == [round(p, 3) for _, p in top]
+    at.selectbox(key="rm_step").set_value(5).run()  # the RoPE step, a decoder's own
+    assert_no_exception(at)
+    trace = smollm2.head_trace("This forum is awesome", 0, 0)
+    np.testing.assert_allclose(numbers(at, "rm-q-before"), trace.rope.q_before, atol=0.005 + 1e-9)
+    np.testing.assert_allclose(numbers(at, "rm-q-after"), trace.q, atol=0.005 + 1e-9)
+    at.button(key="rm_induction").click().run()
+    assert_no_exception(at)
+    assert at.text_input(key="sentence").value == induction_sentence(42)
+    assert (at.selectbox(key="rm_layer").value, at.selectbox(key="rm_head").value) == (19, 7)

@@ -105,7 +105,7 @@ SPECS: dict[str, Callable[[str], bool]] = {
     "rm_model": _one_of(tuple(MODEL_LABELS.values())),
     "rm_layer": _whole(1, max(info.layers for info in MODELS.values())),
     "rm_head": _whole(1, max(info.heads for info in MODELS.values())),
-    "rm_step": _whole(1, 8),
+    "rm_step": _whole(1, 9),  # the decoder has a RoPE step
 }
 
 

@@ -61,6 +61,12 @@ def _projections(trace: AttentionTrace, p: str) -> None:
         with column:
             ui.matrix(F.projection_figure(w, name, compact=True), T.projection_frame(w), f"{p}{key}",
                       side_by_side=False)
+    if trace.rope is not None and trace.rope.group > 1:
+        kv, group = trace.rope.kv_head, trace.rope.group
+        st.info(f"**Grouped-query attention:** this model has fewer key/value heads than query heads. W_K and W_V "
+                f"here belong to key/value head {kv + 1}, which query heads {kv * group + 1}–{(kv + 1) * group} "
+                "share: they ask different questions of the same keys and values, and the model stores a third as "
+                "many keys and values.", icon=":material/call_merge:")
     if trace.b_q is not None:
         st.markdown("The biases, one number per output dimension, added to every token's row:")
         ui.table(T.bias_frame(trace), f"{p}biases")
@@ -193,16 +199,39 @@ STEPS: list[tuple[str, str, Callable[[AttentionTrace, str], None]]] = [
 ]
 
 
+def _rope(trace: AttentionTrace, p: str) -> None:
+    rope = trace.rope
+    half = trace.d_k // 2
+    st.latex(rf"q_i \leftarrow R(i)\,q_i,\quad k_j \leftarrow R(j)\,k_j:\qquad (x_c,\ x_{{c+{half}}}) "
+             rf"\mapsto (x_c \cos i\theta_c - x_{{c+{half}}} \sin i\theta_c,\ x_c \sin i\theta_c + "
+             rf"x_{{c+{half}}} \cos i\theta_c)")
+    parts = [("Q before RoPE", "q-before", rope.q_before), ("Q after", "q-after", trace.q),
+             ("K before RoPE", "k-before", rope.k_before), ("K after", "k-after", trace.k)]
+    for row in (parts[:2], parts[2:]):
+        for column, (name, key, m) in zip(st.columns(2), row, strict=True):
+            with column:
+                ui.matrix(F.token_by_dim_figure(trace, m, name, compact=True), T.token_by_dim_frame(trace, m),
+                          f"{p}{key}", side_by_side=False)
+    st.caption(f"Position i counts from 0 here, as the model does; the first pair turns by i·{rope.angles[1, 0]:.2f} "
+               f"radians per position, the last by i·{rope.angles[1, -1]:.2g}. " + SIGNED_CAPTION)
+
+
+def steps_for(trace: AttentionTrace) -> list[tuple[str, str, Callable[[AttentionTrace, str], None]]]:
+    """The walkthrough's eight steps, and for a decoder with rotary positions a RoPE step after Q, K, V."""
+    if trace.rope is None:
+        return STEPS
+    return [*STEPS[:4], ("Rotary positions (RoPE)", "walkthrough/04b_rope", _rope), *STEPS[4:]]
+
+
 def render_steps(trace: AttentionTrace, *, prefix: str = "", first: int = 1, last: int = len(STEPS),
                  intro: bool = True) -> None:
-    """Steps ``first`` … ``last`` of the walkthrough for ``trace``; widget and element keys get ``prefix``.
-
-    ``intro=False`` leaves out each step's header and lesson text (for a page that drew them itself).
-    """
-    for number, (_title, _text, render) in enumerate(STEPS, start=1):
+    """Steps ``first`` … ``last`` (of ``steps_for(trace)``) for ``trace``; widget and element keys get
+    ``prefix``. ``intro=False`` leaves out each step's header and lesson text (for a page that drew them)."""
+    steps = steps_for(trace)
+    for number, (_title, _text, render) in enumerate(steps, start=1):
         if first <= number <= last:
             if intro:
-                step_intro(number, prefix, preset=trace.preset)
+                step_intro(number, prefix, preset=trace.preset, steps=steps)
             render(trace, prefix)
 
 
@@ -215,8 +244,8 @@ OWN_TEXTS = {
 }
 
 
-def step_intro(number: int, prefix: str = "", *, preset: str = "") -> None:
+def step_intro(number: int, prefix: str = "", *, preset: str = "", steps=STEPS) -> None:
     """A step's header and its plain-language explanation (for a trace with this ``preset``)."""
-    title, text, _ = STEPS[number - 1]
-    ui.step(number, len(STEPS), title, anchor=f"{prefix}step-{number}")
+    title, text, _ = steps[number - 1]
+    ui.step(number, len(steps), title, anchor=f"{prefix}step-{number}")
     ui.lesson(OWN_TEXTS.get(preset, {}).get(text, text))

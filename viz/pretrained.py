@@ -21,3 +21,9 @@ def model_view(weights: np.ndarray, info: ModelInfo, layers: range) -> svg.Svg:
 def tokens_frame(tokens: list[str], ids: tuple[int, ...]) -> pd.DataFrame:
     """The model's tokens with their position and their id in the model's vocabulary."""
     return pd.DataFrame({"position i": range(1, len(tokens) + 1), "token": tokens, "id": list(ids)})
+
+
+def next_token_frame(top: list[tuple[str, float]]) -> pd.DataFrame:
+    """The likeliest next tokens and their probabilities, most likely first."""
+    return pd.DataFrame({"next token": [t for t, _ in top], "probability": [p for _, p in top]},
+                        index=pd.RangeIndex(1, len(top) + 1, name="rank"))

