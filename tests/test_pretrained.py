@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attention.pretrained import MODELS, ModelMissing, load
-from attention.pretrained.common import MAX_MODEL_TOKENS, erf, gelu
+from attention.pretrained.common import MAX_MODEL_TOKENS, gelu_
 from attention.pretrained.gallery import GALLERY, INDUCTION_HEAD, first_token_heads, induction, induction_sentence
 from attention.tokens import SentenceError
 from tests.test_pages import APP, TIMEOUT, assert_no_exception, shown_number
@@ -94,12 +94,16 @@ def test_load_shares_one_model():
     assert load("minilm") is load("minilm")
 
 
-def test_erf_and_gelu_against_math_erf():
+def test_gelu_is_the_exact_erf_form_to_float32_precision():
+    """Against math.erf in float64, from −12 to 12 and far out (x for large x, 0 for very negative)."""
     import math
 
-    x = np.linspace(-6, 6, 2001)
-    np.testing.assert_allclose(erf(x), [math.erf(v) for v in x], atol=1.5e-7)
-    np.testing.assert_allclose(gelu(x), [0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in x], atol=1e-6)
+    x = np.concatenate([np.linspace(-12, 12, 20001), [-1e4, -50, 50, 1e4]]).astype(np.float32)
+    exact = np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in x.astype(np.float64)])
+    error = np.abs(gelu_(x.copy()) - exact) / np.maximum(1, np.abs(exact))
+    assert error.max() < 4e-7  # float32 rounding, relative for large x
+    tanh_form = 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
+    assert np.abs(tanh_form - exact).max() > 1e-4  # the approximation BERT does not use would be caught
 
 
 @pytest.mark.parametrize("entry", GALLERY, ids=lambda g: f"{g.model}-L{g.layer}H{g.head}")
@@ -286,3 +290,24 @@ def test_the_decoder_page_shows_rope_its_next_tokens_and_the_induction_demo(smol
     assert_no_exception(at)
     assert at.text_input(key="sentence").value == induction_sentence(42)
     assert (at.selectbox(key="rm_layer").value, at.selectbox(key="rm_head").value) == (19, 7)
+
+
+def test_the_decoders_weights_cache_gives_the_same_model(tmp_path, monkeypatch, smollm2):
+    """Dequantizing the GGUF takes seconds; the cache holds the result. From the cache, and with a cache
+    that can't be written, the model is the same."""
+    from attention.pretrained import package_dir
+    from attention.pretrained.smollm2 import SmolLM2, cache_dir
+
+    directory = package_dir("smollm2")
+    monkeypatch.setenv("ATTENTION_LAB_CACHE", str(tmp_path / "cache"))
+    fresh = SmolLM2(directory)  # from the GGUF; writes the cache
+    assert (cache_dir(directory / "SmolLM2-135M-Instruct.Q4_1.gguf") / "facts.json").exists()
+    cached = SmolLM2(directory)  # from the cache
+    assert isinstance(cached.layers[0].w_q, np.memmap)
+    sentence = "Attention is all you need"
+    np.testing.assert_array_equal(cached.forward(sentence).weights, fresh.forward(sentence).weights)
+    np.testing.assert_array_equal(cached.forward(sentence).logits, smollm2.forward(sentence).logits)
+    blocked = tmp_path / "read-only"
+    blocked.write_text("a file, so no directory can be made under it")
+    monkeypatch.setenv("ATTENTION_LAB_CACHE", str(blocked))
+    np.testing.assert_array_equal(SmolLM2(directory).forward(sentence).weights, fresh.forward(sentence).weights)

@@ -32,7 +32,7 @@ from attention.pretrained.common import (
     check_head,
     check_length,
     check_sentence,
-    gelu,
+    gelu_,
     layer_norm,
 )
 from attention.projections import Projections
@@ -109,7 +109,12 @@ class MiniLM:
             weights[index] = alpha
             context = (alpha @ v).transpose(1, 0, 2).reshape(n, d)  # [heads, n, d_head] -> [n, d]
             a = layer_norm(h + context @ layer.w_o + layer.b_o, *layer.ln1, self.eps)
-            h = layer_norm(a + gelu(a @ layer.w_1 + layer.b_1) @ layer.w_2 + layer.b_2, *layer.ln2, self.eps)
+            inner = a @ layer.w_1  # [n, 1536]
+            inner += layer.b_1
+            out = gelu_(inner) @ layer.w_2
+            out += layer.b_2
+            out += a
+            h = layer_norm(out, *layer.ln2, self.eps)
         return Forward(ids, tokens, inputs, weights)
 
     def attentions(self, sentence: str) -> Attentions:
