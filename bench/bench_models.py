@@ -119,7 +119,7 @@ def server_memory() -> None:
         browser = launch_chromium(p)
         page = browser.new_page()
         print("\nserver RSS (MB):")
-        page.goto(url + "/")
+        page.goto(url + "/?all_steps=true")
         page.wait_for_selector(".st-key-table-output table", timeout=120_000)
         print(f"  the walkthrough only        {rss(url.process.pid):7.0f}")
         page.goto(url + "/real_model")

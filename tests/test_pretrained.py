@@ -186,12 +186,16 @@ def test_the_next_token_is_predicted(smollm2):
     assert best == "␣Paris" and p > 0.5 and len(rest) == 4 and all(q <= p for _, q in rest)
 
 
-@pytest.mark.parametrize("seed", [0, 42, 7])
-def test_the_induction_demo_lights_up_the_induction_head(smollm2, seed):
-    sentence = induction_sentence(seed)
-    assert sentence == induction_sentence(seed)  # the seed decides the words
-    tokens, weights = smollm2.attentions(sentence)
-    assert induction(tokens, weights[INDUCTION_HEAD]) >= 0.7
+def test_the_induction_demo_lights_up_the_induction_head(smollm2):
+    """Over 30 seeds: the head's weight on "the token after last time" is high on every demo sentence."""
+    scores = []
+    for seed in range(30):
+        sentence = induction_sentence(seed)
+        assert sentence == induction_sentence(seed)  # the seed decides the words
+        tokens, weights = smollm2.attentions(sentence)
+        assert len(tokens) <= 20  # its α has numbers in the cells and a plain table
+        scores.append(induction(tokens, weights[INDUCTION_HEAD]))
+    assert min(scores) >= 0.55 and np.median(scores) >= 0.7
 
 
 def test_many_decoder_heads_are_attention_sinks(smollm2):

@@ -98,8 +98,9 @@ INDUCTION_WORDS = (
 INDUCTION_HEAD = (18, 6)  # SmolLM2, counted from 0
 
 
-def induction_sentence(seed: int, words: int = 8) -> str:
-    """A random sequence of words, said twice: "The w₁ … w₈. The w₁ … w₈." (seeded). The second time,
+def induction_sentence(seed: int, words: int = 6) -> str:
+    """A random sequence of words, said twice: "The w₁ … w₆. The w₁ … w₆." (seeded; at most 20 tokens, so
+    the head's numbers fit in its heatmap). The second time,
     an induction head looks one token ahead of where the current token stood the first time."""
     rng = np.random.default_rng(seed)
     chosen = " ".join(rng.choice(INDUCTION_WORDS, size=words, replace=False))

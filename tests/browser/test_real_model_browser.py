@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from attention.pretrained import load
-from attention.pretrained.gallery import GALLERY
+from attention.pretrained.gallery import GALLERY, induction, induction_sentence
 from tests.browser.test_lessons_browser import full_screenshot
 from tests.browser.test_walkthrough_browser import type_sentence, wait_for_chart, wait_for_table, wait_for_ticks
 from viz.labels import format_number
@@ -46,3 +46,27 @@ def test_a_sentence_the_model_cannot_take_keeps_the_page(open_page):
     assert page.locator(".st-key-sentence input").input_value() == "word " * 150
     _, weights = load("minilm").attentions("This forum is awesome")
     wait_for_table(page, "rm-head", alpha_cells(weights[0, 0]))  # the last sentence that worked
+
+
+def masked_cells(weights) -> list[list[str]]:
+    """A decoder's α as its table shows it: the keys after the query are "—"."""
+    return [[format_number(a) if j <= i else "—" for j, a in enumerate(row)] for i, row in enumerate(weights)]
+
+
+def test_the_decoder_and_its_induction_demo(open_page, artifacts):
+    decoder = "SmolLM2+%28SmolLM2-135M-Instruct%2C+a+Llama+decoder%29"
+    page = open_page(f"/real_model?rm_model={decoder}", ".st-key-table-rm-head table")
+    model = load("smollm2")
+    _, weights = model.attentions("This forum is awesome")
+    wait_for_table(page, "rm-head", masked_cells(weights[0, 0]))
+    page.locator(".st-key-rm_induction button").first.click()  # (the second button is its help)
+    demo = induction_sentence(42)
+    tokens, weights = model.attentions(demo)
+    wait_for_table(page, "rm-head", masked_cells(weights[18, 6]))  # layer 19, head 7
+    assert page.locator(".st-key-sentence input").input_value() == demo
+    assert induction(tokens, weights[18, 6]) >= 0.7
+    page.get_by_text(model.next_tokens(demo)[0][0], exact=True).first.wait_for()  # the top next token is listed
+    page.set_viewport_size({"width": 1400, "height": 1500})
+    page.locator("h3:has-text('One head')").scroll_into_view_if_needed()
+    page.evaluate("[...document.querySelectorAll('h3')].find(h => h.innerText.startsWith('One head')).scrollIntoView()")
+    page.screenshot(path=artifacts / "real-model-decoder.png")
