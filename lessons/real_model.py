@@ -28,12 +28,14 @@ def model_named(name: str):
     return load(name)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+# Bounded by memory: SmolLM2's α at 128 tokens is 18 MB, a head's trace at 128 tokens 16 MB (its
+# per-term arrays), so these caches hold at most about 220 MB and 130 MB; a classroom shares them.
+@st.cache_data(max_entries=12, show_spinner=False)
 def attentions_of(name: str, sentence: str):
     return model_named(name).attentions(sentence)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=8, show_spinner=False)
 def head_of(name: str, sentence: str, layer: int, head: int):
     return model_named(name).head_trace(sentence, layer, head)
 
