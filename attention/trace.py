@@ -69,7 +69,7 @@ class RopeStep(NamedTuple):
 
     q_before: Array  # X·W_Q   [n, d_k]
     k_before: Array  # X·W_K   [n, d_k]
-    angles: Array  # p·θ_c for position p (from 0) and pair c   [n, d_k / 2]
+    theta: Array  # θ_c, the angle per position of pair c: position p turns it by p·θ_c   [d_k / 2]
     kv_head: int  # the key/value head this query head shares (grouped-query attention)
     group: int  # how many query heads share one key/value head
 
@@ -156,7 +156,7 @@ def trace_attention(
 
     ``biases`` (b_Q, b_K, b_V, each [d_k]), as a real model has them: Q = X·W_Q + b_Q, and so on.
     ``rotate`` (a decoder's RoPE) turns Q and K before the scores; ``trace.q``, ``trace.k`` are after
-    it and ``trace.rope`` keeps them before (its angles and key/value head are the caller's to add).
+    it and ``trace.rope`` keeps them before (its θ and key/value head are the caller's to add).
     """
     d_model = embedded.x.shape[1]
     d_k = np.asarray(projections[0]).shape[1]
@@ -174,7 +174,7 @@ def trace_attention(
         q, k, v = q + b_q, k + b_k, v + b_v
     rope = None
     if rotate is not None:
-        rope = RopeStep(q, k, np.zeros((0, 0)), 0, 1)
+        rope = RopeStep(q, k, np.zeros(0), 0, 1)
         q, k = rotate(q), rotate(k)  # [n, d_k] each: every pair of coordinates turned by its position's angle
     score_terms = q[:, None, :] * k[None, :, :]  # [n, 1, d_k] * [1, n, d_k] -> [n, n, d_k]
     scores = attention_scores(q, k)  # [n, n]

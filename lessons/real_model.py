@@ -75,7 +75,7 @@ n = len(tokens)
 st.subheader("The model's tokens", divider="gray")
 ui.lesson(f"real_model/01_tokens_{name}")
 ids, _ = model.tokenize(sentence)
-ui.table(P.tokens_frame(tokens, tuple(ids)), "rm-tokens", decimals=None)
+ui.table(P.tokens_frame(tokens, tuple(ids)), "rm-model-tokens", decimals=None)
 unknown = tokens.count("[UNK]")
 if unknown:
     st.caption(f"{unknown} [UNK]: characters the vocabulary of {info.title} does not have.")
@@ -91,7 +91,7 @@ ui.chart(P.model_view(weights, info, shown), "rm-model-view")
 st.caption(f"{info.layers} layers × {info.heads} heads, each an α of [{n} × {n}] on one colour scale from 0 to 1"
            + (" (a decoder: above the diagonal every tile is empty, no token sees a later one)"
               if info.kind == "decoder" else "") + ". Pick one below to see it large, with its numbers.")
-if info.kind == "decoder":
+if info.kind == "decoder" and n > 1:
     st.caption(f"{100 * first_token_heads(tokens, weights):.0f} % of the heads put most of their weight on the "
                "first token here: an *attention sink*, where a head parks its weight when it has nothing to look at.")
 

@@ -228,3 +228,12 @@ def test_the_head_opens_in_the_walkthroughs_steps_with_its_learned_matrices():
     assert_no_exception(at)
     np.testing.assert_allclose(np.nan_to_num(table_numbers(at, "lt-head-weights")), trace.weights,
                                atol=0.005 + 1e-9)
+
+
+def test_every_step_of_the_trained_head_renders():
+    at = open_learn(lt_run="true", lt_task="Look up a value (a tiny phonebook)", lt_heads="4")
+    at.session_state["lt-steps"] = True
+    at.run()
+    for step in range(3, 9):
+        at.selectbox(key="lt_head_step").set_value(step).run()
+        assert_no_exception(at)

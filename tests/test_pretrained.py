@@ -223,7 +223,7 @@ def test_the_page_shows_the_models_tokens_and_heads(minilm):
     at = open_real_model()
     assert_no_exception(at)
     tokens, weights = minilm.attentions("This forum is awesome")
-    shown = [re.sub(r"\\(.)", r"\1", t) for t in at.get_by_key("table-rm-tokens").table[0].value["token"]]
+    shown = [re.sub(r"\\(.)", r"\1", t) for t in at.get_by_key("table-rm-model-tokens").table[0].value["token"]]
     assert shown == tokens == ["[CLS]", "this", "forum", "is", "awesome", "[SEP]"]
     np.testing.assert_allclose(numbers(at, "rm-head"), weights[0, 0], atol=0.005 + 1e-9)
     at.selectbox(key="rm_layer").set_value(6).run()
@@ -315,3 +315,17 @@ def test_the_decoders_weights_cache_gives_the_same_model(tmp_path, monkeypatch, 
     blocked.write_text("a file, so no directory can be made under it")
     monkeypatch.setenv("ATTENTION_LAB_CACHE", str(blocked))
     np.testing.assert_array_equal(SmolLM2(directory).forward(sentence).weights, fresh.forward(sentence).weights)
+
+
+@pytest.mark.parametrize("model", ["", SMOLLM2_LABEL])
+@pytest.mark.parametrize("sentence", ["Hi", "🤗"])
+def test_every_step_of_a_real_head_renders_even_for_one_token(model, sentence):
+    """One or two tokens: every step (the decoder's RoPE step too) and every section draw without an error."""
+    at = open_real_model(sentence=sentence, **({"rm_model": model} if model else {}))
+    assert_no_exception(at)
+    steps = [int(s) for s in at.selectbox(key="rm_step").options]
+    assert len(steps) == (9 if model else 8)
+    for step in steps:
+        at.selectbox(key="rm_step").set_value(step).run()
+        assert_no_exception(at)
+    assert not [c.value for c in at.caption if "nan" in c.value]

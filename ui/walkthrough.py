@@ -212,8 +212,8 @@ def _rope(trace: AttentionTrace, p: str) -> None:
             with column:
                 ui.matrix(F.token_by_dim_figure(trace, m, name, compact=True), T.token_by_dim_frame(trace, m),
                           f"{p}{key}", side_by_side=False)
-    st.caption(f"Position i counts from 0 here, as the model does; the first pair turns by i·{rope.angles[1, 0]:.2f} "
-               f"radians per position, the last by i·{rope.angles[1, -1]:.2g}. " + SIGNED_CAPTION)
+    st.caption(f"Position i counts from 0 here, as the model does; the first pair turns by {rope.theta[0]:.2f} radians "
+               f"per position, the last by {rope.theta[-1]:.2g}. " + SIGNED_CAPTION)
 
 
 def steps_for(trace: AttentionTrace) -> list[tuple[str, str, Callable[[AttentionTrace, str], None]]]:

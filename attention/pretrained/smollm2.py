@@ -240,7 +240,7 @@ class SmolLM2:
     def head_trace(self, sentence: str, layer: int, head: int) -> AttentionTrace:
         """One real query head as the walkthrough's trace. X is RMSNorm(hˡ)·γ₁; W_Q is the head's 64
         columns, W_K and W_V those of the key/value head it shares (head // 3). Q and K in the trace
-        are after RoPE (what the scores use); ``rope`` keeps them before, with the angles."""
+        are after RoPE (what the scores use); ``rope`` keeps them before, with θ."""
         check_head(self.info, layer, head)
         fwd = self.forward(sentence)
         d, kv_head = self.info.d_head, head // (self.info.heads // self.kv_heads)
@@ -254,8 +254,8 @@ class SmolLM2:
         embedded = Embedded(sentence, tuple(fwd.tokens), 0, x, None, x)
         trace = trace_attention(embedded, Projections(w_q, w_k, w_v), preset="pretrained", causal=True,
                                 rotate=lambda m: rotate(m, cos, sin))
-        angles = np.arange(n)[:, None] * self.rope_base ** (-np.arange(0, d, 2) / d)[None, :]  # [n, 32]
-        rope = trace.rope._replace(angles=angles, kv_head=kv_head, group=group)
+        theta = self.rope_base ** (-np.arange(0, d, 2) / d)  # [32]
+        rope = trace.rope._replace(theta=theta, kv_head=kv_head, group=group)
         return dataclasses.replace(trace, token_ids=tuple(fwd.ids), rope=rope)
 
 

@@ -125,9 +125,9 @@ def test_a_real_models_tokens_of_a_payload_stay_text(open_page, model):
     """The real models split the payloads into their own tokens ("[", "sign", "##in", "](", …); every
     table, label and caption shows them as text, with either model."""
     params = {"sentence": f"{LINK} {BOLD} {MATHS} {IMAGE}", **({"rm_model": model} if model else {})}
-    page = open_page("/real_model?" + urlencode(params), ".st-key-table-rm-tokens table")
+    page = open_page("/real_model?" + urlencode(params), ".st-key-table-rm-model-tokens table")
     requests = watch_requests(page)
     page.wait_for_selector(".st-key-fig-rm-head img")  # the head's α, drawn with the pieces as labels
     assert_inert(page, requests, shown=())
-    cells = page.locator(".st-key-table-rm-tokens").inner_text()
+    cells = page.locator(".st-key-table-rm-model-tokens").inner_text()
     assert "evil" in cells and "rule" in cells  # the payloads' pieces are there, as plain text
