@@ -104,7 +104,14 @@ CASES = [
          "() => document.body.innerText.includes('an exact match')"),
     Case("relevance", "/relevance", table_has("sim-weights", "awesome"), "sentence", SIX,
          table_has("sim-weights", "mat")),
+    Case("from its parts", "/parts", table_has("parts-weights-1", "awesome"), "sentence", SIX,
+         table_has("parts-weights-1", "mat")),
+    Case("cross-attention", "/cross", table_has("ca-weights", "awesome"), "ca_source", SIX,
+         table_has("ca-weights", "mat")),
+    Case("real model (MiniLM)", "/real_model", table_has("rm-model-tokens", "awesome"), "sentence", SIX,
+         table_has("rm-model-tokens", "mat")),
 ]
+# "Watch a head learn" has no text to type: its cost is the training run, in bench/bench_training.py.
 
 
 def drawn(page, predicate: str) -> None:

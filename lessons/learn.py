@@ -56,7 +56,6 @@ config = TrainingConfig(task=name, heads=int(heads), optimizer=optimizer, learni
                         steps=int(steps), seed=settings.seed)
 
 
-
 def start_training() -> None:
     st.query_params["lt_run"] = "true"  # in the link: a shared link trains the same run when opened
 
@@ -89,7 +88,8 @@ left, right = st.columns(2)
 example = (left.radio("Held-out sequence", range(1, EXAMPLES + 1), key="lt_example", bind="query-params",
                       horizontal=True) or 1) - 1
 ui.forget_stale_choice("lt_head", range(1, heads + 1))
-head = (right.radio("Head", range(1, heads + 1), key="lt_head", horizontal=True, disabled=heads == 1) or 1) - 1
+head = (right.radio("Head", range(1, heads + 1), key="lt_head", bind="query-params", horizontal=True,
+                    disabled=heads == 1) or 1) - 1
 st.table(T.formatted(V.prediction_frame(run, at, example)))
 trace = head_trace(run, at, example, head)
 ui.matrix(V.alpha_figure(trace, head, heads, step), T.query_key_frame(trace, trace.weights, weights=True),

@@ -111,7 +111,9 @@ st.subheader(f"Layer {layer + 1}, head {head + 1}, step by step", divider="gray"
 steps = steps_for(trace)  # the decoder has a RoPE step after Q, K, V
 ui.forget_stale_choice("rm_step", range(1, len(steps) + 1))
 # no format_func: a bound selectbox writes the option as shown into the link; the header names the step
-step = st.selectbox("Step", range(1, len(steps) + 1), key="rm_step", bind="query-params", index=2,
+# opens on the scores (n × n): step 3's real W_Q, W_K, W_V are 384 or 576 rows, three scrolling grids (+0.25 s a rerun)
+scores_step = next(k for k, (title, _, _) in enumerate(steps) if title.startswith("Scores"))
+step = st.selectbox("Step", range(1, len(steps) + 1), key="rm_step", bind="query-params", index=scores_step,
                     help="The walkthrough's steps on this head's real numbers: "
                     + "; ".join(f"{k} {title}" for k, (title, _, _) in enumerate(steps, start=1)) + ".")
 render_steps(trace, prefix="rm-", first=step or 3, last=step or 3)

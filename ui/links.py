@@ -102,6 +102,7 @@ SPECS: dict[str, Callable[[str], bool]] = {
     "lt_run": _boolean,
     "lt_step": _whole(0, max(RUN_LENGTHS)),  # a step the run did not keep falls back to the last one
     "lt_example": _whole(1, 6),
+    "lt_head": _whole(1, max(HEADS)),  # a head the run does not have falls back to head 1
     "rm_model": _one_of(tuple(MODEL_LABELS.values())),
     "rm_layer": _whole(1, max(info.layers for info in MODELS.values())),
     "rm_head": _whole(1, max(info.heads for info in MODELS.values())),

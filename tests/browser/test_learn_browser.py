@@ -50,6 +50,7 @@ def test_another_task_and_head_from_a_link_with_a_screenshot(open_page, artifact
     wait_for_table(page, "lt-alpha", alpha_cells(config, -1, example=1))
     page.locator(".st-key-lt_head [role=radiogroup] label").nth(1).click()  # head 2
     wait_for_table(page, "lt-alpha", alpha_cells(config, -1, example=1, head=1))
+    page.wait_for_function("() => new URLSearchParams(location.search).get('lt_head') === '2'")  # in the link
     wait_for_chart(page, "lt-letters", "xtick", ["a", "b", "c", "d"])
     wait_for_chart(page, "lt-form", "title", ["W_Q·W_Kᵀ/√d_k  [12 × 12]"])
     full_screenshot(page, artifacts / "learn-full.png")
