@@ -1,6 +1,7 @@
 """Load benchmark: a classroom of learners on one `streamlit run` server, in real Chromium pages.
 
     python bench/bench_load.py [N ...]          (default: 10 30), then a soak of 200 learners
+    LESSON=real_model SOAK=100 python bench/bench_load.py 10    the same on "A real model" (MiniLM)
 
 For each N, N learners (each a fresh browser context, so its own Streamlit session) open the
 walkthrough at the same moment; then, ROUNDS times, all of them type a new sentence at the same
@@ -39,12 +40,15 @@ ROUNDS = 3
 SENTENCES = ["the cat sat on the mat", "the dog sat on the cat", "a cat and a dog sat", "the mat sat on a cat"]
 TIMEOUT_MS = 120_000
 SOAK = int(os.environ.get("SOAK", 200))
-PATH = "/?step=7"  # the walkthrough at the softmax: the α heatmap and its table
+# LESSON=real_model: the same classroom on "A real model" (MiniLM, a real head at its softmax step)
+LESSON = os.environ.get("LESSON", "walkthrough")
+PATH, TABLE = {"walkthrough": ("/?step=7", "weights"),  # the walkthrough at the softmax: α heatmap and table
+               "real_model": ("/real_model?rm_step=7", "rm-weights")}[LESSON]
 # the α table is there and the page is drawn (script finished, every chart image loaded)
-PAINTED = f"() => !!document.querySelector('.st-key-table-weights table') && ({DRAWN})()"
+PAINTED = f"() => !!document.querySelector('.st-key-table-{TABLE} table') && ({DRAWN})()"
 # the α table shows every label of the new sentence, and the page is drawn
 UPDATED = f"""labels => {{
-  const t = document.querySelector('.st-key-table-weights table');
+  const t = document.querySelector('.st-key-table-{TABLE} table');
   return !!t && labels.every(l => t.innerText.includes(l)) && ({DRAWN})();
 }}"""
 
@@ -78,9 +82,14 @@ class PeakRss:
 
 
 def labels_of(sentence: str) -> list[str]:
+    """The labels the α table will show: our tokens', or the real model's."""
     from attention import tokenize
     from viz.labels import token_labels
 
+    if LESSON == "real_model":
+        from attention.pretrained import load
+
+        return token_labels(load("minilm").tokenize(sentence)[1])
     return token_labels(tokenize(sentence))
 
 
@@ -176,7 +185,7 @@ def main(sizes: list[int]) -> None:
               f"{percentile(r['latencies'], 95):>14.2f}s | {counts:>30} | "
               f"{r['rss_before']:>6.0f} → {r['rss_peak']:.0f} MB", flush=True)
     samples = asyncio.run(soak(SOAK))
-    print(f"soak, {SOAK} learners one after another: server RSS "
+    print(f"soak ({LESSON}), {SOAK} learners one after another: server RSS "
           + ", ".join(f"{k}: {mb:.0f} MB" for k, mb in samples))
 
 

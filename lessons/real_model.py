@@ -40,6 +40,12 @@ def head_of(name: str, sentence: str, layer: int, head: int):
     return model_named(name).head_trace(sentence, layer, head)
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def model_view_of(name: str, sentence: str, first: int, stop: int):
+    """The every-head picture (30–50 ms to draw): a class on one sentence draws it once."""
+    return P.model_view(attentions_of(name, sentence).weights, MODELS[name], range(first, stop))
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def next_of(name: str, sentence: str):
     return model_named(name).next_tokens(sentence)
@@ -87,7 +93,7 @@ if len(pages) > 1:
     page = st.segmented_control("Layers", range(len(pages)), key="rm_layers", default=0,
                                 format_func=lambda k: f"{pages[k].start + 1}–{pages[k].stop}") or 0
     shown = pages[page]
-ui.chart(P.model_view(weights, info, shown), "rm-model-view")
+ui.chart(model_view_of(name, sentence, shown.start, shown.stop), "rm-model-view")
 st.caption(f"{info.layers} layers × {info.heads} heads, each an α of [{n} × {n}] on one colour scale from 0 to 1"
            + (" (a decoder: above the diagonal every tile is empty, no token sees a later one)"
               if info.kind == "decoder" else "") + ". Pick one below to see it large, with its numbers.")
