@@ -329,3 +329,20 @@ def test_every_step_of_a_real_head_renders_even_for_one_token(model, sentence):
         at.selectbox(key="rm_step").set_value(step).run()
         assert_no_exception(at)
     assert not [c.value for c in at.caption if "nan" in c.value]
+
+
+def test_one_forward_pass_serves_a_sentences_attentions_head_and_next_token(monkeypatch):
+    """The page asks for every head's α, one head's trace and the next token of one sentence: the model
+    runs once, and what it keeps can't be changed by a caller."""
+    from attention.pretrained.common import recent_forwards
+
+    model = load("smollm2")
+    calls = []
+    monkeypatch.setattr(model, "recent", recent_forwards(lambda s: calls.append(s) or model.forward(s)))
+    sentence = "A sentence asked for three times"
+    _, weights = model.attentions(sentence)
+    model.head_trace(sentence, 3, 4)
+    model.next_tokens(sentence)
+    assert calls == [sentence]
+    with pytest.raises(ValueError, match="read-only"):
+        weights[0, 0, 0, 0] = 5.0

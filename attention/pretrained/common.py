@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -14,6 +16,8 @@ from attention.trace import AttentionTrace
 
 Array = npt.NDArray[np.float32]
 MAX_MODEL_TOKENS = 128  # the model's own tokens, specials included: a 128 × 128 α per head stays readable
+FORWARDS_KEPT = 2  # SmolLM2's forward at 128 tokens keeps 27 MB (α and every layer's input)
+F = TypeVar("F", bound=tuple)
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,23 @@ class PretrainedModel(Protocol):
     def attentions(self, sentence: str) -> Attentions: ...
 
     def head_trace(self, sentence: str, layer: int, head: int) -> AttentionTrace: ...
+
+
+def recent_forwards(forward: Callable[[str], F]) -> Callable[[str], F]:
+    """``forward`` remembering its last FORWARDS_KEPT sentences. A page asks one sentence for every
+    head's α, then one head's trace, then (the decoder) the next token: one forward pass serves all
+    three. The kept arrays are made read-only, so no caller can change what the next one is given."""
+
+    @functools.lru_cache(maxsize=FORWARDS_KEPT)
+    def remembered(sentence: str) -> F:
+        result = forward(sentence)
+        for value in result:
+            for array in value if isinstance(value, list) else [value]:
+                if isinstance(array, np.ndarray):
+                    array.flags.writeable = False
+        return result
+
+    return remembered
 
 
 def check_sentence(sentence: str) -> str:

@@ -34,6 +34,7 @@ from attention.pretrained.common import (
     check_sentence,
     gelu_,
     layer_norm,
+    recent_forwards,
 )
 from attention.projections import Projections
 from attention.trace import AttentionTrace, Embedded, trace_attention
@@ -86,6 +87,7 @@ class MiniLM:
         self.tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
         self.tokenizer.no_padding()  # the shipped file pads and truncates to 128
         self.tokenizer.no_truncation()
+        self.recent = recent_forwards(self.forward)  # what attentions and head_trace use
 
     def tokenize(self, sentence: str) -> tuple[list[int], list[str]]:
         """The model's WordPieces: lower-cased, accents stripped, [CLS] … [SEP], [UNK] for what the
@@ -119,7 +121,7 @@ class MiniLM:
 
     def attentions(self, sentence: str) -> Attentions:
         """(the model's tokens, α of every head [layers, heads, n, n])."""
-        fwd = self.forward(sentence)
+        fwd = self.recent(sentence)
         return Attentions(fwd.tokens, fwd.weights)
 
     def head_trace(self, sentence: str, layer: int, head: int) -> AttentionTrace:
@@ -127,7 +129,7 @@ class MiniLM:
         W_Q, W_K, W_V [384 × 32] and b_Q, b_K, b_V [32] are the head's slices. Computed in float64
         from the float32 weights, so its α equals the forward's to about 1e-6."""
         check_head(self.info, layer, head)
-        fwd = self.forward(sentence)
+        fwd = self.recent(sentence)
         x = fwd.inputs[layer].astype(np.float64)  # [n, d_model]
         d, d_head = self.info.d_model, self.info.d_head
         cols = [slice(i * d + head * d_head, i * d + (head + 1) * d_head) for i in range(3)]  # Q, K, V columns

@@ -33,14 +33,20 @@ from gguf import GGUFReader
 from gguf.quants import dequantize
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
 
-from attention.core import causal_mask, softmax_
-from attention.pretrained.common import MODELS, Array, Attentions, check_head, check_length, check_sentence
+from attention.core import causal_mask, softmax, softmax_
+from attention.pretrained.common import (
+    MODELS,
+    Array,
+    Attentions,
+    check_head,
+    check_length,
+    check_sentence,
+    recent_forwards,
+)
 from attention.projections import Projections
 from attention.trace import AttentionTrace, Embedded, trace_attention
 
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-# llama.cpp's "smollm" pre-tokenizer: every digit alone, then GPT-2's split; bytes as GPT-2 writes them
-GPT2_SPLIT = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)"
 
 
 def byte_table() -> dict[str, int]:
@@ -164,6 +170,7 @@ class SmolLM2:
         self.vocabulary = facts["vocabulary"]
         merges = [tuple(m.split(" ", 1)) for m in facts["merges"]]
         tokenizer = Tokenizer(models.BPE({t: i for i, t in enumerate(self.vocabulary)}, merges))
+        # llama.cpp's "smollm" pre-tokenizer: every digit alone, then GPT-2's split (ByteLevel's regex)
         tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
             pre_tokenizers.Split(Regex(r"\p{N}"), behavior="isolated"),
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
@@ -171,6 +178,7 @@ class SmolLM2:
         tokenizer.decoder = decoders.ByteLevel()
         self.tokenizer = tokenizer  # the learner's text is plain text: "<|im_start|>" is not a control token
         self.bytes_of = byte_table()
+        self.recent = recent_forwards(self.forward)  # what attentions, head_trace, next_tokens use
 
     def show(self, token: str) -> str:
         """A byte-level token as a learner reads it: a leading space as "␣", bytes that are only part
@@ -190,11 +198,14 @@ class SmolLM2:
         check_length(tokens, "SmolLM2")
         return list(encoding.ids), tokens
 
-    def rope(self, n: int) -> tuple[Array, Array]:
-        """cos and sin of p·θ_c, θ_c = base^(−2c/64), for positions p = 0 … n−1   [n, 64] each (halves repeated)."""
+    def theta(self) -> Array:
+        """θ_c = base^(−2c/64), the angle per position of coordinate pair c   [32], float64."""
         d = self.info.d_head
-        theta = self.rope_base ** (-np.arange(0, d, 2, dtype=np.float64) / d)  # [32]
-        angles = np.arange(n, dtype=np.float64)[:, None] * theta[None, :]  # [n, 32]
+        return self.rope_base ** (-np.arange(0, d, 2, dtype=np.float64) / d)
+
+    def rope(self, n: int) -> tuple[Array, Array]:
+        """cos and sin of p·θ_c for positions p = 0 … n−1   [n, 64] each (halves repeated)."""
+        angles = np.arange(n, dtype=np.float64)[:, None] * self.theta()[None, :]  # [n, 32]
         both = np.concatenate([angles, angles], axis=1)  # [n, 64]
         return np.cos(both).astype(np.float32), np.sin(both).astype(np.float32)
 
@@ -226,14 +237,12 @@ class SmolLM2:
         return Forward(ids, tokens, inputs, weights, logits)
 
     def attentions(self, sentence: str) -> Attentions:
-        fwd = self.forward(sentence)
+        fwd = self.recent(sentence)
         return Attentions(fwd.tokens, fwd.weights)
 
     def next_tokens(self, sentence: str, k: int = 5) -> list[tuple[str, float]]:
         """The k likeliest next tokens after the sentence, with their probabilities."""
-        logits = self.forward(sentence).logits.astype(np.float64)
-        p = np.exp(logits - logits.max())
-        p /= p.sum()
+        p = softmax(self.recent(sentence).logits)  # float64
         top = np.argsort(-p)[:k]
         return [(self.show(self.vocabulary[i]), float(p[i])) for i in top]
 
@@ -242,7 +251,7 @@ class SmolLM2:
         columns, W_K and W_V those of the key/value head it shares (head // 3). Q and K in the trace
         are after RoPE (what the scores use); ``rope`` keeps them before, with θ."""
         check_head(self.info, layer, head)
-        fwd = self.forward(sentence)
+        fwd = self.recent(sentence)
         d, kv_head = self.info.d_head, head // (self.info.heads // self.kv_heads)
         x = fwd.inputs[layer].astype(np.float64)  # [n, 576]
         lay = self.layers[layer]
@@ -254,8 +263,7 @@ class SmolLM2:
         embedded = Embedded(sentence, tuple(fwd.tokens), 0, x, None, x)
         trace = trace_attention(embedded, Projections(w_q, w_k, w_v), preset="pretrained", causal=True,
                                 rotate=lambda m: rotate(m, cos, sin))
-        theta = self.rope_base ** (-np.arange(0, d, 2) / d)  # [32]
-        rope = trace.rope._replace(theta=theta, kv_head=kv_head, group=group)
+        rope = trace.rope._replace(theta=self.theta(), kv_head=kv_head, group=group)
         return dataclasses.replace(trace, token_ids=tuple(fwd.ids), rope=rope)
 
 
