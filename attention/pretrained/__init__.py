@@ -17,7 +17,7 @@ from pathlib import Path
 
 from attention.pretrained.common import MODELS, ModelMissing, PretrainedModel
 
-__all__ = ["MODELS", "ModelMissing", "PretrainedModel", "installed", "load"]
+__all__ = ["MODELS", "ModelMissing", "PretrainedModel", "load", "package_dir"]
 
 _loaded: dict[str, PretrainedModel] = {}
 _lock = threading.Lock()
@@ -35,14 +35,6 @@ def package_dir(name: str) -> Path:
             "(make run and make test do this)."
         )
     return Path(spec.submodule_search_locations[0])
-
-
-def installed(name: str) -> bool:
-    try:
-        package_dir(name)
-    except ModelMissing:
-        return False
-    return True
 
 
 def load(name: str) -> PretrainedModel:
