@@ -1,17 +1,24 @@
 """Load benchmark: a classroom of learners on one `streamlit run` server, in real Chromium pages.
 
     python bench/bench_load.py [N ...]          (default: 10 30), then a soak of 200 learners
+    LESSON=softmax SOAK=0 python bench/bench_load.py 10 30      the walkthrough opened at step 7
     LESSON=real_model SOAK=100 python bench/bench_load.py 10    the same on "A real model" (MiniLM)
+    LESSON=bare SOAK=0 python bench/bench_load.py 10 30         the floor: the bare page, same machine
 
 For each N, N learners (each a fresh browser context, so its own Streamlit session) open the
-walkthrough at the same moment; then, ROUNDS times, all of them type a new sentence at the same
-moment. It prints:
-- first paint for all N: from the first navigation until the last page has drawn (the walkthrough
-  opened at step 7, the softmax: its α heatmap and table);
+walkthrough (or LESSON, below) at the same moment; then, ROUNDS times, all of them type a new
+sentence at the same moment. It prints:
+- first paint for all N: from the first navigation until the last page has drawn (its table there,
+  the script finished, every chart image loaded);
 - interaction latency, p50 and p95 over every learner and round: from pressing Enter until that
-  learner's page shows the new sentence in its α table and every chart has loaded;
+  learner's page shows the new sentence in its table and every chart has loaded;
+- the server's answer, p50 and p95: from the rerun request leaving the browser until the server's
+  "script finished" arriving (the server's share of the interaction, what a class whose laptops
+  draw their own pages would wait for before drawing);
 - errors: pages showing an exception, waits that timed out, websocket reconnects;
-- the server's RSS before the learners came and at its peak (sampled every 0.1 s).
+- the server's RSS before the learners came and at its peak (sampled every 0.1 s);
+- the CPU-seconds the server, Chromium and the benchmark itself used during the typing rounds, so
+  that one can see whose work the latency is.
 The soak run opens 200 learners one after another (each closes before the next) and prints the
 server's RSS every 25 learners: a per-session leak would make it climb without bound.
 
@@ -32,6 +39,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from playwright.async_api import async_playwright
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.bench_browser import DRAWN
 from tests.browser.server import CHROMIUM, CHROMIUM_ARGS, streamlit_server
@@ -39,18 +48,61 @@ from tests.browser.server import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 ROUNDS = 3
 SENTENCES = ["the cat sat on the mat", "the dog sat on the cat", "a cat and a dog sat", "the mat sat on a cat"]
 TIMEOUT_MS = 120_000
+# How often each page checks whether it has drawn, in ms. Playwright's default checks on every
+# animation frame, which in 30 pages cost Chromium about a fifth of its CPU (measured: 56.5 against
+# 46.9 CPU-seconds for 3 rounds of 30); every 100 ms rounds a latency up by at most 0.1 s.
+POLLING = os.environ.get("POLLING", "100")
+POLLING = POLLING if POLLING == "raf" else float(POLLING)
 SOAK = int(os.environ.get("SOAK", 200))
-# LESSON=real_model: the same classroom on "A real model" (MiniLM, a real head at its softmax step)
+# LESSON picks the page the class opens and the table whose labels show that a page caught up:
+# walkthrough: as it opens (step 1, the tokens table); softmax: the walkthrough at step 7 (the α
+# heatmap and table); real_model: "A real model" (MiniLM, a real head at its softmax step);
+# bare: the bare page (bench/bare_app.py: one text box and one st.write), the floor that N Chromium
+# pages and one Streamlit server reach on this machine whatever the lesson draws.
 LESSON = os.environ.get("LESSON", "walkthrough")
-PATH, TABLE = {"walkthrough": ("/?step=7", "weights"),  # the walkthrough at the softmax: α heatmap and table
-               "real_model": ("/real_model?rm_step=7", "rm-weights")}[LESSON]
-# the α table is there and the page is drawn (script finished, every chart image loaded)
-PAINTED = f"() => !!document.querySelector('.st-key-table-{TABLE} table') && ({DRAWN})()"
-# the α table shows every label of the new sentence, and the page is drawn
-UPDATED = f"""labels => {{
+SCRIPT, PATH, TABLE = {"walkthrough": ("app.py", "/", "tokens"),
+                       "softmax": ("app.py", "/?step=7", "weights"),
+                       "real_model": ("app.py", "/real_model?rm_step=7", "rm-weights"),
+                       "bare": ("bench/bare_app.py", "/", None)}[LESSON]
+if TABLE is None:
+    PAINTED = f"() => document.body.innerText.includes('You typed:') && ({DRAWN})()"
+    UPDATED = f"labels => document.body.innerText.includes('You typed: ' + labels.join(' ')) && ({DRAWN})()"
+else:
+    # the table is there and the page is drawn (script finished, every chart image loaded)
+    PAINTED = f"() => !!document.querySelector('.st-key-table-{TABLE} table') && ({DRAWN})()"
+    # the table shows every label of the new sentence, and the page is drawn
+    UPDATED = f"""labels => {{
   const t = document.querySelector('.st-key-table-{TABLE} table');
   return !!t && labels.every(l => t.innerText.includes(l)) && ({DRAWN})();
 }}"""
+
+
+async def launch(playwright):
+    return await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+
+
+def cpu_seconds() -> dict[str, float]:
+    """CPU time (user + system) so far of the live processes, grouped: the Streamlit server (python
+    running streamlit), Chromium (all its processes), and the rest of this benchmark (Playwright's
+    driver and this Python). Read from /proc; processes that have exited are not counted."""
+    tick = os.sysconf("SC_CLK_TCK")
+    groups = {"server": 0.0, "chromium": 0.0, "benchmark": 0.0}
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        seconds = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+        if "streamlit run" in cmdline:
+            groups["server"] += seconds
+        elif "chrom" in cmdline.split(" ", 1)[0]:
+            groups["chromium"] += seconds
+        elif "playwright" in cmdline or proc.name == str(os.getpid()):
+            groups["benchmark"] += seconds
+    return groups
 
 
 def rss_mb(pid: int) -> float:
@@ -82,15 +134,48 @@ class PeakRss:
 
 
 def labels_of(sentence: str) -> list[str]:
-    """The labels the α table will show: our tokens', or the real model's."""
+    """What the table will show: the sentence (bare page), our tokens (step 1's table), their labels
+    (an α table), or the real model's token labels."""
     from attention import tokenize
     from viz.labels import token_labels
 
+    if LESSON == "bare":
+        return [sentence]
+    if LESSON == "walkthrough":
+        return tokenize(sentence)
     if LESSON == "real_model":
         from attention.pretrained import load
 
         return token_labels(load("minilm").tokenize(sentence)[1])
     return token_labels(tokenize(sentence))
+
+
+class Wire:
+    """When a page's websocket carried a rerun request out (BackMsg rerun_script) and the server's
+    "script finished" back (ForwardMsg script_finished): the server's share of an interaction, as
+    the browser's network layer saw it, apart from the time the page then takes to draw."""
+
+    def __init__(self, page):
+        self.sent: list[float] = []
+        self.finished: list[float] = []
+        page.on("websocket", lambda ws: (
+            ws.on("framesent", lambda data: self._note(data, BackMsg, "rerun_script", self.sent)),
+            ws.on("framereceived", lambda data: self._note(data, ForwardMsg, "script_finished", self.finished))))
+
+    @staticmethod
+    def _note(data: bytes | str, message_type, kind: str, times: list[float]) -> None:
+        """Append the time now to ``times`` if the frame ``data`` is a ``message_type`` of ``kind``."""
+        if isinstance(data, bytes):
+            msg = message_type()
+            msg.ParseFromString(data)
+            if msg.WhichOneof("type") == kind:
+                times.append(time.perf_counter())
+
+    def answer_after(self, start: float) -> float | None:
+        """Seconds from the first rerun request sent after ``start`` to the next "script finished"."""
+        sent = next((t for t in self.sent if t >= start), None)
+        done = next((t for t in self.finished if sent is not None and t >= sent), None)
+        return None if done is None else done - sent
 
 
 async def learner(browser, base: str, errors: dict[str, int]):
@@ -99,6 +184,7 @@ async def learner(browser, base: str, errors: dict[str, int]):
     page.set_default_timeout(TIMEOUT_MS)
     page.on("console", lambda m: errors.__setitem__("reconnects", errors["reconnects"] + 1)
             if "WebSocket onclose" in m.text else None)
+    page.wire = Wire(page)
     return context, page
 
 
@@ -106,33 +192,34 @@ async def open_walkthrough(page, base: str, errors: dict[str, int]) -> float:
     start = time.perf_counter()
     try:
         await page.goto(base + PATH)
-        await page.wait_for_function(PAINTED)
+        await page.wait_for_function(PAINTED, polling=POLLING)
     except Exception:
         errors["timeouts"] += 1
     return time.perf_counter() - start
 
 
-async def type_and_wait(page, sentence: str, errors: dict[str, int]) -> float | None:
-    """Seconds from Enter until the page shows ``sentence``; None (and a timeout counted) if the page
-    could not even be typed into, or did not catch up, within TIMEOUT_MS."""
+async def type_and_wait(page, sentence: str, errors: dict[str, int]) -> tuple[float, float | None] | None:
+    """Seconds from Enter until the page shows ``sentence``, and the server's answer time within it
+    (see Wire); None (and a timeout counted) if the page could not even be typed into, or did not
+    catch up, within TIMEOUT_MS."""
     box = page.locator(".st-key-sentence input")
     try:
         await box.fill(sentence)
         start = time.perf_counter()
         await box.press("Enter")
-        await page.wait_for_function(UPDATED, arg=labels_of(sentence))
+        await page.wait_for_function(UPDATED, arg=labels_of(sentence), polling=POLLING)
     except Exception:  # a timeout or a closed page is what this counts
         errors["timeouts"] += 1
         return None
-    return time.perf_counter() - start
+    return time.perf_counter() - start, page.wire.answer_after(start)
 
 
 async def classroom(n: int) -> dict:
     errors = {"exceptions": 0, "timeouts": 0, "reconnects": 0}
-    with streamlit_server() as base:
+    with streamlit_server(SCRIPT) as base:
         pid = base.process.pid
         async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            browser = await launch(p)
             learners = [await learner(browser, base, errors) for _ in range(n)]
             before = rss_mb(pid)
             with PeakRss(pid) as rss:
@@ -140,24 +227,31 @@ async def classroom(n: int) -> dict:
                 await asyncio.gather(*(open_walkthrough(page, base, errors) for _, page in learners))
                 first_paint_all = time.perf_counter() - start
                 latencies: list[float] = []
+                answers: list[float] = []
+                cpu_before = cpu_seconds()
+                rounds_start = time.perf_counter()
                 for r in range(ROUNDS):
                     sentence = SENTENCES[r % len(SENTENCES)]
                     done = await asyncio.gather(*(type_and_wait(page, sentence, errors) for _, page in learners))
-                    latencies += [t for t in done if t is not None]
+                    latencies += [t[0] for t in done if t is not None]
+                    answers += [t[1] for t in done if t is not None and t[1] is not None]
+                cpu = {k: v - cpu_before[k] for k, v in cpu_seconds().items()}
+                print(f"  {n} learners, {ROUNDS} rounds in {time.perf_counter() - rounds_start:.1f} s; CPU s: "
+                      + ", ".join(f"{k} {v:.1f}" for k, v in cpu.items()), flush=True)
             for _, page in learners:
                 errors["exceptions"] += await page.locator("[data-testid=stException]").count()
             await browser.close()
-    return {"n": n, "first_paint_all": first_paint_all, "latencies": latencies, "errors": errors,
+    return {"n": n, "first_paint_all": first_paint_all, "latencies": latencies, "answers": answers, "errors": errors,
             "rss_before": before, "rss_peak": rss.peak}
 
 
 async def soak(total: int) -> list[tuple[int, float]]:
     samples = []
-    with streamlit_server() as base:
+    with streamlit_server(SCRIPT) as base:
         pid = base.process.pid
         samples.append((0, rss_mb(pid)))
         async with async_playwright() as p:
-            browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            browser = await launch(p)
             errors = {"exceptions": 0, "timeouts": 0, "reconnects": 0}
             for k in range(1, total + 1):
                 context, page = await learner(browser, base, errors)
@@ -176,13 +270,14 @@ def percentile(xs: list[float], q: float) -> float:
 
 def main(sizes: list[int]) -> None:
     print(f"{'learners':>8} | {'first paint, all':>16} | {'p50 interaction':>15} | {'p95 interaction':>15} | "
-          f"{'errors (exc/timeout/reconnect)':>30} | {'RSS before → peak':>18}")
+          f"{'p50 / p95 server answer':>23} | {'errors (exc/timeout/reconnect)':>30} | {'RSS before → peak':>18}")
     for n in sizes:
         r = asyncio.run(classroom(n))
         e = r["errors"]
         counts = f"{e['exceptions']}/{e['timeouts']}/{e['reconnects']}"
         print(f"{n:>8} | {r['first_paint_all']:>15.1f}s | {percentile(r['latencies'], 50):>14.2f}s | "
-              f"{percentile(r['latencies'], 95):>14.2f}s | {counts:>30} | "
+              f"{percentile(r['latencies'], 95):>14.2f}s | "
+              f"{percentile(r['answers'], 50):>11.2f}s / {percentile(r['answers'], 95):.2f}s | {counts:>30} | "
               f"{r['rss_before']:>6.0f} → {r['rss_peak']:.0f} MB", flush=True)
     samples = asyncio.run(soak(SOAK))
     print(f"soak ({LESSON}), {SOAK} learners one after another: server RSS "
