@@ -42,8 +42,8 @@ from playwright.async_api import async_playwright
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from bench.bench_browser import DRAWN
-from tests.browser.server import CHROMIUM, CHROMIUM_ARGS, streamlit_server
+from bench.bench_browser import BARE, DRAWN
+from tests.browser.server import launch_chromium, streamlit_server
 
 ROUNDS = 3
 SENTENCES = ["the cat sat on the mat", "the dog sat on the cat", "a cat and a dog sat", "the mat sat on a cat"]
@@ -65,7 +65,7 @@ SCRIPT, PATH, TABLE = {"walkthrough": ("app.py", "/", "tokens"),
                        "real_model": ("app.py", "/real_model?rm_step=7", "rm-weights"),
                        "bare": ("bench/bare_app.py", "/", None)}[LESSON]
 if TABLE is None:
-    PAINTED = f"() => document.body.innerText.includes('You typed:') && ({DRAWN})()"
+    PAINTED = f"() => ({BARE.ready})() && ({DRAWN})()"
     UPDATED = f"labels => document.body.innerText.includes('You typed: ' + labels.join(' ')) && ({DRAWN})()"
 else:
     # the table is there and the page is drawn (script finished, every chart image loaded)
@@ -75,10 +75,6 @@ else:
   const t = document.querySelector('.st-key-table-{TABLE} table');
   return !!t && labels.every(l => t.innerText.includes(l)) && ({DRAWN})();
 }}"""
-
-
-async def launch(playwright):
-    return await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
 
 
 def cpu_seconds() -> dict[str, float]:
@@ -174,7 +170,9 @@ class Wire:
     def answer_after(self, start: float) -> float | None:
         """Seconds from the first rerun request sent after ``start`` to the next "script finished"."""
         sent = next((t for t in self.sent if t >= start), None)
-        done = next((t for t in self.finished if sent is not None and t >= sent), None)
+        if sent is None:
+            return None
+        done = next((t for t in self.finished if t >= sent), None)
         return None if done is None else done - sent
 
 
@@ -219,7 +217,7 @@ async def classroom(n: int) -> dict:
     with streamlit_server(SCRIPT) as base:
         pid = base.process.pid
         async with async_playwright() as p:
-            browser = await launch(p)
+            browser = await launch_chromium(p)
             learners = [await learner(browser, base, errors) for _ in range(n)]
             before = rss_mb(pid)
             with PeakRss(pid) as rss:
@@ -251,7 +249,7 @@ async def soak(total: int) -> list[tuple[int, float]]:
         pid = base.process.pid
         samples.append((0, rss_mb(pid)))
         async with async_playwright() as p:
-            browser = await launch(p)
+            browser = await launch_chromium(p)
             errors = {"exceptions": 0, "timeouts": 0, "reconnects": 0}
             for k in range(1, total + 1):
                 context, page = await learner(browser, base, errors)
