@@ -38,7 +38,7 @@ task = TASKS[name]
 st.markdown(f"**{task.rule}** To answer, a query has to find {task.looks_at}. Three examples (not used for "
             "training), with the answer the model must give under each token:")
 shown = examples(task, settings.seed)
-st.table(T.formatted(V.examples_frame(task, shown.tokens, shown.answers)))
+ui.table(V.examples_frame(task, shown.tokens, shown.answers), "lt-examples")
 
 with st.container(border=True):
     left, middle, right, far = st.columns(4)
@@ -90,7 +90,7 @@ example = (left.radio("Held-out sequence", range(1, EXAMPLES + 1), key="lt_examp
 ui.forget_stale_choice("lt_head", range(1, heads + 1))
 head = (right.radio("Head", range(1, heads + 1), key="lt_head", bind="query-params", horizontal=True,
                     disabled=heads == 1) or 1) - 1
-st.table(T.formatted(V.prediction_frame(run, at, example)))
+ui.table(V.prediction_frame(run, at, example), "lt-prediction")
 trace = head_trace(run, at, example, head)
 ui.matrix(V.alpha_figure(trace, head, heads, step), T.query_key_frame(trace, trace.weights, weights=True),
           "lt-alpha")

@@ -126,7 +126,7 @@ if info.kind == "decoder":
     st.subheader("What the attention is for: the next token", divider="gray")
     st.markdown("A decoder's last token, having looked back through every layer, predicts what comes next. "
                 "The five likeliest next tokens after your sentence, with their probabilities:")
-    st.table(T.formatted(P.next_token_frame(next_of(name, sentence)), decimals=3))
+    ui.table(P.next_token_frame(next_of(name, sentence)), "rm-next-tokens", decimals=3)
     layer_i, head_i = INDUCTION_HEAD
     demo = induction_sentence(settings.seed)
     st.button(f"Induction demo: a random sequence said twice, with layer {layer_i + 1}, head {head_i + 1}",

@@ -7,6 +7,7 @@ import io
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,6 +16,7 @@ from PIL import Image
 import attention as A
 from attention.phonebook import lookup
 from tests import svg_reading as R
+from tests import table_reading as reading
 from viz import figures as F
 from viz import formulas as L
 from viz import heads as H
@@ -244,6 +246,39 @@ def test_tables_escape_markdown_in_text_but_not_numbers():
     weights = T.formatted(T.query_key_frame(t, t.weights))
     assert weights.index[0] == "\\>" and weights.columns[7] == "\\$ \\(8\\)"
     assert weights.iloc[0, 0] == format_number(t.weights[0, 0])
+
+
+def test_markdown_tables_show_the_engine_numbers_under_their_labels():
+    t = A.trace_self_attention("the cat sat on the mat", d_model=6, d_k=3, seed=11, causal=True)
+    shown = reading.frame(T.markdown_table(T.query_key_frame(t, t.weights, weights=True)))
+    assert shown.index.name == "query ↓ · key →"
+    assert list(shown.index) == list(shown.columns) == LABELS
+    for i in range(t.n):
+        for j in range(t.n):  # hand-written: masked keys (j > i) show "—", the rest the engine's weight
+            assert shown.iloc[i, j] == (MASKED_TEXT if j > i else f"{t.weights[i, j]:.2f}")
+    tokens = reading.frame(T.markdown_table(T.token_frame(t), None), index=False)  # no index column
+    assert list(tokens.columns) == ["position i", "token", "id"]
+    assert tokens.values.tolist() == [["1", "the", "0"], ["2", "cat", "1"], ["3", "sat", "2"], ["4", "on", "3"],
+                                      ["5", "the", "0"], ["6", "mat", "4"]]
+
+
+def test_markdown_tables_align_numbers_right_and_name_a_named_index():
+    frame = pd.DataFrame({"next token": ["a", "b"], "probability": [0.5, 0.25]},
+                         index=pd.RangeIndex(1, 3, name="rank"))
+    lines = T.markdown_table(frame, decimals=3).splitlines()
+    assert lines[:2] == ["| rank | next token | probability |", "| --- | :-- | --: |"]
+    assert lines[2:] == ["| **1** | a | 0.500 |", "| **2** | b | 0.250 |"]
+
+
+@pytest.mark.parametrize("text", ["a|b", "a\\|b", "line\nbreak", "x\r\ny", "[a](b)", "$x$", "<b>hi</b>", "**bold**",
+                                  "`code`", "| --- |", "\\", ":red[x]", "![i](http://x/i.png)", "&amp;", " "])
+def test_markdown_tables_keep_every_cell_in_its_place_whatever_the_text(text):
+    frame = pd.DataFrame({"name": [text, "b"], "x": [1.0, 2.0]}, index=[text, "row 2"])
+    shown = reading.frame(T.markdown_table(frame))
+    plain = " ".join(text.splitlines()).strip()  # a line break becomes a space; the parser trims a cell
+    assert shown.shape == (2, 2) and list(shown.columns) == ["name", "x"]
+    assert list(shown.index) == [plain, "row 2"] and list(shown["name"]) == [plain, "b"]
+    assert list(shown["x"]) == ["1.00", "2.00"]
 
 
 @settings(max_examples=200, deadline=None)

@@ -22,6 +22,7 @@ from attention.training import (
     verdict,
 )
 from tests import svg_reading as R
+from tests.table_reading import shown_table
 from tests.test_pages import APP, TIMEOUT, assert_no_exception, shown_number
 from viz import training as V
 
@@ -137,7 +138,7 @@ def open_learn(**query) -> AppTest:
 
 
 def table_numbers(at: AppTest, key: str) -> np.ndarray:
-    return at.get_by_key(f"table-{key}").table[0].value.map(shown_number).to_numpy()
+    return shown_table(at, key).map(shown_number).to_numpy()
 
 
 def test_the_page_waits_for_train_then_shows_the_runs_own_numbers():

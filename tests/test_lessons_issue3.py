@@ -11,6 +11,7 @@ import pytest
 import attention as A
 from attention.cross import trace_cross_attention
 from tests import svg_reading as R
+from tests.table_reading import shown_table
 from tests.test_pages import assert_no_exception, run_app, set_widget, table
 from ui.settings import DEFAULT_SEED, DEFAULT_SENTENCE
 from viz import heads as H
@@ -89,7 +90,7 @@ def test_multihead_bad_sentence_keeps_working():
 def test_causal_toggle_on_the_walkthrough_masks_the_upper_triangle():
     at = run_app(causal=True)
     assert_no_exception(at)
-    shown = at.get_by_key("table-scaled").table[0].value.to_numpy()
+    shown = shown_table(at, "scaled").to_numpy()
     upper = np.triu(np.ones((4, 4), bool), 1)
     assert all(cell == "−∞" for cell in shown[upper])  # the scores step shows −∞ where masked
     weights = table(at, "weights")

@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import attention as A
+from tests.table_reading import shown_table
 from ui.settings import DEFAULT_SEED, DEFAULT_SENTENCE
 
 TIMEOUT = 60
@@ -34,8 +35,7 @@ def set_widget(at: AppTest, key: str, value) -> AppTest:
 
 def table(at: AppTest, key: str):
     """The numbers a table shows, parsed back from their on-screen text: "—" (masked) is NaN."""
-    frame = at.get_by_key(f"table-{key}").table[0].value
-    return frame.map(shown_number).to_numpy()
+    return shown_table(at, key).map(shown_number).to_numpy()
 
 
 def shown_number(text) -> float:
@@ -44,9 +44,8 @@ def shown_number(text) -> float:
 
 
 def shown_tokens(at: AppTest) -> list[str]:
-    """The token column as sent to the browser, with the Markdown escaping undone."""
-    column = at.get_by_key("table-tokens").table[0].value["token"]
-    return [re.sub(r"\\(.)", r"\1", t) for t in column]
+    """The token column as a learner reads it (the Markdown rendered)."""
+    return list(shown_table(at, "tokens", index=False)["token"])
 
 
 def assert_no_exception(at: AppTest):
@@ -184,7 +183,7 @@ def test_unusual_text_is_shown_literally(sentence, tokens):
     assert shown_tokens(at) == tokens
     # Markdown that shows a token escapes it, so "$", ">" or "[" can't start maths, quotes or links.
     row_sums = next(c.value for c in at.caption if c.value.startswith("Row sums"))
-    for text in [*at.get_by_key("table-tokens").table[0].value["token"], row_sums]:
+    for text in [at.get_by_key("table-tokens").markdown[0].value, row_sums]:
         assert not re.search(r"(?<!\\)[$>\[*]", text), text
 
 

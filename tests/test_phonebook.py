@@ -20,6 +20,7 @@ from attention.phonebook import (
     name_vectors,
     shared_ngrams,
 )
+from tests.table_reading import shown_table
 from tests.test_pages import assert_no_exception, run_app, set_widget, table
 
 PAGE = "lessons/phonebook.py"
@@ -128,7 +129,7 @@ def test_edits_give_messages_not_exceptions():
 def test_page_default_and_controls():
     at = run_app().switch_page(PAGE).run()
     assert_no_exception(at)
-    frame = at.get_by_key("table-pb-lookup").table[0].value
+    frame = shown_table(at, "pb-lookup")
     r = lookup(BOOK_NAMES, BOOK_PHONES, "Jindrich", temperature=0.2)
     np.testing.assert_allclose(frame["weight α"].astype(float), r.weights, atol=0.0005 + 1e-9)
     assert any("Jindřich" in m.value for m in at.markdown if "Hard answer" in m.value)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +14,7 @@ from attention.pretrained import MODELS, ModelMissing, load
 from attention.pretrained.common import MAX_MODEL_TOKENS, gelu_
 from attention.pretrained.gallery import GALLERY, INDUCTION_HEAD, first_token_heads, induction, induction_sentence
 from attention.tokens import SentenceError
+from tests.table_reading import shown_table
 from tests.test_pages import APP, TIMEOUT, assert_no_exception, shown_number
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -216,14 +216,14 @@ def open_real_model(**query):
 
 
 def numbers(at, key: str) -> np.ndarray:
-    return at.get_by_key(f"table-{key}").table[0].value.map(shown_number).to_numpy()
+    return shown_table(at, key).map(shown_number).to_numpy()
 
 
 def test_the_page_shows_the_models_tokens_and_heads(minilm):
     at = open_real_model()
     assert_no_exception(at)
     tokens, weights = minilm.attentions("This forum is awesome")
-    shown = [re.sub(r"\\(.)", r"\1", t) for t in at.get_by_key("table-rm-model-tokens").table[0].value["token"]]
+    shown = list(shown_table(at, "rm-model-tokens", index=False)["token"])
     assert shown == tokens == ["[CLS]", "this", "forum", "is", "awesome", "[SEP]"]
     np.testing.assert_allclose(numbers(at, "rm-head"), weights[0, 0], atol=0.005 + 1e-9)
     at.selectbox(key="rm_layer").set_value(6).run()
@@ -281,9 +281,9 @@ def test_the_decoder_page_shows_rope_its_next_tokens_and_the_induction_demo(smol
     _, weights = smollm2.attentions("This forum is awesome")
     np.testing.assert_allclose(numbers(at, "rm-head"), np.where(np.tril(np.ones((4, 4))) > 0, weights[0, 0], np.nan),
                                atol=0.005 + 1e-9)  # masked keys show "—"
-    (shown,) = [t.value for t in at.table if "probability" in t.value.columns]
+    shown = shown_table(at, "rm-next-tokens")
     top = smollm2.next_tokens("This forum is awesome")
-    assert [re.sub(r"\\(.)", r"\1", t) for t in shown["next token"]] == [t for t, _ in top]
+    assert list(shown["next token"]) == [t for t, _ in top]
     assert [float(p) for p in shown["probability"]] == [round(p, 3) for _, p in top]
     at.selectbox(key="rm_step").set_value(5).run()  # the RoPE step, a decoder's own
     assert_no_exception(at)

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from viz.svg import Svg
-from viz.tables import formatted
+from viz.tables import formatted, markdown_table
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 SIDE_BY_SIDE_MAX_COLUMNS = 6
@@ -52,7 +52,8 @@ def chart(fig: Svg, key: str) -> None:
 
 
 def table(frame: pd.DataFrame, key: str, decimals: int | None = 2) -> None:
-    """The matrix's numbers as a plain table; ``.st-key-table-<key>`` finds it in the browser.
+    """The matrix's numbers as a plain table (one Markdown table, see ``viz.tables.markdown_table``);
+    ``.st-key-table-<key>`` finds it in the browser.
 
     Beyond MAX_TABLE_CELLS cells (a 64-token α has 4,096) a scrolling grid instead: it draws only
     the cells on screen, where a plain table would lay out every one (issue 9).
@@ -61,7 +62,7 @@ def table(frame: pd.DataFrame, key: str, decimals: int | None = 2) -> None:
         if frame.size > MAX_TABLE_CELLS:
             st.dataframe(formatted(frame, decimals, markdown=False), height=420)
         else:
-            st.table(formatted(frame, decimals))
+            st.markdown(markdown_table(frame, decimals))
 
 
 def matrix(

@@ -105,3 +105,26 @@ def formatted(frame: pd.DataFrame, decimals: int | None = 2, *, markdown: bool =
     if shown.index.name:
         shown.index.name = escape(shown.index.name)
     return shown
+
+
+def markdown_table(frame: pd.DataFrame, decimals: int | None = 2) -> str:
+    """The frame as one GitHub-flavoured Markdown table: the text of ``formatted(frame, decimals)``,
+    row labels in bold (an unnamed RangeIndex is left out), numbers right-aligned.
+
+    Why not ``st.table``: it renders every cell through its own Markdown pipeline, which cost
+    Chromium ~50 ms for an 8 × 8 table on each rerun; the same table as one Markdown element costs
+    ~13 ms (issue 9). The cells are Markdown-escaped by ``formatted`` (so "|" is "\\|" and cannot end
+    a cell), and a line break inside a cell, which would end the table's row, becomes a space.
+    """
+    shown = formatted(frame, decimals)
+    labelled = not isinstance(frame.index, pd.RangeIndex) or frame.index.name is not None  # e.g. "rank" 1…5
+    numeric = [pd.api.types.is_numeric_dtype(dtype) for dtype in frame.dtypes]
+
+    def row(cells: Sequence[object]) -> str:
+        return "| " + " | ".join(" ".join(str(c).splitlines()) or " " for c in cells) + " |"
+
+    header = ([shown.index.name or ""] if labelled else []) + list(shown.columns)
+    rule = (["---"] if labelled else []) + ["--:" if right else ":--" for right in numeric]
+    body = [row(([f"**{label}**" if str(label).strip() else label] if labelled else []) + values)
+            for label, values in zip(shown.index, shown.to_numpy().tolist(), strict=True)]
+    return "\n".join([row(header), row(rule), *body])

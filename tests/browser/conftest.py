@@ -8,6 +8,7 @@ from playwright.sync_api import sync_playwright
 from tests.browser.server import ROOT, launch_chromium, streamlit_server
 
 ARTIFACTS = ROOT / "test-artifacts"
+TIMEOUT_MS = 60_000  # for every wait: generous, since CI runs on 2 busy cores
 
 
 @pytest.fixture(scope="session")
@@ -40,7 +41,7 @@ def open_page(browser, base_url):
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         contexts.append(context)
         pg = context.new_page()
-        pg.set_default_timeout(60_000)
+        pg.set_default_timeout(TIMEOUT_MS)
         pg.goto(base_url + path)
         pg.wait_for_selector(ready)
         return pg

@@ -11,8 +11,10 @@ from urllib.parse import urlencode
 
 import numpy as np
 import pytest
+from playwright.sync_api import expect
 
 from attention import random_projections
+from tests.browser.conftest import TIMEOUT_MS
 from tests.browser.test_issue4_browser import settled_box, type_in_cell
 from tests.browser.test_walkthrough_browser import wait_for_ticks
 from ui.links import check_link
@@ -54,7 +56,7 @@ def test_link_parameters_are_named_literally(open_page):
     requests = watch_requests(page)
     page.wait_for_selector("[data-testid=stAlertContainer]:has-text('could not be used')")
     assert_inert(page, requests, shown=PAYLOADS)
-    assert page.locator(".st-key-seed input").input_value() == "42"  # the default seed, not a crash
+    expect(page.locator(".st-key-seed input")).to_have_value("42", timeout=TIMEOUT_MS)  # the default seed, not a crash
 
 
 def test_matrix_cells_from_a_link_are_refused_literally(open_page):
@@ -101,7 +103,8 @@ def test_the_longest_link_the_app_can_write_opens_again(open_page):
     assert len(cells) <= MAX_EDITS_CHARS and not check_link(params)
     page = open_page("/?" + urlencode(params), ".st-key-table-w_q table")  # step 3: the editor and its edits
     assert len(page.url) > 30_000
-    assert page.locator(".st-key-sentence input").input_value() == sentence
+    # waited for, not read at once: on a busy machine the box can still be empty when the table is there
+    expect(page.locator(".st-key-sentence input")).to_have_value(sentence, timeout=TIMEOUT_MS)
     page.wait_for_selector("[data-testid=stAlertContainer]:has-text('hand-edited matrices')")  # the edits are in use
     assert page.locator("[data-testid=stAlertContainer]:has-text('could not be used')").count() == 0
 

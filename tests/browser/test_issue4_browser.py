@@ -143,8 +143,8 @@ def test_editing_a_matrix_cell_changes_the_scores(page, open_page, artifacts):
     type_sentence(page, "the cat sat")
     wait_for_ticks(page, "scores", ["the", "cat", "sat"])
     page.wait_for_function(  # the table beside the heatmap may repaint a moment later
-        "() => Array.from(document.querySelectorAll('.st-key-table-scores tbody th')).map(e => e.innerText.trim())"
-        ".join('|') === 'the|cat|sat'"
+        "() => Array.from(document.querySelectorAll('.st-key-table-scores tbody td:first-child'))"
+        ".map(e => e.innerText.trim()).join('|') === 'the|cat|sat'"
     )
     again = trace_self_attention("the cat sat", d_model=8, d_k=4, seed=42, projections=Projections(w_q, w.w_k, w.w_v))
     eventually_close(page, "scores", again.scores)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from playwright.sync_api import expect
 
 from attention import trace_multi_head
+from tests.browser.conftest import TIMEOUT_MS
 from tests.browser.test_walkthrough_browser import (
     CHART_TEXTS,
     chart_texts,
@@ -31,7 +33,7 @@ def test_switching_to_multihead_keeps_the_sentence(page, artifacts):
     wait_for_ticks(page, "weights", ["the (1)", "cat", "sat", "on", "the (5)", "mat"])
     page.locator("[data-testid=stSidebarNav] a", has_text="Multi-head attention").click()
     page.wait_for_selector(".st-key-table-mh-output table")
-    assert page.locator(".st-key-sentence input").input_value() == "the cat sat on the mat"
+    expect(page.locator(".st-key-sentence input")).to_have_value("the cat sat on the mat", timeout=TIMEOUT_MS)
     labels = ["the (1)", "cat", "sat", "on", "the (5)", "mat"]
     wait_for_ticks(page, "heads", labels * 2)  # the key axis of each of the two heads
     _, output = read_table(page, "mh-output")

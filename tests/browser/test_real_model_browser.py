@@ -4,9 +4,11 @@ large and step by step, a gallery head one click away."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from attention.pretrained import load
 from attention.pretrained.gallery import GALLERY, induction, induction_sentence
+from tests.browser.conftest import TIMEOUT_MS
 from tests.browser.test_lessons_browser import full_screenshot
 from tests.browser.test_walkthrough_browser import type_sentence, wait_for_chart, wait_for_table, wait_for_ticks
 from viz.labels import format_number
@@ -30,7 +32,7 @@ def test_the_pronoun_head_from_the_gallery_with_screenshots(open_page, artifacts
     page.locator(f".st-key-rm_gallery_{entry} button").click()
     tokens, weights = model.attentions(GALLERY[entry].sentence)
     wait_for_table(page, "rm-head", alpha_cells(weights[5, 11]))
-    assert page.locator(".st-key-sentence input").input_value() == GALLERY[entry].sentence
+    expect(page.locator(".st-key-sentence input")).to_have_value(GALLERY[entry].sentence, timeout=TIMEOUT_MS)
     page.wait_for_function("() => location.search.includes('rm_layer=6') && location.search.includes('rm_head=12')")
     full_screenshot(page, artifacts / "real-model-full.png")
     page.set_viewport_size({"width": 1400, "height": 1500})
@@ -43,7 +45,7 @@ def test_a_sentence_the_model_cannot_take_keeps_the_page(open_page):
     page = open_page("/real_model", ".st-key-table-rm-head table")
     type_sentence(page, "word " * 150)
     page.get_by_text("at most 128 can be shown").wait_for()
-    assert page.locator(".st-key-sentence input").input_value() == "word " * 150
+    expect(page.locator(".st-key-sentence input")).to_have_value("word " * 150, timeout=TIMEOUT_MS)
     _, weights = load("minilm").attentions("This forum is awesome")
     wait_for_table(page, "rm-head", alpha_cells(weights[0, 0]))  # the last sentence that worked
 
@@ -63,7 +65,7 @@ def test_the_decoder_and_its_induction_demo(open_page, artifacts):
     demo = induction_sentence(42)
     tokens, weights = model.attentions(demo)
     wait_for_table(page, "rm-head", masked_cells(weights[18, 6]))  # layer 19, head 7
-    assert page.locator(".st-key-sentence input").input_value() == demo
+    expect(page.locator(".st-key-sentence input")).to_have_value(demo, timeout=TIMEOUT_MS)
     assert induction(tokens, weights[18, 6]) >= 0.7
     page.get_by_text(model.next_tokens(demo)[0][0], exact=True).first.wait_for()  # the top next token is listed
     page.set_viewport_size({"width": 1400, "height": 1500})

@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attention import trace_self_attention
+from tests.browser.conftest import TIMEOUT_MS
 from tests.browser.server import nginx_in_front, streamlit_server
 from tests.browser.test_classroom_browser import open_downloads
 from tests.browser.test_walkthrough_browser import (
@@ -96,8 +97,9 @@ def test_learners_stick_to_a_replica_and_survive_its_death(browser, replicas, ar
     # the page reconnects through nginx to the other replica…
     expect(status).to_be_hidden()
     assert replica_of(page, front) != home
-    assert page.locator(".st-key-sentence input").input_value() == "the cat sat on the mat"  # nothing lost
-    assert page.locator(".st-key-seed input").input_value() == "7"
+    # nothing lost
+    expect(page.locator(".st-key-sentence input")).to_have_value("the cat sat on the mat", timeout=TIMEOUT_MS)
+    expect(page.locator(".st-key-seed input")).to_have_value("7", timeout=TIMEOUT_MS)
     # …which now runs the lesson: the learner's next change is computed there, on the same sentence,
     # seed and mask (the page still showed the old numbers while it reconnected, so change something)
     nudge_d_k(page)

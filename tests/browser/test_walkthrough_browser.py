@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attention import trace_self_attention
+from tests.browser.conftest import TIMEOUT_MS
 from tests.test_pages import shown_number
 
 pytestmark = pytest.mark.browser
@@ -19,17 +20,17 @@ def read_table(page, key: str) -> tuple[list[str], np.ndarray]:
     rows = page.locator(f".st-key-table-{key} table tbody tr")
     labels, values = [], []
     for r in range(rows.count()):
-        cells = rows.nth(r).locator("th, td").all_inner_texts()
+        cells = rows.nth(r).locator("td").all_inner_texts()
         labels.append(cells[0].strip())
         values.append([shown_number(c.strip()) for c in cells[1:]])
     return labels, np.array(values)
 
 
 def wait_for_table(page, key: str, cells: list[list[str]]) -> None:
-    """Wait until the table ``key`` shows exactly these cell texts (row labels left out)."""
+    """Wait until the table ``key`` shows exactly these cell texts (row labels, the first column, left out)."""
     page.wait_for_function(
         "([sel, want]) => JSON.stringify(Array.from(document.querySelectorAll(sel)).map("
-        "r => Array.from(r.querySelectorAll('td')).map(c => c.innerText.trim()))) === JSON.stringify(want)",
+        "r => Array.from(r.querySelectorAll('td')).slice(1).map(c => c.innerText.trim()))) === JSON.stringify(want)",
         arg=[f".st-key-table-{key} table tbody tr", cells],
     )
 
@@ -156,7 +157,7 @@ def test_output_on_screen_is_the_weighted_sum_of_values_on_screen(page):
     page.get_by_role("option", name="3 · is").wait_for()
     page.keyboard.press("Enter")
     page.wait_for_function(
-        "() => document.querySelector('.st-key-table-output-row tbody th')?.innerText.trim() === 'is'"
+        "() => document.querySelector('.st-key-table-output-row tbody td')?.innerText.trim() === 'is'"
     )
     _, v = read_table(page, "v")  # [n, d_k]
     labels, alpha = read_table(page, "weights")  # [n, n]
@@ -182,7 +183,8 @@ def test_html_in_the_sentence_is_shown_as_text(page, artifacts):
     tokens = page.locator(".st-key-table-tokens table tbody tr td").all_inner_texts()
     assert [t.strip() for t in tokens][1::3][:2] == ["<", "img"]
     assert [t.strip() for t in tokens][-2] == ">"  # a Markdown quote marker in a table cell stays text
-    assert page.locator(".st-key-sentence input").input_value() == evil  # the learner's text is intact
+    # the learner's text is intact
+    expect(page.locator(".st-key-sentence input")).to_have_value(evil, timeout=TIMEOUT_MS)
     page.screenshot(path=artifacts / "walkthrough-html-sentence.png")
 
 
@@ -208,7 +210,7 @@ def test_a_shared_link_reproduces_the_lesson(open_page):
     # A link with settings, opened by a new learner in a fresh browser context.
     page = open_page("/?sentence=the+cat+sat&seed=7&d_k=3&all_steps=true", ".st-key-table-output table")
     wait_for_ticks(page, "weights", ["the", "cat", "sat"])
-    assert page.locator(".st-key-seed input").input_value() == "7"
+    expect(page.locator(".st-key-seed input")).to_have_value("7", timeout=TIMEOUT_MS)
     labels, q = read_table(page, "q")
     assert labels == ["the", "cat", "sat"] and q.shape == (3, 3)  # d_k = 3 from the link
     _, alpha = read_table(page, "weights")
