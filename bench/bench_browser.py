@@ -12,10 +12,12 @@ Printed as one table of ratios to the bare page. Asserts nothing; targets from i
     python bench/bench_browser.py            # every lesson, 5 rounds
     ROUNDS=3 python bench/bench_browser.py   # quicker
     APP=/path/to/other/checkout/app.py python bench/bench_browser.py   # measure another version
+    BEFORE=/path/to/other/checkout/app.py python bench/bench_browser.py  # both versions, in one run
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 import sys
@@ -32,6 +34,7 @@ from tests.browser.server import launch_chromium, streamlit_server  # noqa: E402
 
 ROUNDS = int(os.environ.get("ROUNDS", "5"))
 APP = os.environ.get("APP", "app.py")
+BEFORE = os.environ.get("BEFORE")  # another version's app.py, measured in the same run for a before/after
 SIX = "the cat sat on the mat"
 
 
@@ -40,11 +43,13 @@ def words(n: int, last: str) -> str:
     return " ".join([f"w{k}" for k in range(n - 1)] + [last])
 
 
-# True once the page has finished a run and drawn it: no script running, every chart image loaded,
-# every Plotly chart (before issue 9) drawn.
+# True once the page has finished a run and drawn it: no script running, no element still a grey
+# placeholder (Streamlit shows an stSkeleton while an element's code loads: images, widgets), every
+# web font (KaTeX's) loaded, every chart image loaded, every Plotly chart (before issue 9) drawn.
 DRAWN = """() => {
   const app = document.querySelector('[data-testid=stApp]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-testid=stSkeleton]') || document.fonts.status !== 'loaded') return false;
   const images = Array.from(document.querySelectorAll('[data-testid=stImage] img'));
   if (!images.every(i => i.complete && i.naturalWidth > 0)) return false;
   return Array.from(document.querySelectorAll('.stPlotlyChart')).every(p => p.querySelector('.main-svg'));
@@ -141,31 +146,37 @@ def sample(playwright, base: str, case: Case) -> tuple[float, float, int]:
         browser.close()
 
 
-def main() -> None:
-    with (
-        streamlit_server(APP) as app_url,
-        streamlit_server("bench/bare_app.py") as bare_url,
-        sync_playwright() as p,
-    ):
-        def base(case: Case) -> str:
-            return bare_url if case is BARE else app_url
-
-        for case in CASES:  # warm both servers (imports, caches)
-            print(f"warming: {case.name}", file=sys.stderr)
-            sample(p, base(case), case)
-        results: dict[str, list[tuple[float, float, int]]] = {c.name: [] for c in CASES}
-        for _ in range(ROUNDS):  # interleaved, so that every case sees the same machine load
-            for case in CASES:
-                results[case.name].append(sample(p, base(case), case))
-    med = {name: tuple(statistics.median(r[k] for r in rs) for k in range(3)) for name, rs in results.items()}
+def table(title: str, med: dict[str, tuple[float, float, float]]) -> None:
     bare_fp, bare_it, _ = med[BARE.name]
-    print(f"{APP}: medians of {ROUNDS} rounds, each in a fresh Chromium; ratios to the bare page "
+    print(f"{title}: medians of {ROUNDS} rounds, each in a fresh Chromium; ratios to the bare page "
           f"(first paint {bare_fp:.2f} s, interaction {bare_it:.3f} s)")
     print(f"| {'lesson':<20} | first paint | interaction | KB per rerun | first paint s | interaction s |")
     print(f"|{'-' * 22}|-------------|-------------|--------------|---------------|---------------|")
     for name, (fp, it, sent) in med.items():
         print(f"| {name:<20} | {fp / bare_fp:>10.2f}× | {it / bare_it:>10.2f}× | {sent / 1000:>12.1f} | "
               f"{fp:>13.2f} | {it:>13.3f} |")
+
+
+def main() -> None:
+    """Every case on the app (and on BEFORE's app, if given) and the bare page, interleaved."""
+    apps = {APP: APP, **({f"before: {BEFORE}": BEFORE} if BEFORE else {})}
+    with contextlib.ExitStack() as servers, sync_playwright() as p:
+        bare_url = servers.enter_context(streamlit_server("bench/bare_app.py"))
+        urls = {label: servers.enter_context(streamlit_server(script)) for label, script in apps.items()}
+        runs = [(label, BARE, bare_url) for label in apps] + [
+            (label, case, urls[label]) for case in CASES if case is not BARE for label in apps]
+        for label, case, url in runs:  # warm every server (imports, caches)
+            print(f"warming: {label}, {case.name}", file=sys.stderr)
+            sample(p, url, case)
+        results: dict[tuple[str, str], list[tuple[float, float, int]]] = {(lb, c.name): [] for lb, c, _ in runs}
+        for _ in range(ROUNDS):  # interleaved, so that every case sees the same machine load
+            for label, case, url in runs:
+                if case is BARE and label != APP:
+                    continue  # one bare page serves every app's table
+                results[label, case.name].append(sample(p, url, case))
+    for label in apps:
+        rows = {c.name: results[label if c is not BARE else APP, c.name] for c in CASES}
+        table(label, {name: tuple(statistics.median(r[k] for r in rs) for k in range(3)) for name, rs in rows.items()})
     print("targets (issue 9): walkthrough ≤ 1.5× both; 16 tokens interaction ≤ 2×; 64 tokens ≤ 3×; other lessons "
           "≤ 2× both; ≤ 150 KB per rerun at 16 tokens")
 
