@@ -7,11 +7,13 @@ found" (and AppTest reruns lose this script).
 
 import streamlit as st
 
+from ui.components import TABLE_CSS
 from ui.links import clean_link, share_link
 from ui.settings import draw_shared_sidebar
 
 st.set_page_config(page_title="Attention Lab", page_icon=":material/search:", layout="wide")
 clean_link()  # first: a bad value in the URL must never reach a widget
+st.html(TABLE_CSS)
 st.session_state["_shared"] = draw_shared_sidebar()
 
 page = st.navigation(

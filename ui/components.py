@@ -14,6 +14,13 @@ from viz.tables import formatted, markdown_table
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 SIDE_BY_SIDE_MAX_COLUMNS = 6
 MAX_TABLE_CELLS = 400
+# Our own static CSS (no user text), drawn once a run by app.py: a Markdown table wider than its
+# column scrolls sideways inside it (as st.table did) instead of running past the page's edge, and
+# its cells are as compact as st.table's, one line each (a label never wraps into a tall row).
+TABLE_CSS = """<style>
+[class*="st-key-table-"] table { display: block; max-width: 100%; overflow-x: auto; }
+[class*="st-key-table-"] th, [class*="st-key-table-"] td { padding: 0.25rem 0.5rem; white-space: nowrap; }
+</style>"""
 
 
 @cache
