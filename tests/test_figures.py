@@ -271,7 +271,7 @@ def test_markdown_tables_align_numbers_right_and_name_a_named_index():
 
 
 @pytest.mark.parametrize("text", ["a|b", "a\\|b", "line\nbreak", "x\r\ny", "[a](b)", "$x$", "<b>hi</b>", "**bold**",
-                                  "`code`", "| --- |", "\\", ":red[x]", "![i](http://x/i.png)", "&amp;", " "])
+                                  "`code`", "| --- |", "\\", ":red[x]", "![i](http://x/i.png)", "&amp;", " ", "  x  "])
 def test_markdown_tables_keep_every_cell_in_its_place_whatever_the_text(text):
     frame = pd.DataFrame({"name": [text, "b"], "x": [1.0, 2.0]}, index=[text, "row 2"])
     shown = reading.frame(T.markdown_table(frame))

@@ -125,6 +125,7 @@ def markdown_table(frame: pd.DataFrame, decimals: int | None = 2) -> str:
 
     header = ([shown.index.name or ""] if labelled else []) + list(shown.columns)
     rule = (["---"] if labelled else []) + ["--:" if right else ":--" for right in numeric]
-    body = [row(([f"**{label}**" if str(label).strip() else label] if labelled else []) + values)
+    # stripped: "** x**" would not be bold, and would show its asterisks
+    body = [row(([f"**{str(label).strip()}**" if str(label).strip() else label] if labelled else []) + values)
             for label, values in zip(shown.index, shown.to_numpy().tolist(), strict=True)]
     return "\n".join([row(header), row(rule), *body])
