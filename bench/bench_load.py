@@ -84,17 +84,19 @@ else:
 # font load), timed with the page's own clock; the result lands in window.__answered for round ``id``.
 WATCH = f"""([labels, id]) => {{
   const caughtUp = {UPDATED};
-  let start = null, done = false;
+  let start = null;
+  const enter = e => {{ if (e.key === 'Enter' && start === null) start = performance.now(); }};
   const check = () => {{
-    if (done || start === null || !caughtUp(labels)) return;
-    done = true;
-    observer.disconnect();
+    if (start === null || !caughtUp(labels)) return;
+    observer.disconnect();  // this round's watch ends here: nothing of it stays for the next round
+    window.removeEventListener('keydown', enter, true);
+    document.removeEventListener('load', check, true);
+    document.fonts.removeEventListener('loadingdone', check);
     requestAnimationFrame(() => {{ window.__answered = {{id, seconds: (performance.now() - start) / 1000}}; }});
   }};
   const observer = new MutationObserver(check);
   observer.observe(document.documentElement, {{subtree: true, childList: true, attributes: true, characterData: true}});
-  window.addEventListener('keydown', e => {{ if (e.key === 'Enter' && start === null) start = performance.now(); }},
-                          {{capture: true}});
+  window.addEventListener('keydown', enter, true);
   document.addEventListener('load', check, true);
   document.fonts.addEventListener('loadingdone', check);
 }}"""

@@ -22,8 +22,7 @@ from attention.training import (
     verdict,
 )
 from tests import svg_reading as R
-from tests.table_reading import shown_table
-from tests.test_pages import APP, TIMEOUT, assert_no_exception, shown_number
+from tests.test_pages import APP, TIMEOUT, assert_no_exception, table
 from viz import training as V
 
 PAGE = "lessons/learn.py"
@@ -137,10 +136,6 @@ def open_learn(**query) -> AppTest:
     return at.switch_page(PAGE).run()
 
 
-def table_numbers(at: AppTest, key: str) -> np.ndarray:
-    return shown_table(at, key).map(shown_number).to_numpy()
-
-
 def test_the_page_waits_for_train_then_shows_the_runs_own_numbers():
     at = open_learn()
     assert_no_exception(at)
@@ -153,7 +148,7 @@ def test_the_page_waits_for_train_then_shows_the_runs_own_numbers():
     assert at.success[0].value == V.verdict_text(verdict(run), run)
     assert at.select_slider(key="lt_step").value == 300
     expected = head_trace(run, len(run.snapshots) - 1, 0, 0).weights
-    shown = table_numbers(at, "lt-alpha")
+    shown = table(at, "lt-alpha")
     allowed = np.tril(np.ones((8, 8), dtype=bool))
     np.testing.assert_allclose(shown[allowed], expected[allowed], atol=0.005 + 1e-9)
     assert np.isnan(shown[~allowed]).all()  # keys after the query: "—"
@@ -164,11 +159,11 @@ def test_moving_the_step_moves_alpha_back_in_time():
     at.select_slider(key="lt_step").set_value(0).run()
     assert_no_exception(at)
     run = train(TrainingConfig())
-    np.testing.assert_allclose(np.nan_to_num(table_numbers(at, "lt-alpha")), head_trace(run, 0, 0, 0).weights,
+    np.testing.assert_allclose(np.nan_to_num(table(at, "lt-alpha")), head_trace(run, 0, 0, 0).weights,
                                atol=0.005 + 1e-9)
     assert "step 0" in at.subheader[0].value
     at.radio(key="lt_example").set_value(3).run()
-    np.testing.assert_allclose(np.nan_to_num(table_numbers(at, "lt-alpha")), head_trace(run, 0, 2, 0).weights,
+    np.testing.assert_allclose(np.nan_to_num(table(at, "lt-alpha")), head_trace(run, 0, 2, 0).weights,
                                atol=0.005 + 1e-9)
 
 
@@ -179,9 +174,9 @@ def test_a_link_opens_the_same_run_at_its_step_task_and_heads():
     at.radio(key="lt_head").set_value(2).run()
     run = train(TrainingConfig(task="first", heads=2))
     snapshot = run.snapshot_steps.index(60)
-    np.testing.assert_allclose(np.nan_to_num(table_numbers(at, "lt-alpha")),
+    np.testing.assert_allclose(np.nan_to_num(table(at, "lt-alpha")),
                                head_trace(run, snapshot, 0, 1).weights, atol=0.005 + 1e-9)
-    np.testing.assert_allclose(table_numbers(at, "lt-form"), bilinear_form(run.snapshots[snapshot], 1), atol=0.05)
+    np.testing.assert_allclose(table(at, "lt-form"), bilinear_form(run.snapshots[snapshot], 1), atol=0.05)
 
 
 def test_a_blown_up_run_says_so_and_keeps_the_page_working():
@@ -224,10 +219,10 @@ def test_the_head_opens_in_the_walkthroughs_steps_with_its_learned_matrices():
     trace = head_trace(run, len(run.snapshots) - 1, 0, 0)
     assert any("are **learned**" in m.value for m in at.markdown)  # step 3's text for a trained head
     assert not any("seeded random" in m.value for m in at.markdown)
-    np.testing.assert_allclose(table_numbers(at, "lt-head-w_q"), trace.w_q, atol=0.005 + 1e-9)
+    np.testing.assert_allclose(table(at, "lt-head-w_q"), trace.w_q, atol=0.005 + 1e-9)
     at.selectbox(key="lt_head_step").set_value(7).run()
     assert_no_exception(at)
-    np.testing.assert_allclose(np.nan_to_num(table_numbers(at, "lt-head-weights")), trace.weights,
+    np.testing.assert_allclose(np.nan_to_num(table(at, "lt-head-weights")), trace.weights,
                                atol=0.005 + 1e-9)
 
 

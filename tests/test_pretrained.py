@@ -15,7 +15,7 @@ from attention.pretrained.common import MAX_MODEL_TOKENS, gelu_
 from attention.pretrained.gallery import GALLERY, INDUCTION_HEAD, first_token_heads, induction, induction_sentence
 from attention.tokens import SentenceError
 from tests.table_reading import shown_table
-from tests.test_pages import APP, TIMEOUT, assert_no_exception, shown_number
+from tests.test_pages import APP, TIMEOUT, assert_no_exception, table
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 TOLERANCE = 1e-5
@@ -215,23 +215,19 @@ def open_real_model(**query):
     return at.switch_page(PAGE).run()
 
 
-def numbers(at, key: str) -> np.ndarray:
-    return shown_table(at, key).map(shown_number).to_numpy()
-
-
 def test_the_page_shows_the_models_tokens_and_heads(minilm):
     at = open_real_model()
     assert_no_exception(at)
     tokens, weights = minilm.attentions("This forum is awesome")
     shown = list(shown_table(at, "rm-model-tokens", index=False)["token"])
     assert shown == tokens == ["[CLS]", "this", "forum", "is", "awesome", "[SEP]"]
-    np.testing.assert_allclose(numbers(at, "rm-head"), weights[0, 0], atol=0.005 + 1e-9)
+    np.testing.assert_allclose(table(at, "rm-head"), weights[0, 0], atol=0.005 + 1e-9)
     at.selectbox(key="rm_layer").set_value(6).run()
     at.selectbox(key="rm_head").set_value(12).run()
-    np.testing.assert_allclose(numbers(at, "rm-head"), weights[5, 11], atol=0.005 + 1e-9)
+    np.testing.assert_allclose(table(at, "rm-head"), weights[5, 11], atol=0.005 + 1e-9)
     at.selectbox(key="rm_step").set_value(7).run()  # the walkthrough's softmax step on the real head
     assert_no_exception(at)
-    np.testing.assert_allclose(numbers(at, "rm-weights"), weights[5, 11], atol=0.005 + 1e-9)
+    np.testing.assert_allclose(table(at, "rm-weights"), weights[5, 11], atol=0.005 + 1e-9)
 
 
 def test_a_gallery_button_opens_its_head_on_its_sentence(minilm):
@@ -242,7 +238,7 @@ def test_a_gallery_button_opens_its_head_on_its_sentence(minilm):
     assert at.text_input(key="sentence").value == GALLERY[entry].sentence
     assert (at.selectbox(key="rm_layer").value, at.selectbox(key="rm_head").value) == (6, 12)
     tokens, weights = minilm.attentions(GALLERY[entry].sentence)
-    shown = numbers(at, "rm-head")
+    shown = table(at, "rm-head")
     np.testing.assert_allclose(shown, weights[5, 11], atol=0.005 + 1e-9)
     assert shown[tokens.index("it"), tokens.index("cat")] >= 0.6
 
@@ -254,7 +250,7 @@ def test_text_the_model_cannot_take_gives_a_message_and_keeps_the_last_sentence(
     assert any("at most 128" in w.value for w in at.warning)
     assert at.text_input(key="sentence").value == "word " * 150  # the learner's text stays in the box
     _, weights = minilm.attentions("This forum is awesome")
-    np.testing.assert_allclose(numbers(at, "rm-head"), weights[0, 0], atol=0.005 + 1e-9)
+    np.testing.assert_allclose(table(at, "rm-head"), weights[0, 0], atol=0.005 + 1e-9)
 
 
 def test_a_missing_model_says_how_to_install_it_and_other_lessons_work(monkeypatch):
@@ -279,7 +275,7 @@ def test_the_decoder_page_shows_rope_its_next_tokens_and_the_induction_demo(smol
     at = open_real_model(rm_model=SMOLLM2_LABEL)
     assert_no_exception(at)
     _, weights = smollm2.attentions("This forum is awesome")
-    np.testing.assert_allclose(numbers(at, "rm-head"), np.where(np.tril(np.ones((4, 4))) > 0, weights[0, 0], np.nan),
+    np.testing.assert_allclose(table(at, "rm-head"), np.where(np.tril(np.ones((4, 4))) > 0, weights[0, 0], np.nan),
                                atol=0.005 + 1e-9)  # masked keys show "—"
     shown = shown_table(at, "rm-next-tokens")
     top = smollm2.next_tokens("This forum is awesome")
@@ -288,8 +284,8 @@ def test_the_decoder_page_shows_rope_its_next_tokens_and_the_induction_demo(smol
     at.selectbox(key="rm_step").set_value(5).run()  # the RoPE step, a decoder's own
     assert_no_exception(at)
     trace = smollm2.head_trace("This forum is awesome", 0, 0)
-    np.testing.assert_allclose(numbers(at, "rm-q-before"), trace.rope.q_before, atol=0.005 + 1e-9)
-    np.testing.assert_allclose(numbers(at, "rm-q-after"), trace.q, atol=0.005 + 1e-9)
+    np.testing.assert_allclose(table(at, "rm-q-before"), trace.rope.q_before, atol=0.005 + 1e-9)
+    np.testing.assert_allclose(table(at, "rm-q-after"), trace.q, atol=0.005 + 1e-9)
     at.button(key="rm_induction").click().run()
     assert_no_exception(at)
     assert at.text_input(key="sentence").value == induction_sentence(42)
