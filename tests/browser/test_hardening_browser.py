@@ -7,6 +7,8 @@ checked: no link, image, bold text or maths was made of it, and no request left 
 
 from __future__ import annotations
 
+import json
+import urllib.request
 from urllib.parse import urlencode
 
 import numpy as np
@@ -134,3 +136,11 @@ def test_a_real_models_tokens_of_a_payload_stay_text(open_page, model):
     assert_inert(page, requests, shown=())
     cells = page.locator(".st-key-table-rm-model-tokens").inner_text()
     assert "evil" in cells and "rule" in cells  # the payloads' pieces are there, as plain text
+
+
+def test_no_site_framing_the_app_may_send_it_commands(base_url):
+    """The page learns from /_stcore/host-config which origins may steer it through postMessage
+    (rerun, stop, an auth token) when it is framed. Streamlit's default names 16 Community Cloud
+    domains; the app is not hosted there, so the list is empty and the page does not listen."""
+    with urllib.request.urlopen(base_url + "/_stcore/host-config", timeout=TIMEOUT_MS / 1000) as answer:
+        assert json.load(answer)["allowedOrigins"] == []
