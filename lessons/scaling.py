@@ -44,7 +44,7 @@ frame = S.saturation_frame([saturation(k, settings.seed) for k in grid])
 st.markdown(f"**Over {ROWS} random rows** (one query against {KEYS} keys, entries ~ N(0, 1)) at each d_k; "
             f"the dotted line is your d_k = {d_k}.")
 ui.chart(S.saturation_figure(frame, chosen=d_k), "saturation-stats")
-ui.table(frame.reset_index().astype({"d_k": str}).set_index("d_k"), "saturation-stats", decimals=3)
+ui.table(S.saturation_table(frame), "saturation-stats", decimals=3)
 st.caption(f"Saturated: the largest weight is above {S.SATURATED}. z is the softmax's input (z = s without "
            f"scaling, z = s/√d_k with it, s = q·k). ∂α/∂q = ∂α/∂z · ∂z/∂q is what reaches the query, and so W_Q; "
            f"below {S.NO_GRADIENT} almost no training signal gets through.")

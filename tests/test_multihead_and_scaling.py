@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import attention as A
 from attention.scaling import row_statistics, saturation_stats
 from tests.reference import naive_multi_head
-from viz.scaling import row_verdict, saturation_frame
+from viz.scaling import row_verdict, saturation_frame, saturation_table
 
 SENTENCE = "This forum is awesome"
 
@@ -122,6 +122,18 @@ def test_over_many_rows_the_unscaled_softmax_saturates_as_d_k_grows():
     nograd = frame["share ‖∂α/∂q‖ < 0.05, no scaling"]
     assert nograd[64] > 0.2 and nograd[512] > 0.5 and (frame["share ‖∂α/∂q‖ < 0.05, ÷ √d_k"] == 0).all()
     assert frame.loc[64, "median ‖∂α/∂z‖, no scaling"] < frame.loc[64, "median ‖∂α/∂z‖, ÷ √d_k"] / 4
+
+
+def test_the_saturation_table_has_a_row_per_measure_and_a_column_per_d_k():
+    frame = saturation_frame([saturation_stats(d, 50, 8, seed=1) for d in (4, 64)])
+    table = saturation_table(frame)
+    assert list(table.columns) == ["d_k = 4", "d_k = 64"]
+    assert list(table.index) == [f"{m}, {side}" for m in ("median max α", "share saturated", "median ‖∂α/∂z‖",
+                                                          "share ‖∂α/∂q‖ < 0.05")
+                                 for side in ("no scaling", "÷ √d_k")]
+    for label in table.index:  # the same numbers, turned
+        assert table.loc[label, "d_k = 64"] == frame.loc[64, label]
+        assert table.loc[label, "d_k = 4"] == frame.loc[4, label]
 
 
 @settings(max_examples=60, deadline=None)

@@ -14,10 +14,18 @@ from viz.tables import formatted, markdown_table
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 SIDE_BY_SIDE_MAX_COLUMNS = 6
 MAX_TABLE_CELLS = 400
-# Our own static CSS (no user text), drawn once a run by app.py: a Markdown table wider than its
-# column scrolls sideways inside it (as st.table did) instead of running past the page's edge, and
-# its cells are as compact as st.table's, one line each (a label never wraps into a tall row).
+# Our own static CSS (no user text), drawn once a run by app.py:
+# - columns that hold a table are as wide as their content and wrap, instead of taking fixed shares
+#   of the page: a table stays beside its heatmap while both fit and goes under it when they don't.
+#   With fixed shares the α table of a 6-token sentence needed 430 px in a 370 px column at 1400 px
+#   (320 at 1280), and its last columns were out of view;
+# - a Markdown table wider than the whole page scrolls sideways inside it (as st.table did) instead
+#   of running past the page's edge;
+# - cells are as compact as st.table's, one line each (a label never wraps into a tall row).
 TABLE_CSS = """<style>
+[data-testid="stHorizontalBlock"]:has([class*="st-key-table-"]) > [data-testid="stColumn"] {
+  flex: 1 1 auto; width: auto;
+}
 [class*="st-key-table-"] table { display: block; max-width: 100%; overflow-x: auto; }
 [class*="st-key-table-"] th, [class*="st-key-table-"] td { padding: 0.25rem 0.5rem; white-space: nowrap; }
 </style>"""

@@ -14,18 +14,13 @@ from ui.walkthrough import STEPS
 
 EDITOR_STEP = 3  # the projections, with the hand editors of W_Q, W_K, W_V
 
-# Our own static CSS (no user text): larger type for the back of the room. At that size a number
-# table no longer fits the two-fifths column beside its heatmap (1280 × 720: 400 px of table in 320),
-# so columns that hold a table take their content's width and wrap: the table stays beside the
-# heatmap when both fit, and goes under it when they don't, never cut off.
+# Our own static CSS (no user text): larger type for the back of the room. (A table that no longer
+# fits beside its heatmap goes under it: ui.components.TABLE_CSS.)
 PRESENTER_CSS = """
 <style>
 [data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li { font-size: 1.3rem; }
 [data-testid="stMainBlockContainer"] h3 { font-size: 2.1rem; }
 [data-testid="stMainBlockContainer"] td, [data-testid="stMainBlockContainer"] th { font-size: 1.15rem; }
-[data-testid="stHorizontalBlock"]:has([class*="st-key-table-"]) > [data-testid="stColumn"] {
-  flex: 1 1 auto; width: auto;
-}
 </style>
 """
 

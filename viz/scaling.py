@@ -56,6 +56,17 @@ def saturation_frame(stats: list[SaturationStats]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("d_k")
 
 
+def saturation_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """``saturation_frame`` turned for reading: one row per measure, each without scaling right above
+    with it, and one column per d_k. Its eight long measure names as columns made the table twice
+    as wide as the page, and its last columns were out of view."""
+    measures = [c.removesuffix(f", {_SIDES[0]}") for c in frame.columns if c.endswith(f", {_SIDES[0]}")]
+    table = frame[[f"{m}, {name}" for m in measures for name in _SIDES]].T  # [measures · sides × d_k]
+    table.columns = [f"d_k = {d}" for d in frame.index]
+    table.index.name = "measure"
+    return table
+
+
 def saturation_figure(frame: pd.DataFrame, *, chosen: int) -> svg.Svg:
     """Three panels over d_k (log axis): median max α, median ‖∂α/∂z‖, the share of rows with no gradient."""
     panels = ["median max α", "median ‖∂α/∂z‖", f"share ‖∂α/∂q‖ < {NO_GRADIENT}"]

@@ -3,12 +3,33 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 
 from tests.browser.server import ROOT, launch_chromium, streamlit_server
 
 ARTIFACTS = ROOT / "test-artifacts"
 TIMEOUT_MS = 60_000  # for every wait: generous, since CI runs on 2 busy cores
+
+# JS: the tables on the page that do not fit their box: scrolled sideways (some columns out of view), or
+# running past the box's right edge (as a table does for a frame while our table CSS is redrawn)
+CUT_OFF_TABLES = """() => Array.from(document.querySelectorAll('[class*="st-key-table-"] table'))
+  .filter(t => t.scrollWidth > t.clientWidth || t.getBoundingClientRect().right
+               > t.closest('[data-testid=stElementContainer]').getBoundingClientRect().right + 1)
+  .map(t => t.closest('[class*="st-key-table-"]').className.match(/st-key-table-\\S+/)[0])"""
+# JS: the page has finished its run with its fonts loaded, each of the tables ``keys`` is there, and
+# no table on the page is cut off
+WHOLE_TABLES = f"""keys => document.querySelector('[data-testid=stApp]')?.getAttribute('data-test-script-state')
+  === 'notRunning' && document.fonts.status === 'loaded'
+  && keys.every(k => !!document.querySelector(`.st-key-table-${{k}} table`)) && ({CUT_OFF_TABLES})().length === 0"""
+
+
+def wait_for_whole_tables(page, keys: list[str]) -> None:
+    """Wait until the tables ``keys`` are drawn and every table on the page shows all its columns."""
+    try:
+        page.wait_for_function(WHOLE_TABLES, arg=keys)
+    except PlaywrightTimeout:
+        raise AssertionError(f"tables cut off on {page.url}: {page.evaluate(CUT_OFF_TABLES)}") from None
 
 
 @pytest.fixture(scope="session")
@@ -37,8 +58,8 @@ def open_page(browser, base_url):
     ``ready`` is on the page. At teardown every opened page must show no exception."""
     contexts = []
 
-    def open_(path: str = "", ready: str = ".st-key-table-output table"):
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    def open_(path: str = "", ready: str = ".st-key-table-output table", *, width: int = 1400, height: int = 1000):
+        context = browser.new_context(viewport={"width": width, "height": height})
         contexts.append(context)
         pg = context.new_page()
         pg.set_default_timeout(TIMEOUT_MS)

@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attention import trace_self_attention
+from tests.browser.conftest import wait_for_whole_tables
 from tests.browser.test_walkthrough_browser import (
     read_table,
     toggle_setting,
@@ -71,24 +72,19 @@ def test_link_round_trip_reproduces_the_numbers(page, open_page, artifacts):
 # The number tables of each walkthrough step, by their keys
 STEP_TABLES = {1: ["tokens"], 2: ["x"], 3: ["w_q", "w_k", "w_v"], 4: ["q", "k", "v"], 5: ["scores"], 6: ["scaled"],
                7: ["weights"], 8: ["alpha-row", "weighted-sum", "output-row", "output"]}
-# JS: every one of these tables is on the page and shows all its columns (none scrolled out of view)
-WHOLE_TABLES = """keys => keys.every(k => {
-  const t = document.querySelector(`.st-key-table-${k} table`);
-  return !!t && t.scrollWidth <= t.clientWidth;
-})"""
 
 
 def test_presenter_mode_walks_every_step_and_survives_a_reload(open_page, artifacts):
     page = open_page("/?present=true", "h3:has-text('Step 1 of 8')")
     page.set_viewport_size({"width": 1280, "height": 720})  # a projector
-    page.wait_for_function(WHOLE_TABLES, arg=STEP_TABLES[1])
+    wait_for_whole_tables(page, STEP_TABLES[1])
     page.screenshot(path=artifacts / "presenter-step-1.png")
     for n in range(2, 9):
         page.get_by_role("button", name="Next").click()
         page.wait_for_selector(f"h3:has-text('Step {n} of 8')")
         expect(page.locator("h3:has-text('of 8')")).to_have_count(1)  # one step a screen
         # in large type every table still shows every column (a table beside its heatmap goes under it)
-        page.wait_for_function(WHOLE_TABLES, arg=STEP_TABLES[n])
+        wait_for_whole_tables(page, STEP_TABLES[n])
     expect(page.get_by_role("button", name="Next")).to_be_disabled()
     expect(page.get_by_role("button", name="Previous")).to_be_enabled()
     page.screenshot(path=artifacts / "presenter-step-8.png")
@@ -97,7 +93,7 @@ def test_presenter_mode_walks_every_step_and_survives_a_reload(open_page, artifa
     page.wait_for_function("() => location.search.includes('step=7')")
     page.reload()
     page.wait_for_selector("h3:has-text('Step 7 of 8')")  # the step is in the link
-    page.wait_for_function(WHOLE_TABLES, arg=STEP_TABLES[7])
+    wait_for_whole_tables(page, STEP_TABLES[7])
     expect(page.get_by_role("button", name="Next")).to_be_enabled()  # the buttons fit the step after a reload
     wait_for_ticks(page, "weights", ["This", "forum", "is", "awesome"])
     page.screenshot(path=artifacts / "presenter-step-7.png")

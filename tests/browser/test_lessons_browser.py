@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attention import trace_multi_head
-from tests.browser.conftest import TIMEOUT_MS
+from tests.browser.conftest import TIMEOUT_MS, wait_for_whole_tables
 from tests.browser.test_walkthrough_browser import (
     CHART_TEXTS,
     chart_texts,
@@ -26,6 +26,27 @@ def full_screenshot(page, path) -> None:
     page.wait_for_timeout(1000)
     page.screenshot(path=path, full_page=True)
     page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+SIX = "sentence=the+cat+sat+on+the+mat"
+
+
+@pytest.mark.parametrize(("path", "tables"), [
+    (f"/?step=3&{SIX}", ["w_q", "w_k", "w_v"]),
+    (f"/?step=4&{SIX}", ["q", "k", "v"]),
+    (f"/?step=7&{SIX}", ["weights"]),
+    (f"/?step=8&{SIX}", ["alpha-row", "weighted-sum", "output-row"]),
+    ("/multihead", ["head-w_q", "mh-output"]),
+    ("/scaling", ["saturation-stats", "temperature-weights"]),
+    ("/relevance", ["sim-weights", "arrow-scores"]),
+    ("/cross", ["ca-q", "ca-v"]),
+    ("/real_model", ["rm-head", "rm-scores"]),
+])
+def test_no_table_is_cut_off_on_a_laptop_screen(open_page, path, tables):
+    """At 1280 × 800 with the sidebar open, a table beside its heatmap, or three side by side, went
+    past its fixed share of the page and hid its last columns; now it goes under when it doesn't fit."""
+    page = open_page(path, f".st-key-table-{tables[0]}", width=1280, height=800)  # this size from the start
+    wait_for_whole_tables(page, tables)
 
 
 def test_switching_to_multihead_keeps_the_sentence(page, artifacts):
