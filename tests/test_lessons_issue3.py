@@ -12,7 +12,7 @@ import attention as A
 from attention.cross import trace_cross_attention
 from tests import svg_reading as R
 from tests.table_reading import shown_table
-from tests.test_pages import assert_no_exception, run_app, set_widget, table
+from tests.test_pages import assert_no_exception, run_app, set_widget, shown_number, table
 from ui.settings import DEFAULT_SEED, DEFAULT_SENTENCE
 from viz import heads as H
 from viz import scaling as S
@@ -124,11 +124,11 @@ def test_scaling_page_default_and_controls():
     assert metrics["measured Var(q·k)"] == f"{dots.var():.1f}"
     # the default row (seed 42, d_k 64) is one of the untypical ones, and the page says so
     assert any("happens to be untypical" in c.value for c in at.caption)
-    stats = shown_table(at, "saturation-stats")  # a row per measure, a column per d_k
+    stats = shown_table(at, "saturation-stats").map(shown_number)  # a row per measure, a column per d_k
     assert list(stats.columns) == [f"d_k = {d}" for d in (1, 4, 16, 64, 256, 512)]
-    sharpest = stats.loc["median max α, no scaling"].map(float)
+    sharpest = stats.loc["median max α, no scaling"]
     assert sharpest.is_monotonic_increasing  # the unscaled softmax gets sharper as d_k grows…
-    assert sharpest["d_k = 64"] > float(stats.loc["median max α, ÷ √d_k", "d_k = 64"])  # …than the scaled one
+    assert sharpest["d_k = 64"] > stats.loc["median max α, ÷ √d_k", "d_k = 64"]  # …than the scaled one
     at = set_widget(at, "dk_demo", 512)
     metrics = {m.label: m.value for m in at.metric}
     assert float(metrics["largest weight, no scaling"]) > 0.99  # saturated

@@ -75,8 +75,7 @@ STEP_TABLES = {1: ["tokens"], 2: ["x"], 3: ["w_q", "w_k", "w_v"], 4: ["q", "k", 
 
 
 def test_presenter_mode_walks_every_step_and_survives_a_reload(open_page, artifacts):
-    page = open_page("/?present=true", "h3:has-text('Step 1 of 8')")
-    page.set_viewport_size({"width": 1280, "height": 720})  # a projector
+    page = open_page("/?present=true", "h3:has-text('Step 1 of 8')", width=1280, height=720)  # a projector
     wait_for_whole_tables(page, STEP_TABLES[1])
     page.screenshot(path=artifacts / "presenter-step-1.png")
     for n in range(2, 9):
