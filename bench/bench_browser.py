@@ -9,6 +9,10 @@ samples, each in a fresh Chromium (a page in a background tab is throttled):
 - bytes per rerun: what the server sent over the websocket during that interaction.
 Printed as one table of ratios to the bare page. Asserts nothing; targets from issue 9 in the notes.
 
+A second baseline, the floor (bench/floor_app.py: the app's frame, its navigation and sentence box,
+and step 1's token table), shows how much of a lesson's ratio no change to the lesson's content can
+remove.
+
     python bench/bench_browser.py            # every lesson, 5 rounds
     ROUNDS=3 python bench/bench_browser.py   # quicker
     APP=/path/to/other/checkout/app.py python bench/bench_browser.py   # measure another version
@@ -73,6 +77,9 @@ class Case:
 
 BARE = Case("bare page", "", "() => document.body.innerText.includes('You typed:')", "sentence", SIX,
             f"() => document.body.innerText.includes('You typed: {SIX}')")
+# bench/floor_app.py: the app's frame and step 1's token table, nothing else (see its docstring)
+FLOOR = Case("floor", "", table_has("tokens", "awesome"), "sentence", SIX, table_has("tokens", "mat"))
+BASELINES = {BARE: "bench/bare_app.py", FLOOR: "bench/floor_app.py"}  # each on its own server, measured once a round
 
 
 def shows(word: str) -> str:
@@ -92,6 +99,7 @@ def walkthrough(name: str, step: int | None, n: int | None = None) -> Case:
 
 CASES = [
     BARE,
+    FLOOR,
     walkthrough("walkthrough", None),
     walkthrough("walkthrough, step 7", 7),
     walkthrough("walkthrough, step 8", 8),
@@ -161,11 +169,11 @@ def main() -> None:
     """Every case on the app (and on BEFORE's app, if given) and the bare page, interleaved."""
     apps = {APP: APP, **({f"before: {BEFORE}": BEFORE} if BEFORE else {})}
     with contextlib.ExitStack() as servers, sync_playwright() as p:
-        bare_url = servers.enter_context(streamlit_server("bench/bare_app.py"))
+        baselines = {case: servers.enter_context(streamlit_server(script)) for case, script in BASELINES.items()}
         urls = {label: servers.enter_context(streamlit_server(script)) for label, script in apps.items()}
-        # one bare page, measured once a round, serves every app's table
-        runs = [(APP, BARE, bare_url)] + [
-            (label, case, urls[label]) for case in CASES if case is not BARE for label in apps]
+        # the baselines, measured once a round, serve every app's table
+        runs = [(APP, case, url) for case, url in baselines.items()] + [
+            (label, case, urls[label]) for case in CASES if case not in BASELINES for label in apps]
         for label, case, url in runs:  # warm every server (imports, caches)
             print(f"warming: {label}, {case.name}", file=sys.stderr)
             sample(p, url, case)
@@ -174,7 +182,7 @@ def main() -> None:
             for label, case, url in runs:
                 results[label, case.name].append(sample(p, url, case))
     for label in apps:
-        rows = {c.name: results[APP if c is BARE else label, c.name] for c in CASES}
+        rows = {c.name: results[APP if c in BASELINES else label, c.name] for c in CASES}
         table(label, {name: tuple(statistics.median(r[k] for r in rs) for k in range(3)) for name, rs in rows.items()})
     print("targets (issue 9): walkthrough ≤ 1.5× both; 16 tokens interaction ≤ 2×; 64 tokens ≤ 3×; other lessons "
           "≤ 2× both; ≤ 150 KB per rerun at 16 tokens")
