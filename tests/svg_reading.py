@@ -55,5 +55,11 @@ def bar_heights(fig) -> np.ndarray:
     return np.array([float(e.get("height")) for e in elements(fig, "rect", "bar")])
 
 
+def polylines(fig) -> list[np.ndarray]:
+    """Each drawn line's points, [points, 2] in pixels."""
+    return [np.array([[float(v) for v in p.split(",")] for p in line.get("points").split()])
+            for line in parse(fig).iter(f"{NS}polyline")]
+
+
 def rgb(hex_colour: str) -> np.ndarray:
     return np.array([int(hex_colour[k:k + 2], 16) for k in (1, 3, 5)])

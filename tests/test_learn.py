@@ -36,15 +36,9 @@ def run():
 # --- builders -------------------------------------------------------------------------------
 
 
-def polylines(fig) -> list[np.ndarray]:
-    """Each drawn line's points, [points, 2] in pixels."""
-    return [np.array([[float(v) for v in p.split(",")] for p in line.get("points").split()])
-            for line in R.parse(fig).iter(f"{R.NS}polyline")]
-
-
 def test_curves_show_the_runs_numbers_and_mark_the_step(run):
     fig = V.curves_figure(run, 40)
-    lines = polylines(fig)
+    lines = R.polylines(fig)
     # loss: each batch's and the held-out set's; accuracy: the held-out set's and the best constant guess
     assert [len(line) for line in lines] == [len(run.losses), len(run.snapshot_steps), len(run.snapshot_steps), 2]
     marks = [el for el in R.parse(fig).iter(f"{R.NS}line") if el.get("stroke-dasharray")]
@@ -54,7 +48,7 @@ def test_curves_show_the_runs_numbers_and_mark_the_step(run):
 
 def test_the_curves_put_each_number_at_its_height(run):
     """Pixel y is an affine, decreasing function of the value: so the points' heights are the run's numbers."""
-    _, held_loss, held_accuracy, guess = polylines(V.curves_figure(run, 0))
+    _, held_loss, held_accuracy, guess = R.polylines(V.curves_figure(run, 0))
     for points, values in ((held_loss, run.held_out_loss), (held_accuracy, run.held_out_accuracy)):
         slope, offset = np.polyfit(values, points[:, 1], 1)
         assert slope < 0

@@ -70,8 +70,8 @@ def saturation_table(frame: pd.DataFrame) -> pd.DataFrame:
 def saturation_figure(frame: pd.DataFrame, *, chosen: int) -> svg.Svg:
     """Three panels over d_k (log axis): median max α, median ‖∂α/∂z‖, the share of rows with no gradient."""
     panels = ["median max α", "median ‖∂α/∂z‖", f"share ‖∂α/∂q‖ < {NO_GRADIENT}"]
-    titles = ["median largest weight", "median ‖∂α/∂z‖ (z: softmax input)",
-              f"share of rows with ‖∂α/∂q‖ < {NO_GRADIENT}"]
+    # short titles: three 300-pixel panels fit a laptop's page at full size (the caption says what z is)
+    titles = ["median largest weight", "median ‖∂α/∂z‖", f"share of rows, ‖∂α/∂q‖ < {NO_GRADIENT}"]
     d_ks = [float(d) for d in frame.index]
     charts = []
     for panel, title in zip(panels, titles, strict=True):
@@ -80,9 +80,9 @@ def saturation_figure(frame: pd.DataFrame, *, chosen: int) -> svg.Svg:
         top = max(max(line.y) for line in lines)
         charts.append(svg.plot(svg.Plot(title, "d_k (log scale; dotted: your d_k)", "", lines=lines, log_x=True,
                                         x_ticks=d_ks, y_range=(0.0, max(top * 1.1, 1e-6)), marks=[float(chosen)]),
-                               width=400, height=260, show_legend=False))
+                               width=300, height=240, show_legend=False))
     legend = svg.document(svg.legend([(name, colour) for name, colour in zip(_SIDES, (RAW_COLOUR, SCALED_COLOUR),
-                                                                            strict=True)], 62, 10), 400, 20)
+                                                                            strict=True)], 62, 10), 300, 20)
     return svg.grid_of([svg.row_of(charts), legend], 1, gap=4)
 
 

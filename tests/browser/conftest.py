@@ -24,6 +24,25 @@ WHOLE_TABLES = f"""keys => document.querySelector('[data-testid=stApp]')?.getAtt
   && keys.every(k => !!document.querySelector(`.st-key-table-${{k}} table`)) && ({CUT_OFF_TABLES})().length === 0"""
 
 
+# JS: the charts (server-made images) drawn narrower than 0.85 of their own width, which shrinks their
+# labels with them (an 11 px tick label below 9.4 px)
+SHRUNK_CHARTS = """() => Array.from(document.querySelectorAll('[class*="st-key-fig-"] img'))
+  .filter(i => i.getBoundingClientRect().width < 0.85 * i.naturalWidth)
+  .map(i => i.closest('[class*="st-key-fig-"]').className.match(/st-key-fig-\\S+/)[0])"""
+# JS: each of the charts ``keys`` has loaded, and no chart on the page is shrunk
+FULL_SIZE_CHARTS = f"""keys => keys.every(k => {{ const i = document.querySelector(`.st-key-fig-${{k}} img`);
+  return !!i && i.complete && i.naturalWidth > 0 }}) && ({SHRUNK_CHARTS})().length === 0"""
+
+
+def wait_for_full_size_charts(page, keys: list[str]) -> None:
+    """Wait until the charts ``keys`` have loaded and every chart on the page is drawn at (nearly) its
+    own size, so that its labels stay as legible as they were made."""
+    try:
+        page.wait_for_function(FULL_SIZE_CHARTS, arg=keys)
+    except PlaywrightTimeout:
+        raise AssertionError(f"charts shrunk on {page.url}: {page.evaluate(SHRUNK_CHARTS)}") from None
+
+
 def wait_for_whole_tables(page, keys: list[str]) -> None:
     """Wait until the tables ``keys`` are drawn and every table on the page shows all its columns."""
     try:

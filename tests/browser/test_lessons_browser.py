@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attention import trace_multi_head
-from tests.browser.conftest import TIMEOUT_MS, wait_for_whole_tables
+from tests.browser.conftest import TIMEOUT_MS, wait_for_full_size_charts, wait_for_whole_tables
 from tests.browser.test_walkthrough_browser import (
     CHART_TEXTS,
     chart_texts,
@@ -31,22 +31,26 @@ def full_screenshot(page, path) -> None:
 SIX = "sentence=the+cat+sat+on+the+mat"
 
 
-@pytest.mark.parametrize(("path", "tables"), [
-    (f"/?step=3&{SIX}", ["w_q", "w_k", "w_v"]),
-    (f"/?step=4&{SIX}", ["q", "k", "v"]),
-    (f"/?step=7&{SIX}", ["weights"]),
-    (f"/?step=8&{SIX}", ["alpha-row", "weighted-sum", "output-row"]),
-    ("/multihead", ["head-w_q", "mh-output"]),
-    ("/scaling", ["saturation-stats", "temperature-weights"]),
-    ("/relevance", ["sim-weights", "arrow-scores"]),
-    ("/cross", ["ca-q", "ca-v"]),
-    ("/real_model", ["rm-head", "rm-scores"]),
+@pytest.mark.parametrize(("path", "tables", "charts"), [
+    (f"/?step=3&{SIX}", ["w_q", "w_k", "w_v"], ["w_q", "w_k", "w_v"]),
+    (f"/?step=4&{SIX}", ["q", "k", "v"], ["q", "k", "v"]),
+    (f"/?step=7&{SIX}", ["weights"], ["weights"]),
+    (f"/?step=8&{SIX}", ["alpha-row", "weighted-sum", "output-row"], ["alpha-row", "weighted-sum", "output"]),
+    ("/multihead", ["head-w_q", "mh-output"], ["heads", "mh-output"]),
+    ("/scaling", ["saturation-stats", "temperature-weights"], ["dots", "saturation-stats", "saturation"]),
+    ("/phonebook", ["pb-lookup", "pb-answers"], ["pb-scores", "pb-weights", "pb-answers"]),
+    ("/relevance", ["sim-weights", "arrow-scores"], ["sim-weights"]),
+    ("/cross", ["ca-q", "ca-v"], ["ca-weights"]),
+    ("/real_model", ["rm-head", "rm-scores"], ["rm-model-view"]),
 ])
-def test_no_table_is_cut_off_on_a_laptop_screen(open_page, path, tables):
+def test_no_table_is_cut_off_and_no_chart_shrunk_on_a_laptop_screen(open_page, path, tables, charts):
     """At 1280 × 800 with the sidebar open, a table beside its heatmap, or three side by side, went
-    past its fixed share of the page and hid its last columns; now it goes under when it doesn't fit."""
+    past its fixed share of the page and hid its last columns; now it goes under when it doesn't fit.
+    Charts wider than the page were shrunk with their labels (the √d_k lesson's three panels to 0.67,
+    the phonebook's bars to 0.71, a real model's every-head view to 0.76): now they fit, or wrap."""
     page = open_page(path, f".st-key-table-{tables[0]}", width=1280, height=800)  # this size from the start
     wait_for_whole_tables(page, tables)
+    wait_for_full_size_charts(page, charts)
 
 
 def test_switching_to_multihead_keeps_the_sentence(page, artifacts):
