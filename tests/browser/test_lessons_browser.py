@@ -42,12 +42,14 @@ SIX = "sentence=the+cat+sat+on+the+mat"
     ("/relevance", ["sim-weights", "arrow-scores"], ["sim-weights"]),
     ("/cross", ["ca-q", "ca-v"], ["ca-weights"]),
     ("/real_model", ["rm-head", "rm-scores"], ["rm-model-view"]),
+    ("/learn?lt_run=true", ["lt-alpha"], ["lt-curves"]),
 ])
 def test_no_table_is_cut_off_and_no_chart_shrunk_on_a_laptop_screen(open_page, path, tables, charts):
     """At 1280 × 800 with the sidebar open, a table beside its heatmap, or three side by side, went
     past its fixed share of the page and hid its last columns; now it goes under when it doesn't fit.
     Charts wider than the page were shrunk with their labels (the √d_k lesson's three panels to 0.67,
-    the phonebook's bars to 0.71, a real model's every-head view to 0.76): now they fit, or wrap."""
+    the phonebook's bars to 0.71, a real model's every-head view to 0.76, the training curves to 0.86):
+    now they fit, or wrap."""
     page = open_page(path, f".st-key-table-{tables[0]}", width=1280, height=800)  # this size from the start
     wait_for_whole_tables(page, tables)
     wait_for_full_size_charts(page, charts)
