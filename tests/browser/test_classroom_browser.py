@@ -41,6 +41,12 @@ def test_link_round_trip_reproduces_the_numbers(page, open_page, artifacts):
     page.locator(".st-key-seed input").fill("7")
     page.locator(".st-key-seed input").press("Enter")
     toggle_setting(page, "causal")
+    engine = trace_self_attention("the cat sat on the mat", seed=7, causal=True)
+    alpha_cells = T.formatted(T.query_key_frame(engine, engine.weights, weights=True)).values.tolist()
+    # the page has drawn the seed and the mask before the query menu is touched: a rerun still under way
+    # redraws the menu and drops the choice (on a busy machine the link then never got its query)
+    wait_for_table(page, "weights", alpha_cells)  # drawn by the run with both settings, so this waits for its end:
+    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]")
     box = page.locator(".st-key-query input")
     box.click()
     box.fill("3 · sat")
@@ -49,9 +55,6 @@ def test_link_round_trip_reproduces_the_numbers(page, open_page, artifacts):
     page.wait_for_function("() => location.search.includes('query=') && location.search.includes('causal=true') "
                            "&& location.search.includes('seed=7')")
     assert not student_warnings(page)
-    engine = trace_self_attention("the cat sat on the mat", seed=7, causal=True)
-    alpha_cells = T.formatted(T.query_key_frame(engine, engine.weights, weights=True)).values.tolist()
-    wait_for_table(page, "weights", alpha_cells)  # the page has drawn what is asserted below
     output_cells = T.formatted(T.token_by_dim_frame(engine, engine.output).iloc[[2]]).values.tolist()
     wait_for_table(page, "output-row", output_cells)
     _, alpha = read_table(page, "weights")
