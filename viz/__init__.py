@@ -1,1 +1,1 @@
-"""Pure builders: an engine trace in, a Plotly figure or a pandas DataFrame out. No Streamlit."""
+"""Pure builders: an engine trace in, an SVG chart (``viz.svg``) or a pandas DataFrame out. No Streamlit."""
