@@ -40,6 +40,7 @@ def softmax_bars(panels: list[tuple[str, npt.ArrayLike]], *, title: str) -> svg.
 SATURATED = 0.99  # a row whose largest weight is above this is saturated
 NO_GRADIENT = 0.05  # ‖∂α/∂q‖ below this: almost no training signal reaches the query
 _SIDES = ("no scaling", "÷ √d_k")
+PANEL_WIDTH = 300  # pixels: three side by side (932) fit the page at 1400 px (940) and are drawn at 0.88 at 1280
 
 
 def saturation_frame(stats: list[SaturationStats]) -> pd.DataFrame:
@@ -70,7 +71,7 @@ def saturation_table(frame: pd.DataFrame) -> pd.DataFrame:
 def saturation_figure(frame: pd.DataFrame, *, chosen: int) -> svg.Svg:
     """Three panels over d_k (log axis): median max α, median ‖∂α/∂z‖, the share of rows with no gradient."""
     panels = ["median max α", "median ‖∂α/∂z‖", f"share ‖∂α/∂q‖ < {NO_GRADIENT}"]
-    # short titles: three 300-pixel panels fit a laptop's page at full size (the caption says what z is)
+    # short titles: three PANEL_WIDTH panels fit a laptop's page at full size (the caption says what z is)
     titles = ["median largest weight", "median ‖∂α/∂z‖", f"share of rows, ‖∂α/∂q‖ < {NO_GRADIENT}"]
     d_ks = [float(d) for d in frame.index]
     charts = []
@@ -80,9 +81,9 @@ def saturation_figure(frame: pd.DataFrame, *, chosen: int) -> svg.Svg:
         top = max(max(line.y) for line in lines)
         charts.append(svg.plot(svg.Plot(title, "d_k (log scale; dotted: your d_k)", "", lines=lines, log_x=True,
                                         x_ticks=d_ks, y_range=(0.0, max(top * 1.1, 1e-6)), marks=[float(chosen)]),
-                               width=300, height=240, show_legend=False))
+                               width=PANEL_WIDTH, height=240, show_legend=False))
     legend = svg.document(svg.legend([(name, colour) for name, colour in zip(_SIDES, (RAW_COLOUR, SCALED_COLOUR),
-                                                                            strict=True)], 62, 10), 300, 20)
+                                                                            strict=True)], 62, 10), PANEL_WIDTH, 20)
     return svg.grid_of([svg.row_of(charts), legend], 1, gap=4)
 
 

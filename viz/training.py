@@ -23,6 +23,7 @@ from viz.labels import dim_labels
 from viz.tables import matrix_frame
 
 NOT_ASKED = "—"
+CURVE_WIDTH = 430  # pixels: the two curves side by side (888 px) fit a laptop's page (820 px at 1280) at 0.92
 TRAIN_COLOUR, HELD_OUT_COLOUR, GUESS_COLOUR = HEAD_COLOURS[0], HEAD_COLOURS[1], "#777777"
 
 
@@ -63,12 +64,12 @@ def curves_figure(run: Run, at_step: int) -> svg.Svg:
                svg.Line("held-out", kept, run.held_out_loss.tolist(), HELD_OUT_COLOUR)],
         x_range=(0, last), y_range=(0.0, max(float(np.max(run.held_out_loss)),
                                              float(np.max(run.losses, initial=0.0))) * 1.08 or 1.0),
-        marks=(at_step,)), width=430, height=260)
+        marks=(at_step,)), width=CURVE_WIDTH, height=260)
     accuracy = svg.plot(svg.Plot(
         "Held-out accuracy", "training step", "share right",
         lines=[svg.Line("held-out", kept, run.held_out_accuracy.tolist(), HELD_OUT_COLOUR),
                svg.Line("best constant guess", [0, last], [run.best_guess] * 2, GUESS_COLOUR, markers=False)],
-        x_range=(0, last), y_range=(0.0, 1.0), marks=(at_step,)), width=430, height=260)
+        x_range=(0, last), y_range=(0.0, 1.0), marks=(at_step,)), width=CURVE_WIDTH, height=260)
     return svg.row_of([loss, accuracy], gap=28)
 
 

@@ -34,21 +34,23 @@ FULL_SIZE_CHARTS = f"""keys => keys.every(k => {{ const i = document.querySelect
   return !!i && i.complete && i.naturalWidth > 0 }}) && ({SHRUNK_CHARTS})().length === 0"""
 
 
+def _wait_until_none(page, ready: str, keys: list[str], culprits: str, what: str) -> None:
+    """Wait until ``ready(keys)`` holds; on a timeout, fail naming what ``culprits()`` still finds."""
+    try:
+        page.wait_for_function(ready, arg=keys)
+    except PlaywrightTimeout:
+        raise AssertionError(f"{what} on {page.url}: {page.evaluate(culprits)}") from None
+
+
 def wait_for_full_size_charts(page, keys: list[str]) -> None:
     """Wait until the charts ``keys`` have loaded and every chart on the page is drawn at (nearly) its
     own size, so that its labels stay as legible as they were made."""
-    try:
-        page.wait_for_function(FULL_SIZE_CHARTS, arg=keys)
-    except PlaywrightTimeout:
-        raise AssertionError(f"charts shrunk on {page.url}: {page.evaluate(SHRUNK_CHARTS)}") from None
+    _wait_until_none(page, FULL_SIZE_CHARTS, keys, SHRUNK_CHARTS, "charts shrunk")
 
 
 def wait_for_whole_tables(page, keys: list[str]) -> None:
     """Wait until the tables ``keys`` are drawn and every table on the page shows all its columns."""
-    try:
-        page.wait_for_function(WHOLE_TABLES, arg=keys)
-    except PlaywrightTimeout:
-        raise AssertionError(f"tables cut off on {page.url}: {page.evaluate(CUT_OFF_TABLES)}") from None
+    _wait_until_none(page, WHOLE_TABLES, keys, CUT_OFF_TABLES, "tables cut off")
 
 
 @pytest.fixture(scope="session")
