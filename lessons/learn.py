@@ -78,7 +78,8 @@ ui.forget_stale_choice("lt_step", kept)  # another run's step: start again at th
 step = st.select_slider("Training step", kept, value=kept[-1], key="lt_step", bind="query-params",
                         help="Move back and forth through the saved states of the run.")
 at = kept.index(step)
-ui.chart(V.curves_figure(run, step), "lt-curves")
+loss, accuracy = V.curves_figures(run, step)
+ui.chart_row([(loss, "lt-loss"), (accuracy, "lt-accuracy")])
 st.caption(f"The dotted line marks step {step}. The held-out set is {len(run.held_out.tokens)} sequences never "
            "trained on; the grey line is the accuracy of always giving the most common answer.")
 

@@ -38,15 +38,14 @@ else:
     st.subheader("Hard lookup and soft lookup", divider="gray")
     ui.lesson("phonebook/01_hard_soft")
     hard, soft = P.key_bars(result, soft=False), P.key_bars(result, soft=True)
-    # side by side where both fit at full size, else one under the other (two columns shrank them to 0.7 at 1280)
-    with st.container(horizontal=True, gap="large"):
-        with st.container(width=round(hard.width)):
-            ui.chart(hard, "pb-scores")
-            st.markdown(P.hard_answer(result))
-        with st.container(width=round(soft.width)):
-            ui.chart(soft, "pb-weights")
-            blended = " ".join(f"{d:.1f}" for d in result.soft)
-            st.markdown(f"**Soft answer**: Σ α_j v_j = [{blended}], a blend of every number in the book.")
+    left, right = ui.wrapping_row([hard.width, soft.width])  # two columns shrank them to 0.7 at 1280
+    with left:
+        ui.chart(hard, "pb-scores")
+        st.markdown(P.hard_answer(result))
+    with right:
+        ui.chart(soft, "pb-weights")
+        blended = " ".join(f"{d:.1f}" for d in result.soft)
+        st.markdown(f"**Soft answer**: Σ α_j v_j = [{blended}], a blend of every number in the book.")
     ui.table(P.lookup_frame(result), "pb-lookup", decimals=3)
     ui.matrix(P.answers_figure(result), P.answers_frame(result), "pb-answers", side_by_side=False, decimals=2)
 

@@ -43,20 +43,19 @@ grid = sorted({*D_K_GRID, d_k})
 frame = S.saturation_frame([saturation(k, settings.seed) for k in grid])
 st.markdown(f"**Over {ROWS} random rows** (one query against {KEYS} keys, entries ~ N(0, 1)) at each d_k; "
             f"the dotted line is your d_k = {d_k}.")
-ui.chart(S.saturation_figure(frame, chosen=d_k), "saturation-stats")
+max_weight, jacobian, no_gradient = S.saturation_figures(frame, chosen=d_k)
+ui.chart_row([(max_weight, "saturation-max-weight"), (jacobian, "saturation-jacobian"),
+              (no_gradient, "saturation-no-gradient")])
 ui.table(S.saturation_table(frame), "saturation-stats", decimals=3)
 st.caption(f"Saturated: the largest weight is above {S.SATURATED}. z is the softmax's input (z = s without "
            f"scaling, z = s/√d_k with it, s = q·k). ∂α/∂q = ∂α/∂z · ∂z/∂q is what reaches the query, and so W_Q; "
            f"below {S.NO_GRADIENT} almost no training signal gets through.")
 
-st.markdown(f"**One more random row, as an example** (d_k = {d_k}):")
+st.markdown(f"**One more random row, as an example**: one query against {KEYS} random keys, d_k = {d_k}.")
 scores, keys = random_score_row(d_k, KEYS, seed=settings.seed)  # [KEYS], [KEYS, d_k]
 raw, scaled = softmax(scores), softmax(scores / np.sqrt(d_k))
-ui.chart(
-    S.softmax_bars([("softmax(s): no scaling", raw), (f"softmax(s / √{d_k})", scaled)],
-                   title=f"One query against {KEYS} random keys, d_k = {d_k}"),
-    "saturation",
-)
+ui.chart_row([(S.softmax_bars("softmax(s): no scaling", raw), "row-raw"),
+              (S.softmax_bars(f"softmax(s / √{d_k})", scaled), "row-scaled")])
 row = row_statistics(scores, keys, d_k)  # [2, 3]
 for column, side, name in zip(st.columns(2), (0, 1), ("no scaling", f"÷ √{d_k}"), strict=True):
     column.metric(f"largest weight, {name}", f"{row[side, 0]:.3f}")
@@ -68,11 +67,9 @@ st.caption(S.row_verdict(row, frame.loc[d_k]) + " The raw scores s = q·k are "
 st.subheader("Temperature", divider="gray")
 ui.lesson("scaling/02_temperature")
 temperature = st.select_slider("Temperature T", TEMPERATURES, value=1.0, key="temperature", bind="query-params")
-ui.chart(
-    S.softmax_bars([(f"softmax(s / (√{d_k} · {temperature:g}))", softmax(scores / (np.sqrt(d_k) * temperature)))],
-                   title=f"The same query and keys at T = {temperature:g}"),
-    "temperature-row",
-)
+st.markdown(f"**The same query and keys at T = {temperature:g}:**")
+ui.chart(S.softmax_bars(f"softmax(s / (√{d_k} · {temperature:g}))", softmax(scores / (np.sqrt(d_k) * temperature))),
+         "temperature-row")
 st.markdown("**On the walkthrough's sentence** (d_k = 4, seeded random matrices), at the same temperature:")
 trace = trace_or_explain(settings, trace_self_attention, temperature=temperature)
 ui.matrix(F.query_key_figure(trace, trace.weights, f"α at T = {temperature:g}", weights=True),

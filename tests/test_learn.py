@@ -37,18 +37,20 @@ def run():
 
 
 def test_curves_show_the_runs_numbers_and_mark_the_step(run):
-    fig = V.curves_figure(run, 40)
-    lines = R.polylines(fig)
+    loss, accuracy = V.curves_figures(run, 40)
     # loss: each batch's and the held-out set's; accuracy: the held-out set's and the best constant guess
-    assert [len(line) for line in lines] == [len(run.losses), len(run.snapshot_steps), len(run.snapshot_steps), 2]
-    marks = [el for el in R.parse(fig).iter(f"{R.NS}line") if el.get("stroke-dasharray")]
-    assert len(marks) == 2 and all(m.get("x1") == m.get("x2") for m in marks)  # a vertical line in each plot
-    assert R.texts(fig, "title") == ["Loss (lower is better)", "Held-out accuracy"]
+    assert [len(line) for line in R.polylines(loss)] == [len(run.losses), len(run.snapshot_steps)]
+    assert [len(line) for line in R.polylines(accuracy)] == [len(run.snapshot_steps), 2]
+    for fig in (loss, accuracy):
+        marks = [el for el in R.parse(fig).iter(f"{R.NS}line") if el.get("stroke-dasharray")]
+        assert len(marks) == 1 and marks[0].get("x1") == marks[0].get("x2")  # a vertical line in each plot
+    assert R.texts(loss, "title") == ["Loss (lower is better)"] and R.texts(accuracy, "title") == ["Held-out accuracy"]
 
 
 def test_the_curves_put_each_number_at_its_height(run):
     """Pixel y is an affine, decreasing function of the value: so the points' heights are the run's numbers."""
-    _, held_loss, held_accuracy, guess = R.polylines(V.curves_figure(run, 0))
+    loss, accuracy = V.curves_figures(run, 0)
+    (_, held_loss), (held_accuracy, guess) = R.polylines(loss), R.polylines(accuracy)
     for points, values in ((held_loss, run.held_out_loss), (held_accuracy, run.held_out_accuracy)):
         slope, offset = np.polyfit(values, points[:, 1], 1)
         assert slope < 0

@@ -11,7 +11,7 @@ import attention as A
 from attention.scaling import row_statistics, saturation_stats
 from tests import svg_reading as R
 from tests.reference import naive_multi_head
-from viz.scaling import row_verdict, saturation_figure, saturation_frame, saturation_table
+from viz.scaling import row_verdict, saturation_figures, saturation_frame, saturation_table
 
 SENTENCE = "This forum is awesome"
 
@@ -128,29 +128,32 @@ def test_over_many_rows_the_unscaled_softmax_saturates_as_d_k_grows():
 def test_the_saturation_table_has_a_row_per_measure_and_a_column_per_d_k():
     frame = saturation_frame([saturation_stats(d, 50, 8, seed=1) for d in (4, 64)])
     table = saturation_table(frame)
-    assert list(table.columns) == ["d_k = 4", "d_k = 64"]
+    assert table.index.name == "measure ↓ · d_k →" and list(table.columns) == ["4", "64"]
     assert list(table.index) == [f"{m}, {side}" for m in ("median max α", "share saturated", "median ‖∂α/∂z‖",
                                                           "share ‖∂α/∂q‖ < 0.05")
                                  for side in ("no scaling", "÷ √d_k")]
     for label in table.index:  # the same numbers, turned
-        assert table.loc[label, "d_k = 64"] == frame.loc[64, label]
-        assert table.loc[label, "d_k = 4"] == frame.loc[4, label]
+        assert table.loc[label, "64"] == frame.loc[64, label]
+        assert table.loc[label, "4"] == frame.loc[4, label]
 
 
-def test_the_saturation_figure_draws_each_measure_without_and_with_scaling_on_one_axis():
+def test_the_saturation_figures_draw_each_measure_without_and_with_scaling_on_one_axis():
     frame = saturation_frame([saturation_stats(d, 50, 8, seed=1) for d in (1, 4, 64, 512)])
-    fig = saturation_figure(frame, chosen=64)
-    assert R.texts(fig, "title") == ["median largest weight", "median ‖∂α/∂z‖", "share of rows, ‖∂α/∂q‖ < 0.05"]
-    lines = R.polylines(fig)  # per panel: no scaling, then ÷ √d_k; [d_k, (x, y)]
-    assert len(lines) == 6 and all(len(line) == 4 for line in lines)
-    for panel, measure in enumerate(["median max α", "median ‖∂α/∂z‖", "share ‖∂α/∂q‖ < 0.05"]):
+    figs = saturation_figures(frame, chosen=64)
+    assert [R.texts(fig, "title") for fig in figs] == [["median largest weight"], ["median ‖∂α/∂z‖"],
+                                                       ["share of rows, ‖∂α/∂q‖ < 0.05"]]
+    for fig, measure in zip(figs, ["median max α", "median ‖∂α/∂z‖", "share ‖∂α/∂q‖ < 0.05"], strict=True):
+        lines = R.polylines(fig)  # no scaling, then ÷ √d_k; [d_k, (x, y)]
+        assert len(lines) == 2 and all(len(line) == 4 for line in lines)
         values = np.concatenate([frame[f"{measure}, no scaling"], frame[f"{measure}, ÷ √d_k"]])
-        heights = np.concatenate([lines[2 * panel][:, 1], lines[2 * panel + 1][:, 1]])
+        heights = np.concatenate([lines[0][:, 1], lines[1][:, 1]])
         slope, intercept = np.polyfit(values, heights, 1)  # one linear axis for both lines, larger drawn higher
         assert slope < 0
         np.testing.assert_allclose(heights, intercept + slope * values, atol=0.1)  # pixels to 0.1
-    # three panels side by side fit the page beside the sidebar at 1400 px (940 px) without shrinking
-    assert fig.width <= 940
+        assert R.texts(fig, "legend") == ["no scaling", "÷ √d_k"]  # each chart says which line is which
+    # three in a row (with 16 px gaps) fit the page beside the sidebar at 1400 px (940 px); each alone
+    # fits it on a 1024 px tablet (564 px)
+    assert sum(fig.width for fig in figs) + 2 * 16 <= 940 and max(fig.width for fig in figs) <= 564
 
 
 @settings(max_examples=60, deadline=None)

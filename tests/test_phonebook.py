@@ -135,7 +135,7 @@ def test_page_default_and_controls():
     assert any("Jindřich" in m.value for m in at.markdown if "Hard answer" in m.value)
     at = set_widget(at, "pb_temperature", 0.01)
     cold = lookup(BOOK_NAMES, BOOK_PHONES, "Jindrich", temperature=0.01)
-    np.testing.assert_allclose(table(at, "pb-answers")[1], cold.soft, atol=0.005 + 1e-9)  # the engine's blend
+    np.testing.assert_allclose(table(at, "pb-answers")[:, 1], cold.soft, atol=0.005 + 1e-9)  # the engine's blend
     np.testing.assert_allclose(cold.soft, r.hard, atol=0.1)  # already close to the hard answer at T = 0.01
     at = set_widget(at, "pb_query", "Anna")
     assert any("an exact match" in m.value and "Anna" in m.value for m in at.markdown)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
@@ -64,6 +65,21 @@ def chart(fig: Svg, key: str) -> None:
     ``.st-key-fig-<key>`` finds it in the browser, and "Save image as" saves the SVG."""
     with st.container(key=f"fig-{key}"):
         st.image(fig.markup, width="content")
+
+
+def wrapping_row(widths: Sequence[float]) -> list:
+    """Boxes of these widths (pixels), side by side where they fit and one under the other where
+    they don't (a row that wraps). For charts drawn at their own size: one image holding them all,
+    or st.columns, would scale them down, labels too, wherever the page is narrower than all of them."""
+    row = st.container(horizontal=True, wrap=True, gap=16)  # pixels: three 300 px charts fit a row at 1400 px
+    return [row.container(width=round(w)) for w in widths]
+
+
+def chart_row(charts: Sequence[tuple[Svg, str]]) -> None:
+    """Charts ``(figure, key)`` in a ``wrapping_row``, each at full size."""
+    for box, (fig, key) in zip(wrapping_row([fig.width for fig, _ in charts]), charts, strict=True):
+        with box:
+            chart(fig, key)
 
 
 def table(frame: pd.DataFrame, key: str, decimals: int | None = 2) -> None:

@@ -43,19 +43,19 @@ def lookup_frame(result: Lookup) -> pd.DataFrame:
     return pd.DataFrame({
         "name (key)": list(result.names),
         "number (value)": list(result.phones),
-        "letter triples shared with the query": [" ".join(shared_ngrams(n, result.query)) or "none"
-                                                 for n in result.names],
+        # with the query; the header says less so that the table fits a tablet's page (the lesson explains)
+        "shared letter triples": [" ".join(shared_ngrams(n, result.query)) or "none" for n in result.names],
         "score q·k": result.scores,
         "weight α": result.weights,
     })
 
 
 def answers_frame(result: Lookup) -> pd.DataFrame:
-    """Rows: the hard answer and the soft answer; columns: digit positions."""
+    """Rows: digit positions; columns: the hard answer and the soft answer (a column each, so that
+    a long number adds rows, not columns past a tablet's page)."""
     return pd.DataFrame(
-        [result.hard, result.soft],
-        index=[f"hard: {result.names[result.hard_index]}", "soft: Σ α_j v_j"],
-        columns=[f"digit {c + 1}" for c in range(result.values.shape[1])],
+        {f"hard: {result.names[result.hard_index]}": result.hard, "soft: Σ α_j v_j": result.soft},
+        index=pd.Index([f"digit {c + 1}" for c in range(result.values.shape[1])], name="position"),
     )
 
 

@@ -23,24 +23,24 @@ def dot_histogram(dots: npt.ArrayLike, d_k: int) -> svg.Svg:
                svg.Columns(f"q·k / √d_k (variance {scaled.var():.2f})", edges.tolist(),
                            np.histogram(scaled, edges)[0].tolist(), SCALED_COLOUR)]
     return svg.plot(svg.Plot(f"{dots.size:,} random pairs q, k with unit-variance entries, d_k = {d_k}", "score",
-                             "count", columns=columns), width=760, height=320)
+                             "count", columns=columns), width=HISTOGRAM_WIDTH, height=320)
 
 
-def softmax_bars(panels: list[tuple[str, npt.ArrayLike]], *, title: str) -> svg.Svg:
-    """Side-by-side bar charts of softmax weights, one panel each, on the same 0–1 axis."""
-    charts = []
-    for name, weights in panels:
-        w = np.asarray(weights, dtype=np.float64)
-        charts.append(svg.bars([f"k{j + 1}" for j in range(w.size)],
-                               [svg.Series("α", w.tolist(), svg.colours("weights", w), [format_number(a) for a in w])],
-                               title=name, x_title="key", y_title="α", y_range=(0.0, 1.0)))
-    return svg.row_of(charts, title=title)
+def softmax_bars(title: str, weights: npt.ArrayLike) -> svg.Svg:
+    """One row's softmax weights as bars, one per key (k1 … kn), on a 0–1 axis. Several rows are
+    several charts, each at its own size (``ui.components.chart_row``), so that they wrap on a
+    narrow page instead of shrinking together."""
+    w = np.asarray(weights, dtype=np.float64)
+    return svg.bars([f"k{j + 1}" for j in range(w.size)],
+                    [svg.Series("α", w.tolist(), svg.colours("weights", w), [format_number(a) for a in w])],
+                    title=title, x_title="key", y_title="α", y_range=(0.0, 1.0))
 
 
 SATURATED = 0.99  # a row whose largest weight is above this is saturated
 NO_GRADIENT = 0.05  # ‖∂α/∂q‖ below this: almost no training signal reaches the query
 _SIDES = ("no scaling", "÷ √d_k")
-PANEL_WIDTH = 300  # pixels: three side by side (932) fit the page at 1400 px (940) and are drawn at 0.88 at 1280
+PANEL_WIDTH = 300  # pixels: three in a row (932 with their gaps) fit the page at 1400 px; they wrap on a narrower one
+HISTOGRAM_WIDTH = 560  # pixels: fits the page beside the sidebar on a 1024 px tablet or projector (564)
 
 
 def saturation_frame(stats: list[SaturationStats]) -> pd.DataFrame:
@@ -63,15 +63,18 @@ def saturation_table(frame: pd.DataFrame) -> pd.DataFrame:
     as wide as the page, and its last columns were out of view."""
     measures = [c.removesuffix(f", {_SIDES[0]}") for c in frame.columns if c.endswith(f", {_SIDES[0]}")]
     table = frame[[f"{m}, {name}" for m in measures for name in _SIDES]].T  # [measures · sides × d_k]
-    table.columns = [f"d_k = {d}" for d in frame.index]
-    table.index.name = "measure"
+    # bare numbers under a corner that says what they are: "d_k = 256" headers made it too wide for a tablet
+    table.columns = [str(d) for d in frame.index]
+    table.index.name = "measure ↓ · d_k →"
     return table
 
 
-def saturation_figure(frame: pd.DataFrame, *, chosen: int) -> svg.Svg:
-    """Three panels over d_k (log axis): median max α, median ‖∂α/∂z‖, the share of rows with no gradient."""
+def saturation_figures(frame: pd.DataFrame, *, chosen: int) -> list[svg.Svg]:
+    """Three panels over d_k (log axis), each with its legend: median max α, median ‖∂α/∂z‖, the share
+    of rows with no gradient. Three charts, not one image of three, so that they wrap on a narrow
+    page instead of shrinking together (``ui.components.chart_row``)."""
     panels = ["median max α", "median ‖∂α/∂z‖", f"share ‖∂α/∂q‖ < {NO_GRADIENT}"]
-    # short titles: three PANEL_WIDTH panels fit a laptop's page at full size (the caption says what z is)
+    # short titles: a PANEL_WIDTH panel holds them (the caption says what z is)
     titles = ["median largest weight", "median ‖∂α/∂z‖", f"share of rows, ‖∂α/∂q‖ < {NO_GRADIENT}"]
     d_ks = [float(d) for d in frame.index]
     charts = []
@@ -81,10 +84,8 @@ def saturation_figure(frame: pd.DataFrame, *, chosen: int) -> svg.Svg:
         top = max(max(line.y) for line in lines)
         charts.append(svg.plot(svg.Plot(title, "d_k (log scale; dotted: your d_k)", "", lines=lines, log_x=True,
                                         x_ticks=d_ks, y_range=(0.0, max(top * 1.1, 1e-6)), marks=[float(chosen)]),
-                               width=PANEL_WIDTH, height=240, show_legend=False))
-    legend = svg.document(svg.legend([(name, colour) for name, colour in zip(_SIDES, (RAW_COLOUR, SCALED_COLOUR),
-                                                                            strict=True)], 62, 10), PANEL_WIDTH, 20)
-    return svg.grid_of([svg.row_of(charts), legend], 1, gap=4)
+                               width=PANEL_WIDTH, height=240))
+    return charts
 
 
 def row_verdict(row: npt.ArrayLike, typical: pd.Series) -> str:

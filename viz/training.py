@@ -23,7 +23,7 @@ from viz.labels import dim_labels
 from viz.tables import matrix_frame
 
 NOT_ASKED = "—"
-CURVE_WIDTH = 430  # pixels: the two curves side by side (888 px) fit a laptop's page (820 px at 1280) at 0.92
+CURVE_WIDTH = 430  # pixels: two side by side fit a laptop's page (820 px at 1280); on a narrower one they wrap
 TRAIN_COLOUR, HELD_OUT_COLOUR, GUESS_COLOUR = HEAD_COLOURS[0], HEAD_COLOURS[1], "#777777"
 
 
@@ -52,9 +52,10 @@ def prediction_frame(run: Run, snapshot: int, example: int) -> pd.DataFrame:
     )
 
 
-def curves_figure(run: Run, at_step: int) -> svg.Svg:
-    """Loss (each training batch; the held-out set at each snapshot) and held-out accuracy, side by
-    side, with a dotted line at the chosen step."""
+def curves_figures(run: Run, at_step: int) -> list[svg.Svg]:
+    """Loss (each training batch; the held-out set at each snapshot) and held-out accuracy, two charts
+    with a dotted line at the chosen step (two, not one image of both, so that they wrap on a narrow
+    page instead of shrinking together: ``ui.components.chart_row``)."""
     steps = list(range(1, len(run.losses) + 1))
     kept = list(run.snapshot_steps)
     last = max(kept[-1], 1)
@@ -70,7 +71,7 @@ def curves_figure(run: Run, at_step: int) -> svg.Svg:
         lines=[svg.Line("held-out", kept, run.held_out_accuracy.tolist(), HELD_OUT_COLOUR),
                svg.Line("best constant guess", [0, last], [run.best_guess] * 2, GUESS_COLOUR, markers=False)],
         x_range=(0, last), y_range=(0.0, 1.0), marks=(at_step,)), width=CURVE_WIDTH, height=260)
-    return svg.row_of([loss, accuracy], gap=28)
+    return [loss, accuracy]
 
 
 def alpha_figure(trace, head: int, heads: int, step: int) -> svg.Svg:

@@ -12,16 +12,19 @@ ARTIFACTS = ROOT / "test-artifacts"
 TIMEOUT_MS = 60_000  # for every wait: generous, since CI runs on 2 busy cores
 
 # JS: the tables on the page that do not fit their box: scrolled sideways (some columns out of view), or
-# running past the box's right edge (as a table does for a frame while our table CSS is redrawn)
-CUT_OFF_TABLES = """() => Array.from(document.querySelectorAll('[class*="st-key-table-"] table'))
+# running past the box's right edge (as a table does for a frame while our table CSS is redrawn);
+# the tables ``scrolling`` (keys) are allowed to scroll
+CUT_OFF_TABLES = """(scrolling = []) => Array.from(document.querySelectorAll('[class*="st-key-table-"] table'))
   .filter(t => t.scrollWidth > t.clientWidth || t.getBoundingClientRect().right
                > t.closest('[data-testid=stElementContainer]').getBoundingClientRect().right + 1)
-  .map(t => t.closest('[class*="st-key-table-"]').className.match(/st-key-table-\\S+/)[0])"""
+  .map(t => t.closest('[class*="st-key-table-"]').className.match(/st-key-table-\\S+/)[0])
+  .filter(k => !scrolling.includes(k.slice('st-key-table-'.length)))"""
 # JS: the page has finished its run with its fonts loaded, each of the tables ``keys`` is there, and
-# no table on the page is cut off
-WHOLE_TABLES = f"""keys => document.querySelector('[data-testid=stApp]')?.getAttribute('data-test-script-state')
-  === 'notRunning' && document.fonts.status === 'loaded'
-  && keys.every(k => !!document.querySelector(`.st-key-table-${{k}} table`)) && ({CUT_OFF_TABLES})().length === 0"""
+# no table on the page is cut off (but those in ``scrolling``)
+WHOLE_TABLES = f"""([keys, scrolling]) => document.querySelector('[data-testid=stApp]')
+  ?.getAttribute('data-test-script-state') === 'notRunning' && document.fonts.status === 'loaded'
+  && keys.every(k => !!document.querySelector(`.st-key-table-${{k}} table`))
+  && ({CUT_OFF_TABLES})(scrolling).length === 0"""
 
 
 # JS: the charts (server-made images) drawn narrower than 0.85 of their own width, which shrinks their
@@ -34,12 +37,12 @@ FULL_SIZE_CHARTS = f"""keys => keys.every(k => {{ const i = document.querySelect
   return !!i && i.complete && i.naturalWidth > 0 }}) && ({SHRUNK_CHARTS})().length === 0"""
 
 
-def _wait_until_none(page, ready: str, keys: list[str], culprits: str, what: str) -> None:
-    """Wait until ``ready(keys)`` holds; on a timeout, fail naming what ``culprits()`` still finds."""
+def _wait_until_none(page, ready: str, arg, culprits: str, what: str) -> None:
+    """Wait until ``ready(arg)`` holds; on a timeout, fail naming what ``culprits(arg)`` still finds."""
     try:
-        page.wait_for_function(ready, arg=keys)
+        page.wait_for_function(ready, arg=arg)
     except PlaywrightTimeout:
-        raise AssertionError(f"{what} on {page.url}: {page.evaluate(culprits)}") from None
+        raise AssertionError(f"{what} on {page.url}: {page.evaluate(culprits, arg)}") from None
 
 
 def wait_for_full_size_charts(page, keys: list[str]) -> None:
@@ -48,9 +51,11 @@ def wait_for_full_size_charts(page, keys: list[str]) -> None:
     _wait_until_none(page, FULL_SIZE_CHARTS, keys, SHRUNK_CHARTS, "charts shrunk")
 
 
-def wait_for_whole_tables(page, keys: list[str]) -> None:
-    """Wait until the tables ``keys`` are drawn and every table on the page shows all its columns."""
-    _wait_until_none(page, WHOLE_TABLES, keys, CUT_OFF_TABLES, "tables cut off")
+def wait_for_whole_tables(page, keys: list[str], scrolling: tuple[str, ...] = ()) -> None:
+    """Wait until the tables ``keys`` are drawn and every table on the page shows all its columns,
+    but the tables ``scrolling``, which may scroll sideways."""
+    _wait_until_none(page, WHOLE_TABLES, [keys, list(scrolling)], f"([_, s]) => ({CUT_OFF_TABLES})(s)",
+                     "tables cut off")
 
 
 @pytest.fixture(scope="session")

@@ -22,11 +22,14 @@ def alpha_cells(config: TrainingConfig, snapshot: int, example: int = 0, head: i
 
 
 def test_train_then_move_back_in_time_and_share(open_page, artifacts):
-    page = open_page("/learn", ".st-key-lt_train button")
+    # 200 steps: a run no other test trains. A finished run is kept for every learner on the server, and
+    # a page whose run is already there shows it at once, without the Train button
+    page = open_page("/learn?lt_steps=200", ".st-key-lt_train button")
     page.locator(".st-key-lt_train button").click()
-    trained = TrainingConfig()  # the page's defaults
+    trained = TrainingConfig(steps=200)  # the page's defaults but the steps
     wait_for_table(page, "lt-alpha", alpha_cells(trained, -1))  # at the end of training
-    wait_for_chart(page, "lt-curves", "title", ["Loss (lower is better)", "Held-out accuracy"])
+    wait_for_chart(page, "lt-loss", "title", ["Loss (lower is better)"])
+    wait_for_chart(page, "lt-accuracy", "title", ["Held-out accuracy"])
     page.locator(".st-key-lt_train").wait_for(state="hidden")  # the button makes way for the run
     assert "lt_run=true" in page.url
 
@@ -35,7 +38,7 @@ def test_train_then_move_back_in_time_and_share(open_page, artifacts):
     wait_for_table(page, "lt-alpha", alpha_cells(trained, 0))  # step 0: before training
     page.wait_for_function("() => new URLSearchParams(location.search).get('lt_step') === '0'")
     page.keyboard.press("ArrowRight")
-    wait_for_table(page, "lt-alpha", alpha_cells(trained, 1))  # step 10
+    wait_for_table(page, "lt-alpha", alpha_cells(trained, 1))  # the next saved step
 
     link = urlsplit(page.url)
     shared = open_page(f"{link.path}?{link.query}", ".st-key-table-lt-alpha table")

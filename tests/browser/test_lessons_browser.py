@@ -31,27 +31,38 @@ def full_screenshot(page, path) -> None:
 SIX = "sentence=the+cat+sat+on+the+mat"
 
 
+SCREENS = {"laptop": (1280, 800), "tablet": (1024, 768)}  # a 1024 × 768 iPad or classroom projector
+# On a tablet beside the sidebar (564 px for the page): a 12 × 12 matrix's table scrolls sideways, as
+# any matrix table with more than about ten columns does there (its heatmap above shows it whole)
+SCROLLS_ON_A_TABLET = ("lt-form",)
+
+
+@pytest.mark.parametrize("screen", SCREENS)
 @pytest.mark.parametrize(("path", "tables", "charts"), [
     (f"/?step=3&{SIX}", ["w_q", "w_k", "w_v"], ["w_q", "w_k", "w_v"]),
     (f"/?step=4&{SIX}", ["q", "k", "v"], ["q", "k", "v"]),
     (f"/?step=7&{SIX}", ["weights"], ["weights"]),
     (f"/?step=8&{SIX}", ["alpha-row", "weighted-sum", "output-row"], ["alpha-row", "weighted-sum", "output"]),
     ("/multihead", ["head-w_q", "mh-output"], ["heads", "mh-output"]),
-    ("/scaling", ["saturation-stats", "temperature-weights"], ["dots", "saturation-stats", "saturation"]),
+    ("/scaling", ["saturation-stats", "temperature-weights"],
+     ["dots", "saturation-max-weight", "saturation-jacobian", "saturation-no-gradient", "row-raw", "row-scaled"]),
     ("/phonebook", ["pb-lookup", "pb-answers"], ["pb-scores", "pb-weights", "pb-answers"]),
     ("/relevance", ["sim-weights", "arrow-scores"], ["sim-weights"]),
     ("/cross", ["ca-q", "ca-v"], ["ca-weights"]),
     ("/real_model", ["rm-head", "rm-scores"], ["rm-model-view"]),
-    ("/learn?lt_run=true", ["lt-alpha"], ["lt-curves"]),
+    ("/learn?lt_run=true", ["lt-alpha", "lt-form"], ["lt-loss", "lt-accuracy", "lt-form"]),
 ])
-def test_no_table_is_cut_off_and_no_chart_shrunk_on_a_laptop_screen(open_page, path, tables, charts):
-    """At 1280 × 800 with the sidebar open, a table beside its heatmap, or three side by side, went
-    past its fixed share of the page and hid its last columns; now it goes under when it doesn't fit.
-    Charts wider than the page were shrunk with their labels (the √d_k lesson's three panels to 0.67,
-    the phonebook's bars to 0.71, a real model's every-head view to 0.76, the training curves to 0.86):
-    now they fit, or wrap."""
-    page = open_page(path, f".st-key-table-{tables[0]}", width=1280, height=800)  # this size from the start
-    wait_for_whole_tables(page, tables)
+def test_no_table_is_cut_off_and_no_chart_shrunk_on_a_laptop_or_tablet(open_page, screen, path, tables, charts):
+    """With the sidebar open, on a laptop (1280 × 800) and on a tablet or projector (1024 × 768).
+    At 1280 a table beside its heatmap, or three side by side, went past its fixed share of the page
+    and hid its last columns; now it goes under when it doesn't fit. Charts wider than the page were
+    shrunk with their labels (at 1280 the √d_k lesson's three panels to 0.67, the phonebook's bars to
+    0.71, a real model's every-head view to 0.76, the training curves to 0.86; at 1024 also the q·k
+    histogram, the example row's bars, and the √d_k and phonebook tables scrolled): now they fit, or
+    charts that stood in one image are separate images in a row that wraps."""
+    width, height = SCREENS[screen]
+    page = open_page(path, f".st-key-table-{tables[0]}", width=width, height=height)  # this size from the start
+    wait_for_whole_tables(page, tables, scrolling=SCROLLS_ON_A_TABLET if screen == "tablet" else ())
     wait_for_full_size_charts(page, charts)
 
 
@@ -96,10 +107,11 @@ def test_causal_toggle_changes_the_heatmap(page, artifacts):
 
 
 def test_scaling_page_softmax_plots_differ_at_512(open_page, artifacts):
-    page = open_page("/scaling?dk_demo=512", ".st-key-fig-saturation img")
-    page.wait_for_function(f"() => (({CHART_TEXTS})(['saturation', 'title']) || []).some(t => t.includes('√512'))")
-    values = np.array([float(t) for t in chart_texts(page, "saturation", "barlabel")])  # both panels' α labels
-    raw, scaled = values[:8], values[8:]
+    page = open_page("/scaling?dk_demo=512", ".st-key-fig-row-raw img")
+    page.wait_for_function(f"() => (({CHART_TEXTS})(['row-scaled', 'title']) || []).some(t => t.includes('√512'))")
+    raw, scaled = (np.array([float(t) for t in chart_texts(page, key, "barlabel")])  # each chart's α labels
+                   for key in ("row-raw", "row-scaled"))
+    assert raw.size == scaled.size == 8  # one query, 8 keys
     assert raw.max() == 1.0 and np.sort(raw)[-2] == 0.0  # saturated: one weight takes it all
     assert scaled.max() < 0.9 and (scaled > 0.01).sum() >= 3  # spread over several keys
     assert page.locator("[data-testid=stException]").count() == 0

@@ -26,7 +26,7 @@ def test_the_pronoun_head_from_the_gallery_with_screenshots(open_page, artifacts
     tokens, weights = model.attentions("This forum is awesome")
     wait_for_ticks(page, "rm-head", tokens)  # the model's own tokens label the head's axes
     wait_for_table(page, "rm-head", alpha_cells(weights[0, 0]))
-    wait_for_chart(page, "rm-model-view", "ytick", [f"layer {i}" for i in range(1, 7)])
+    wait_for_chart(page, "rm-model-view", "ytick", [str(i) for i in range(1, 7)])  # the layers
 
     entry = next(k for k, g in enumerate(GALLERY) if (g.layer, g.head) == (5, 11))
     page.locator(f".st-key-rm_gallery_{entry} button").click()
