@@ -14,11 +14,11 @@ TIMEOUT_MS = 60_000  # for every wait: generous, since CI runs on 2 busy cores
 # JS: the tables on the page that do not fit their box: scrolled sideways (some columns out of view), or
 # running past the box's right edge (as a table does for a frame while our table CSS is redrawn);
 # the tables ``scrolling`` (keys) are allowed to scroll
-CUT_OFF_TABLES = """(scrolling = []) => Array.from(document.querySelectorAll('[class*="st-key-table-"] table'))
+CUT_OFF_TABLES = """scrolling => Array.from(document.querySelectorAll('[class*="st-key-table-"] table'))
   .filter(t => t.scrollWidth > t.clientWidth || t.getBoundingClientRect().right
                > t.closest('[data-testid=stElementContainer]').getBoundingClientRect().right + 1)
   .map(t => t.closest('[class*="st-key-table-"]').className.match(/st-key-table-\\S+/)[0])
-  .filter(k => !scrolling.includes(k.slice('st-key-table-'.length)))"""
+  .filter(k => !(scrolling || []).includes(k.slice('st-key-table-'.length)))"""
 # JS: the page has finished its run with its fonts loaded, each of the tables ``keys`` is there, and
 # no table on the page is cut off (but those in ``scrolling``)
 WHOLE_TABLES = f"""([keys, scrolling]) => document.querySelector('[data-testid=stApp]')
