@@ -7,6 +7,7 @@ import io
 import json
 import re
 import xml.etree.ElementTree as ET
+from html import unescape
 
 import numpy as np
 import pandas as pd
@@ -62,11 +63,16 @@ def test_json_holds_every_step():
 def test_html_export_is_self_contained_and_escaped():
     evil = A.trace_self_attention("<img src=x onerror=alert(1)> ok")
     html = X.figures_html(evil)
-    images = re.findall(r'<img alt="figure \d+" src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)">', html)
+    images = re.findall(r'<img alt="([^"<>]+)" src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)">', html)
     assert len(images) == 14  # the 14 figures, each an SVG image inside the file: it opens offline
     assert "<script" not in html and "http" not in html.replace("http://www.w3.org/2000/svg", "")
     assert "<img src=x" not in html
-    svgs = [base64.b64decode(b).decode("utf-8") for b in images]
+    # each image says what it shows, the payload's tokens as text ("<" escaped in the attribute)
+    alts = [unescape(alt) for alt, _ in images]
+    assert alts[0] == "13 tokens in reading order: <, img, src, = (4), x, onerror, = (7), alert, (, 1, ), >, ok."
+    assert all(alt.startswith(("13 tokens", "X ", "W_", "Q ", "K ", "V ", "scores", "scaled", "α", "Σ", "output"))
+               for alt in alts)
+    svgs = [base64.b64decode(b).decode("utf-8") for _, b in images]
     for markup in svgs:
         ET.fromstring(markup)  # well-formed, so the payload stayed text
     assert any(">&lt;</text>" in markup for markup in svgs)  # the "<" token, shown as text

@@ -87,3 +87,33 @@ def test_tiles_put_each_matrix_in_its_place_on_one_scale():
     y, x = 44 + 5, 2 * 44 + 5  # inside tile (layer 2, head 3), cell (0, 0): on the diagonal
     assert (picture[y, x] == bright).all() and (picture[y, x + 10] == dark).all()
     assert (picture[5, 5] == dark).all() and (picture[42, 5] == 255).all()  # a zero tile, then the gap
+
+
+def test_each_chart_says_what_it_shows_in_its_alt_text():
+    """The text a screen reader gives for the image: the title, what the rows and columns (or bars,
+    or lines) are, their labels, and how to read the colours."""
+    z = np.array([[0.5, np.nan], [0.25, 0.75]])
+    heat = svg.heatmap(z, cell_text=[["0.50", "—"], ["0.25", "0.75"]], row_labels=["a", "b"], col_labels=["a", "b"],
+                       title="α", row_title="query", col_title="key", scale="weights", zmin=0, zmax=0.75)
+    assert heat.alt == ("α: a heatmap, 2 rows (query: a, b) by 2 columns (key: a, b); cells run from dark purple "
+                        "at 0 to yellow at 0.75; grey cells are masked; each cell shows its number.")
+    signed = svg.heatmap(np.array([[-1.0, 2.0]]), cell_text=None, row_labels=["q"], col_labels=["1", "2"], title="Q",
+                         row_title=None, col_title="dim", scale="signed", zmin=-2, zmax=2)
+    assert signed.alt == ("Q: a heatmap, 1 row (q) by 2 columns (dim: 1, 2); red cells are negative, blue positive, "
+                          "up to ±2.")
+    bar = svg.bars(["x", "y"], [svg.Series("α", [0.1, 0.9], "#000", ["0.10", "0.90"])], title="t", x_title="key",
+                   y_title="α", y_range=(0, 1))
+    assert bar.alt == "t: a bar chart of α for each key (x, y). α: x 0.10, y 0.90."
+    line = svg.plot(svg.Plot("loss", "step", "cross-entropy", lines=[svg.Line("train", [0, 1], [2, 1], "#000")]))
+    assert line.alt == "loss: cross-entropy against step; lines: train."
+    assert svg.row_of([bar, line], title="both").alt == f"both. {bar.alt} {line.alt}"
+    grid = svg.tiles(np.ones((2, 3, 2, 2)) / 2, row_labels=["1", "2"], col_labels=["1", "2", "3"], title="every head",
+                     row_title="layer", col_title="head", zmax=1.0)
+    assert grid.alt == ("every head: small pictures of α in a grid, 2 rows (layer 1, 2) by 3 columns (head: 1, 2, 3), "
+                        "coloured from 0 to 1.")
+
+
+def test_a_long_axis_is_listed_in_part_in_the_alt_text():
+    labels = [f"t{i}" for i in range(1, 65)]
+    assert svg.listing(labels) == "t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, … (64 in all)"
+    assert svg.listing(labels[:12]) == ", ".join(labels[:12])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -64,7 +65,7 @@ def chart(fig: Svg, key: str) -> None:
     """A chart drawn on the server, shown as an image (no script, nothing for the browser to lay out);
     ``.st-key-fig-<key>`` finds it in the browser, and "Save image as" saves the SVG."""
     with st.container(key=f"fig-{key}"):
-        st.image(fig.markup, width="content")
+        st.image(fig.markup, width="content", alt=fig.alt or None)  # alt: what a screen reader says
 
 
 def wrapping_row(widths: Sequence[float]) -> list:
@@ -104,6 +105,7 @@ def matrix(
     The table goes under the heatmap instead in narrow columns (``side_by_side=False``) and when it
     has more than SIDE_BY_SIDE_MAX_COLUMNS columns, which would not fit beside it.
     """
+    fig = dataclasses.replace(fig, alt=f"{fig.alt} Its numbers are in the table with it.")
     if side_by_side and len(frame.columns) <= SIDE_BY_SIDE_MAX_COLUMNS:
         left, right = st.columns([3, 2], vertical_alignment="center")
         with left:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Callable
+from html import escape
 
 import numpy as np
 import pandas as pd
@@ -114,7 +115,9 @@ def figures_html(trace: AttentionTrace, query: int = 0) -> str:
         F.weighted_sum_figure(trace, query),
         F.token_by_dim_figure(trace, trace.output, "output αV"),
     ]
-    images = [f'<p><img alt="figure {k + 1}" src="{data_uri(fig)}"></p>' for k, fig in enumerate(figures)]
+    # a figure's alt text holds the learner's tokens: escaped for the attribute
+    images = [f'<p><img alt="{escape(fig.alt or f"figure {k + 1}", quote=True)}" src="{data_uri(fig)}"></p>'
+              for k, fig in enumerate(figures)]
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>Attention Lab figures</title></head><body>"
         "<h1>Attention Lab: the walkthrough's figures</h1>" + "\n".join(images) + "</body></html>"

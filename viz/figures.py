@@ -11,6 +11,8 @@ Conventions every figure keeps:
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import numpy.typing as npt
 
@@ -81,11 +83,12 @@ def tokens_figure(trace: AttentionTrace) -> svg.Svg:
     """Step 1: the tokens in reading order, one cell each, numbered by position i."""
     labels = token_labels(trace.tokens)
     ids = np.array(trace.token_ids, dtype=np.float64)[None, :]  # [1, n]
-    return svg.heatmap(
+    fig = svg.heatmap(
         ids / max(1, max(trace.token_ids)) * 0.55 + 0.4, cell_text=[labels], row_labels=[""],
         col_labels=[str(i + 1) for i in range(trace.n)], title=f"{trace.n} tokens", row_title=None,
         col_title="position i", scale="weights", zmin=0.0, zmax=1.0, colour_bar=False,
-    )
+    )  # coloured by id: a repeated token has its colour twice
+    return dataclasses.replace(fig, alt=f"{trace.n} tokens in reading order: {svg.listing(labels, limit=64)}.")
 
 
 def token_by_dim_figure(trace: AttentionTrace | MultiHeadTrace, m: npt.ArrayLike, name: str, *,

@@ -97,5 +97,7 @@ def lines_view(
             out.append(svg.text(x0 - 8, y, label, anchor="end", cls="query", fill="#999999" if faded else None,
                                 weight="bold" if highlight == i else None))
             out.append(svg.text(x1 + 8, y, label, cls="key"))
-        panels.append(svg.document("".join(out), 2 * label_w + gap, top + n * row_h))
+        panels.append(svg.document("".join(out), 2 * label_w + gap, top + n * row_h,
+                                   f"{names[h]}: a line from each query on the left to each key on the right, "
+                                   "thicker and darker where α is larger."))
     return svg.grid_of(panels, cols, gap=28)

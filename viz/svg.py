@@ -61,11 +61,13 @@ def text_width(text: str, size: float) -> float:
 
 @dataclass(frozen=True)
 class Svg:
-    """A finished chart: ``markup`` is a complete SVG document of ``width`` × ``height`` pixels."""
+    """A finished chart: ``markup`` is a complete SVG document of ``width`` × ``height`` pixels;
+    ``alt`` says in one plain sentence or two what it shows (the image's text for a screen reader)."""
 
     markup: str
     width: int
     height: int
+    alt: str = ""
 
     @property
     def body(self) -> str:
@@ -73,11 +75,21 @@ class Svg:
         return self.markup[self.markup.index(">") + 1: self.markup.rindex("</svg>")]
 
 
-def document(body: str, width: float, height: float) -> Svg:
+def document(body: str, width: float, height: float, alt: str = "") -> Svg:
     w, h = math.ceil(width), math.ceil(height)
     return Svg(f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
                f'font-family="{FONT}" font-size="13">'
-               f'<rect width="{w}" height="{h}" fill="white"/>{body}</svg>', w, h)
+               f'<rect width="{w}" height="{h}" fill="white"/>{body}</svg>', w, h, alt)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def listing(labels: Sequence[str], limit: int = 12) -> str:
+    """Labels for a chart's text alternative: all of them, or the first ``limit`` and how many."""
+    shown = ", ".join(labels[:limit])
+    return shown if len(labels) <= limit else f"{shown}, … ({len(labels)} in all)"
 
 
 def text(x: float, y: float, content: str, *, size: float = 13, anchor: str = "start", cls: str | None = None,
@@ -180,6 +192,12 @@ def heatmap(
     z = np.asarray(z, dtype=np.float64)
     n_rows, n_cols = z.shape
     numbers = cell_text is not None
+    alt = (f"{title}: a heatmap, {_count(n_rows, 'row')} ({row_title + ': ' if row_title else ''}"
+           f"{listing(row_labels)}) by {_count(n_cols, 'column')} ({col_title}: {listing(col_labels)}); "
+           + (f"red cells are negative, blue positive, up to ±{_short(zmax)}" if scale == "signed" else
+              f"cells run from dark purple at {_short(zmin)} to yellow at {_short(zmax)}")
+           + ("; grey cells are masked" if np.isnan(z).any() else "")
+           + ("; each cell shows its number." if numbers else "."))
     size = 11 if compact else 13
     tick = 13 if max(n_rows, n_cols) <= 12 else 10
     longest_number = max((len(t) for row in cell_text for t in row), default=0) if numbers else 0
@@ -226,7 +244,7 @@ def heatmap(
                         rotate=-90))
     if colour_bar:
         out.append(_colour_bar(ColourBar(scale, zmin, zmax), left + n_cols * cw + 12, top, max(n_rows * ch, 60)))
-    return document("".join(out), width, height)
+    return document("".join(out), width, height, alt)
 
 
 def _cell_size(count: int) -> float:
@@ -305,7 +323,9 @@ def tiles(
     out.append(text(left + w / 2, 32, col_title, anchor="middle", cls="xtitle", fill=AXIS_COLOUR))
     out.append(text(10, top + h / 2, row_title, anchor="middle", cls="ytitle", fill=AXIS_COLOUR, rotate=-90))
     out.append(_colour_bar(ColourBar("weights", 0.0, zmax), left + w + 8, top, max(min(h, 300), 60)))
-    return document("".join(out), max(left + w + 60, text_width(title, 15) + 10), top + h + 8)
+    alt = (f"{title}: small pictures of α in a grid, {_count(n_rows, 'row')} ({row_title} {listing(row_labels)}) by "
+           f"{_count(n_cols, 'column')} ({col_title}: {listing(col_labels)}), coloured from 0 to {_short(zmax)}.")
+    return document("".join(out), max(left + w + 60, text_width(title, 15) + 10), top + h + 8, alt)
 
 
 def _colour_bar(bar: ColourBar, x: float, y: float, h: float) -> str:
@@ -339,7 +359,8 @@ def row_of(charts: Sequence[Svg], *, gap: float = 16, title: str | None = None) 
     for chart in charts:
         out.append(f'<g transform="translate({_num(x)},{top})">{chart.body}</g>')
         x += chart.width + gap
-    return document("".join(out), max(x - gap, 1), top + max((c.height for c in charts), default=1))
+    alt = " ".join(([f"{title}."] if title else []) + [c.alt for c in charts if c.alt])
+    return document("".join(out), max(x - gap, 1), top + max((c.height for c in charts), default=1), alt)
 
 
 def grid_of(charts: Sequence[Svg], columns: int, *, gap: float = 16) -> Svg:
@@ -349,7 +370,8 @@ def grid_of(charts: Sequence[Svg], columns: int, *, gap: float = 16) -> Svg:
     for row in rows:
         out.append(f'<g transform="translate(0,{_num(y)})">{row.body}</g>')
         y += row.height + gap
-    return document("".join(out), max((r.width for r in rows), default=1), max(y - gap, 1))
+    return document("".join(out), max((r.width for r in rows), default=1), max(y - gap, 1),
+                    " ".join(r.alt for r in rows if r.alt))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -486,7 +508,11 @@ def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_t
     if show_legend:
         out.append(legend([(s.name, s.colour if isinstance(s.colour, str) else s.colour[0]) for s in series],
                           left, height - 12))
-    return document("".join(out), width, height)
+    alt = f"{title}: a bar chart of {y_title} for each {x_title or 'category'} ({listing(categories)})."
+    if n <= 20 and all(s.labels is not None for s in series):  # the values too, as the bars' labels say them
+        alt += "".join(f" {s.name}: " + ", ".join(f"{c} {v}" for c, v in zip(categories, s.labels, strict=True)) + "."
+                       for s in series)
+    return document("".join(out), width, height, alt)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -592,4 +618,7 @@ def plot(p: Plot, *, width: float = 420, height: float = 240, show_legend: bool 
     if show_legend and named:
         out.append(legend(named, left, total_h + 6))
         total_h += 22
-    return document("".join(out), max(left + plot_w + 14, text_width(p.title, 15) + 10), total_h)
+    alt = (f"{p.title}: {p.y_title or 'values'} against {p.x_title}"
+           + (f"; {'lines' if p.lines else 'histograms'}: {listing([name for name, _ in named])}" if named else "")
+           + (f"; arrows: {listing([a.label for a in p.arrows])}" if p.arrows else "") + ".")
+    return document("".join(out), max(left + plot_w + 14, text_width(p.title, 15) + 10), total_h, alt)

@@ -64,6 +64,10 @@ def test_no_table_is_cut_off_and_no_chart_shrunk_on_a_laptop_or_tablet(open_page
     page = open_page(path, f".st-key-table-{tables[0]}", width=width, height=height)  # this size from the start
     wait_for_whole_tables(page, tables, scrolling=SCROLLS_ON_A_TABLET if screen == "tablet" else ())
     wait_for_full_size_charts(page, charts)
+    # and each chart says what it shows to a screen reader (its alt text)
+    assert page.evaluate("""() => Array.from(document.querySelectorAll('[class*="st-key-fig-"] img'))
+      .filter(i => !(i.getAttribute('alt') || '').includes(': '))
+      .map(i => i.closest('[class*="st-key-fig-"]').className)""") == []
 
 
 def test_switching_to_multihead_keeps_the_sentence(page, artifacts):
