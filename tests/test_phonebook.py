@@ -133,6 +133,8 @@ def test_page_default_and_controls():
     r = lookup(BOOK_NAMES, BOOK_PHONES, "Jindrich", temperature=0.2)
     np.testing.assert_allclose(frame["weight α"].astype(float), r.weights, atol=0.0005 + 1e-9)
     assert any("Jindřich" in m.value for m in at.markdown if "Hard answer" in m.value)
+    # Jindřich's number, 601 234 567, digit by digit as whole numbers, beside the soft blend
+    assert list(shown_table(at, "pb-answers").iloc[:, 0]) == list("601234567")
     at = set_widget(at, "pb_temperature", 0.01)
     cold = lookup(BOOK_NAMES, BOOK_PHONES, "Jindrich", temperature=0.01)
     np.testing.assert_allclose(table(at, "pb-answers")[:, 1], cold.soft, atol=0.005 + 1e-9)  # the engine's blend

@@ -54,7 +54,8 @@ def answers_frame(result: Lookup) -> pd.DataFrame:
     """Rows: digit positions; columns: the hard answer and the soft answer (a column each, so that
     a long number adds rows, not columns past a tablet's page)."""
     return pd.DataFrame(
-        {f"hard: {result.names[result.hard_index]}": result.hard, "soft: Σ α_j v_j": result.soft},
+        # the hard answer is one number's digits: whole numbers, shown without decimals
+        {f"hard: {result.names[result.hard_index]}": np.rint(result.hard).astype(int), "soft: Σ α_j v_j": result.soft},
         index=pd.Index([f"digit {c + 1}" for c in range(result.values.shape[1])], name="position"),
     )
 
