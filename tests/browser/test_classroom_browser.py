@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attention import trace_self_attention
-from tests.browser.conftest import wait_for_whole_tables
+from tests.browser.conftest import wait_for_full_size_charts, wait_for_whole_tables
 from tests.browser.test_walkthrough_browser import (
     read_table,
     toggle_setting,
@@ -77,19 +77,30 @@ STEP_TABLES = {1: ["tokens"], 2: ["x"], 3: ["w_q", "w_k", "w_v"], 4: ["q", "k", 
                7: ["weights"], 8: ["alpha-row", "weighted-sum", "output-row", "output"]}
 
 
-def test_presenter_mode_walks_every_step_and_survives_a_reload(open_page, artifacts):
-    page = open_page("/?present=true", "h3:has-text('Step 1 of 8')", width=1280, height=720)  # a projector
+# and their charts
+STEP_CHARTS = {**STEP_TABLES, 8: ["alpha-row", "weighted-sum", "output"]}
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1024, 768)])  # projectors, with the sidebar open
+def test_presenter_mode_walks_every_step_and_survives_a_reload(open_page, artifacts, width, height):
+    page = open_page("/?present=true", "h3:has-text('Step 1 of 8')", width=width, height=height)
     wait_for_whole_tables(page, STEP_TABLES[1])
-    page.screenshot(path=artifacts / "presenter-step-1.png")
+    wait_for_full_size_charts(page, STEP_CHARTS[1])
+    shots = width == 1280  # the README's screenshot is the 1280 × 720 one
+    if shots:
+        page.screenshot(path=artifacts / "presenter-step-1.png")
     for n in range(2, 9):
         page.get_by_role("button", name="Next").click()
         page.wait_for_selector(f"h3:has-text('Step {n} of 8')")
         expect(page.locator("h3:has-text('of 8')")).to_have_count(1)  # one step a screen
-        # in large type every table still shows every column (a table beside its heatmap goes under it)
+        # in large type every table still shows every column (a table beside its heatmap goes under
+        # it), and every chart is drawn at its own size
         wait_for_whole_tables(page, STEP_TABLES[n])
+        wait_for_full_size_charts(page, STEP_CHARTS[n])
     expect(page.get_by_role("button", name="Next")).to_be_disabled()
     expect(page.get_by_role("button", name="Previous")).to_be_enabled()
-    page.screenshot(path=artifacts / "presenter-step-8.png")
+    if shots:
+        page.screenshot(path=artifacts / "presenter-step-8.png")
     page.get_by_role("button", name="Previous").click()
     page.wait_for_selector("h3:has-text('Step 7 of 8')")
     page.wait_for_function("() => location.search.includes('step=7')")
@@ -98,7 +109,8 @@ def test_presenter_mode_walks_every_step_and_survives_a_reload(open_page, artifa
     wait_for_whole_tables(page, STEP_TABLES[7])
     expect(page.get_by_role("button", name="Next")).to_be_enabled()  # the buttons fit the step after a reload
     wait_for_ticks(page, "weights", ["This", "forum", "is", "awesome"])
-    page.screenshot(path=artifacts / "presenter-step-7.png")
+    if shots:
+        page.screenshot(path=artifacts / "presenter-step-7.png")
 
 
 def test_csv_download_parses_back_to_the_engine_matrix(page):
