@@ -32,7 +32,8 @@ n, h, d_k, d_model = mh.n, mh.n_heads, mh.d_k, mh.d_model
 st.latex(rf"h = {h} \text{{ heads}},\qquad d_k = \frac{{d_{{model}}}}{{h}} = \frac{{{d_model}}}{{{h}}} = {d_k}")
 
 st.subheader("Each head's attention", divider="gray")
-ui.chart(H.heads_heatmaps(mh.weights, mh.tokens, mask=mh.heads[0].mask if mh.causal else None), "heads")
+heads = H.heads_heatmaps(mh.weights, mh.tokens, mask=mh.heads[0].mask if mh.causal else None)
+ui.chart_row([(fig, f"heads-{k}") for k, fig in enumerate(heads)])
 st.caption("One panel per head, all on the same colour scale. In every panel rows are queries (i) and columns "
            "are keys (j). " + (MASK_CAPTION if mh.causal else ""))
 with st.expander("The numbers: α of each head", expanded=h <= 2):

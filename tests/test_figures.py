@@ -145,8 +145,9 @@ def test_user_text_in_a_figure_stays_text(payload):
     evil = A.trace_self_attention(f"{payload} ok", d_model=4, d_k=2)
     book = lookup([payload, "Jan"], ["123", "456"], payload)
     figures = [F.query_key_figure(evil, evil.weights, "α", weights=True), F.alpha_bars(evil, 0),
-               F.tokens_figure(evil), F.weighted_sum_figure(evil, 0), H.heads_heatmaps(evil.weights[None], evil.tokens),
-               H.lines_view(evil.weights, evil.tokens), P.key_bars(book, soft=True), P.answers_figure(book)]
+               F.tokens_figure(evil), F.weighted_sum_figure(evil, 0),
+               *H.heads_heatmaps(evil.weights[None], evil.tokens), *H.lines_view(evil.weights, evil.tokens),
+               P.key_bars(book, soft=True), P.answers_figure(book)]
     for fig in figures:
         root = R.parse(fig)  # well-formed: the payload did not break out of its text
         tags = {e.tag.removeprefix(R.NS) for e in root.iter()}

@@ -155,28 +155,33 @@ def test_temperature_on_the_sentence(temperature):
 # --- builders ------------------------------------------------------------------------------------
 def test_heads_heatmaps_show_every_head_on_one_scale():
     m = A.trace_multi_head("the cat sat on", d_model=8, n_heads=4, causal=True)
-    fig = H.heads_heatmaps(m.weights, m.tokens, mask=m.heads[0].mask)
-    shown = np.array(R.numbers(fig), dtype=object).reshape(4, 4, 4)  # [head, query, key]
+    figs = H.heads_heatmaps(m.weights, m.tokens, mask=m.heads[0].mask)
+    shown = np.array([R.numbers(fig) for fig in figs], dtype=object).reshape(4, 4, 4)  # [head, query, key]
     assert shown[0, 0, 3] == MASKED_TEXT
     np.testing.assert_array_equal(shown[2][m.heads[0].mask], [format_number(a) for a in m.weights[2][m.heads[0].mask]])
-    assert R.texts(fig, "title") == ["head 1", "head 2", "head 3", "head 4"]
-    assert R.ticks(fig, "y") == ["the", "cat", "sat", "on"] + [""] * 12  # token names once, on the left
-    # one colour scale: the same weight has the same colour in every head, and one colour bar
-    fills = np.array([e.get("fill") for e in R.group(fig, "cells")]).reshape(4, 4, 4)
+    assert [R.texts(fig, "title") for fig in figs] == [["head 1"], ["head 2"], ["head 3"], ["head 4"]]
+    for fig in figs:  # each head a chart of its own, whole wherever it wraps: its labels, its colour bar
+        assert R.ticks(fig, "y") == R.ticks(fig, "x") == ["the", "cat", "sat", "on"]
+        assert R.texts(fig, "ytitle") == ["query i"] and R.texts(fig, "xtitle") == ["key j"]
+    # one colour scale: the same weight has the same colour in every head, and the same colour bar
+    fills = np.array([[e.get("fill") for e in R.group(fig, "cells")] for fig in figs]).reshape(4, 4, 4)
     top = np.unravel_index(np.argmax(m.weights), m.weights.shape)
-    assert fills[top] == svg.VIRIDIS[-1] and len(R.texts(fig, "cbar")) == 3
+    assert fills[top] == svg.VIRIDIS[-1]
+    assert len({tuple(R.texts(fig, "cbar")) for fig in figs}) == 1 and len(R.texts(figs[0], "cbar")) == 3
+    # on a tablet's page (564 px) a head is drawn whole, at its own size
+    assert max(fig.width for fig in figs) <= 564
 
 
 def test_lines_view_opacity_follows_the_weights_and_highlight_filters():
     weights = np.array([[[0.9, 0.1], [0.0, 1.0]]])
-    fig = H.lines_view(weights, ("a", "b"))
+    (fig,) = H.lines_view(weights, ("a", "b"))
     links = [(float(e.get("y1")), float(e.get("y2")), float(e.get("stroke-opacity")))
              for e in R.elements(fig, "line", "link")]
     assert [a for *_, a in links] == [0.9, 0.1, 1.0]  # opacity = α; α 0 draws no line
     (a_top, _, _), (_, b_below, _) = links[0], links[1]
     assert a_top < b_below  # query a (top) to key b (below)
     assert R.texts(fig, "query") == ["a", "b"] and R.texts(fig, "key") == ["a", "b"]
-    only_b = H.lines_view(weights, ("a", "b"), highlight=1)
+    (only_b,) = H.lines_view(weights, ("a", "b"), highlight=1)
     drawn = R.elements(only_b, "line", "link")
     assert len(drawn) == 1 and drawn[0].get("y1") == drawn[0].get("y2")  # only b's line to itself
 

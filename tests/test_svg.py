@@ -6,9 +6,13 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from PIL import ImageFont
 
+from attention import trace_self_attention
 from tests import svg_reading as R
 from viz import svg
+from viz.figures import tokens_figure
+from viz.heads import lines_view
 
 
 def test_colour_scales_run_from_their_first_to_their_last_anchor_and_nan_is_the_masked_grey():
@@ -117,3 +121,34 @@ def test_a_long_axis_is_listed_in_part_in_the_alt_text():
     labels = [f"t{i}" for i in range(1, 65)]
     assert svg.listing(labels) == "t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, … (64 in all)"
     assert svg.listing(labels[:12]) == ", ".join(labels[:12])
+
+
+WIDE = ["THE", "MUMMY", "WOKE", "UP", "WWW"]  # capitals, m and w: wider than an average letter
+
+
+def drawn_width(text: str, size: float) -> float:
+    """How wide the browser draws ``text`` in DejaVu Sans (the charts' first font), from the font file."""
+    return ImageFont.truetype("DejaVuSans.ttf", 100).getlength(text) * size / 100
+
+
+def test_wide_labels_keep_clear_of_the_axis_title_and_the_edge():
+    """Row labels are right-aligned before the cells; the rotated axis title sits at x = 10. With
+    an average width a letter, "MUMMY" was given 40 px, took 52, and ran into the title."""
+    fig = svg.heatmap(np.ones((5, 5)), cell_text=None, row_labels=WIDE, col_labels=WIDE, title="α", row_title="query",
+                      col_title="key", scale="weights", zmin=0, zmax=1)
+    for tick in R.elements(fig, "text", "ytick"):
+        assert float(tick.get("x")) - drawn_width(tick.text, 13) > 10 + 13 / 2  # right of the title's glyphs
+    (lines,) = lines_view(np.full((1, 5, 5), 0.2), tuple(WIDE))
+    for query in R.elements(lines, "text", "query"):
+        assert float(query.get("x")) - drawn_width(query.text, 13) >= 0  # inside the image
+    for key in R.elements(lines, "text", "key"):
+        assert float(key.get("x")) + drawn_width(key.text, 13) <= lines.width
+
+
+def test_a_token_fits_its_cell_in_the_tokens_figure():
+    trace = trace_self_attention("THE MUMMY WOKE")
+    fig = tokens_figure(trace)
+    cells = R.group(fig, "cells")
+    for cell, word in zip(cells, ["THE", "MUMMY", "WOKE"], strict=True):
+        cell_width = float(cell.get("d").split("h")[1].split("v")[0]) + 1  # "M x y h w v h h -w z", 1 px apart
+        assert drawn_width(word, 13) < cell_width

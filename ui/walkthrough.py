@@ -136,7 +136,8 @@ def lines_panel(weights, tokens, *, key: str, head_names: list[str] | None = Non
     pick = st.selectbox("Highlight the lines of", [None, *range(len(labels))], key=f"{key}-highlight",
                         format_func=lambda i: "every token" if i is None else f"{i + 1} · {labels[i]}")
     pick = pick if pick is None or pick < len(labels) else None
-    ui.chart(H.lines_view(weights, tokens, highlight=pick, head_names=head_names), f"{key}-view")
+    views = H.lines_view(weights, tokens, highlight=pick, head_names=head_names)
+    ui.chart_row([(fig, f"{key}-view-{k}") for k, fig in enumerate(views)])
     st.caption("Queries on the left, keys on the right. Each line joins query i to key j; the darker and thicker "
                "the line, the larger α_ij. The numbers are in the α table.")
 

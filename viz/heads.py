@@ -6,8 +6,6 @@ weights, Okabe–Ito for telling heads apart.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import numpy.typing as npt
 
@@ -15,18 +13,14 @@ from viz import svg
 from viz.figures import HEAD_COLOURS, MASKED_TEXT
 from viz.labels import format_number, token_labels
 
-HEADS_PER_ROW = 4
 MIN_WEIGHT_DRAWN = 0.005  # lighter lines are invisible anyway
 
 
-def heads_grid(n_heads: int) -> tuple[int, int]:
-    """Rows and columns of the small multiples: at most HEADS_PER_ROW heads side by side."""
-    cols = min(n_heads, HEADS_PER_ROW)
-    return math.ceil(n_heads / cols), cols
-
-
-def heads_heatmaps(weights: npt.ArrayLike, tokens: tuple[str, ...], *, mask: npt.ArrayLike | None = None) -> svg.Svg:
-    """α of every head as small multiples with one shared colour scale.
+def heads_heatmaps(weights: npt.ArrayLike, tokens: tuple[str, ...], *,
+                   mask: npt.ArrayLike | None = None) -> list[svg.Svg]:
+    """α of every head, one chart per head on one shared colour scale. Each chart has its own labels
+    and colour bar, so that the heads can stand in a row that wraps (``ui.components.chart_row``):
+    a grid of four in one image was 864 px wide and shrank, labels too, on a laptop's page.
 
     Parameters
     ----------
@@ -36,7 +30,6 @@ def heads_heatmaps(weights: npt.ArrayLike, tokens: tuple[str, ...], *, mask: npt
     w = np.asarray(weights, dtype=np.float64)
     n_heads, n, _ = w.shape
     labels = token_labels(tokens)
-    _, cols = heads_grid(n_heads)
     blocked = np.zeros((n, n), dtype=bool) if mask is None else ~np.asarray(mask, dtype=bool)
     top = max(float(w.max()) if w.size else 1.0, 1e-9)  # one colour scale for every head
     show_numbers = n * n <= 64
@@ -44,12 +37,11 @@ def heads_heatmaps(weights: npt.ArrayLike, tokens: tuple[str, ...], *, mask: npt
     for h in range(n_heads):
         text = [[MASKED_TEXT if blocked[i, j] else format_number(w[h, i, j]) for j in range(n)] for i in range(n)]
         panels.append(svg.heatmap(
-            np.where(blocked, np.nan, w[h]), cell_text=text if show_numbers else None,
-            row_labels=labels if h % cols == 0 else [""] * n, col_labels=labels, title=f"head {h + 1}",
-            row_title="query i" if h % cols == 0 else None, col_title="key j", scale="weights", zmin=0.0, zmax=top,
-            colour_bar=h % cols == cols - 1 or h == n_heads - 1, compact=True,
+            np.where(blocked, np.nan, w[h]), cell_text=text if show_numbers else None, row_labels=labels,
+            col_labels=labels, title=f"head {h + 1}", row_title="query i", col_title="key j", scale="weights",
+            zmin=0.0, zmax=top, compact=True,
         ))
-    return svg.grid_of(panels, cols)
+    return panels
 
 
 def lines_view(
@@ -58,9 +50,9 @@ def lines_view(
     *,
     highlight: int | None = None,
     head_names: list[str] | None = None,
-) -> svg.Svg:
+) -> list[svg.Svg]:
     """The "head view": queries in a left column, keys in a right one, a line per pair whose
-    opacity is the weight α_ij. One panel per head.
+    opacity is the weight α_ij. One chart per head (for a row that wraps, as ``heads_heatmaps``).
 
     Parameters
     ----------
@@ -74,7 +66,6 @@ def lines_view(
     n_heads, n, _ = w.shape
     labels = token_labels(tokens)
     names = head_names or [f"head {h + 1}" for h in range(n_heads)]
-    _, cols = heads_grid(n_heads)
     label_w = max((svg.text_width(label, 13) for label in labels), default=0) + 12
     row_h, gap = 26, 120
     queries = range(n) if highlight is None else [highlight]
@@ -100,4 +91,4 @@ def lines_view(
         panels.append(svg.document("".join(out), 2 * label_w + gap, top + n * row_h,
                                    f"{names[h]}: a line from each query on the left to each key on the right, "
                                    "thicker and darker where α is larger."))
-    return svg.grid_of(panels, cols, gap=28)
+    return panels

@@ -9,7 +9,7 @@ as a bare page. It is kept to what the lessons draw.
 
 Safety: every piece of text goes through ``_esc`` (XML escaping), and the image is shown as an
 ``<img>``, which runs no script and loads nothing. User text can't add markup either way.
-Fonts: DejaVu Sans (installed by ``make``), then the browser's sans-serif.
+Fonts: DejaVu Sans (installed by ``make``), then the browser's sans-serif; text is measured with DejaVu's metrics.
 
 Conventions: a matrix is drawn as it is written (row 1 on top); colour scales are colour-blind
 safe (Viridis for weights, ColorBrewer RdBu for signed numbers: red negative, blue positive).
@@ -21,18 +21,21 @@ Test hooks: a heatmap's cells are the ``<path>``s of ``<g class="cells">`` and t
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
+from unicodedata import east_asian_width
 
 import numpy as np
 import numpy.typing as npt
-from PIL import Image
+from PIL import Image, ImageFont
 
 FONT = "DejaVu Sans, Verdana, sans-serif"
-CHAR_WIDTH = 0.62  # average DejaVu Sans glyph width, in font sizes: enough to lay out labels
+CHAR_WIDTH = 0.62  # average DejaVu Sans glyph width, in font sizes: for numbers, and text where DejaVu is missing
+FONT_MARGIN = 1.05  # room for another sans-serif than the DejaVu Sans that text is measured with
 MASKED_FILL = "#d9d9d9"
 MAX_CELL_ELEMENTS = 400  # a heatmap with more cells (and so no numbers in them) is drawn as one picture
 AXIS_COLOUR = "#444444"
@@ -55,8 +58,40 @@ def _num(x: float) -> str:
     return f"{x:.1f}".removesuffix(".0")
 
 
-def text_width(text: str, size: float) -> float:
-    return len(text) * size * CHAR_WIDTH
+@functools.cache
+def _font(bold: bool) -> ImageFont.FreeTypeFont | None:
+    """DejaVu Sans (the charts' first font) at 100 px, to measure text with; None if not installed."""
+    try:
+        return ImageFont.truetype("DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf", 100)
+    except OSError:
+        return None
+
+
+@functools.lru_cache(maxsize=8192)  # labels repeat from rerun to rerun; measuring one takes ~20 µs
+def _em_width(text: str, bold: bool) -> float:
+    """Width of ``text`` in ems: measured with DejaVu Sans where it is installed (else estimated at
+    CHAR_WIDTH a character), a wide East Asian character counted as 1 em (DejaVu has none, and the
+    browser draws it from another font)."""
+    wide = sum(east_asian_width(c) in "WF" for c in text)
+    narrow = "".join(c for c in text if east_asian_width(c) not in "WF") if wide else text
+    font = _font(bold)
+    return wide + (font.getlength(narrow) / 100 if font else len(narrow) * CHAR_WIDTH)
+
+
+_NUMERIC = frozenset("0123456789.,−-+∞—e%")
+
+
+def _cell_width(text: str, size: float) -> float:
+    """A cell's text: a number (digits, a sign, a point) at the average width, which fits it without
+    wasting room and costs nothing to work out; anything else (the tokens of step 1) measured."""
+    return len(text) * size * CHAR_WIDTH if _NUMERIC.issuperset(text) else text_width(text, size)
+
+
+def text_width(text: str, size: float, *, bold: bool = False) -> float:
+    """Pixels ``text`` takes at ``size``, with a margin of FONT_MARGIN for a browser that draws the
+    chart in Verdana or its sans-serif instead. An average width a character (the old estimate)
+    gave "AWESOME" 56 px where it takes 67, and "MUMMY" ran into the axis title beside it."""
+    return _em_width(text, bold) * size * FONT_MARGIN
 
 
 @dataclass(frozen=True)
@@ -200,8 +235,8 @@ def heatmap(
            + ("; each cell shows its number." if numbers else "."))
     size = 11 if compact else 13
     tick = 13 if max(n_rows, n_cols) <= 12 else 10
-    longest_number = max((len(t) for row in cell_text for t in row), default=0) if numbers else 0
-    cw = max(text_width("0" * max(longest_number, 4), size) + 10, 30 if numbers else 12)
+    widest = max((_cell_width(t, size) for row in cell_text for t in row), default=0.0) if numbers else 0.0
+    cw = max(widest, 4 * size * CHAR_WIDTH) + 10 if numbers else 12
     ch = 30 if numbers else _cell_size(n_rows)
     if not numbers:
         cw = _cell_size(n_cols)
@@ -215,7 +250,7 @@ def heatmap(
     left = row_label_w + (22 if row_title else 4)
     bottom = (col_label_w * 0.72 + 14 if slanted else tick + 12) + 22
     right = 70 if colour_bar else 8
-    width = max(left + n_cols * cw + right, text_width(title, 15) + 10)
+    width = max(left + n_cols * cw + right, text_width(title, 15, bold=True) + 10)
     height = top + n_rows * ch + bottom
     out = [text(0, 16, title, size=15, weight="bold", cls="title")]
     cells, nums = [], []
@@ -325,7 +360,7 @@ def tiles(
     out.append(_colour_bar(ColourBar("weights", 0.0, zmax), left + w + 8, top, max(min(h, 300), 60)))
     alt = (f"{title}: small pictures of α in a grid, {_count(n_rows, 'row')} ({row_title} {listing(row_labels)}) by "
            f"{_count(n_cols, 'column')} ({col_title}: {listing(col_labels)}), coloured from 0 to {_short(zmax)}.")
-    return document("".join(out), max(left + w + 60, text_width(title, 15) + 10), top + h + 8, alt)
+    return document("".join(out), max(left + w + 60, text_width(title, 15, bold=True) + 10), top + h + 8, alt)
 
 
 def _colour_bar(bar: ColourBar, x: float, y: float, h: float) -> str:
@@ -486,7 +521,7 @@ def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_t
     left, top = 58, 40
     plot_h = 200
     bottom = (longest * 0.72 + 16 if slanted else 24) + 28 + (24 if show_legend else 0)
-    width = max(left + n * slot + 10, text_width(title, 15) + 10, 300)
+    width = max(left + n * slot + 10, text_width(title, 15, bold=True) + 10, 300)
     frame = Frame(left, top, n * slot, plot_h, (0, n), y_range)
     out = [text(0, 16, title, size=15, weight="bold", cls="title")]
     out.append(frame.axes(x_title="", y_title=y_title, x_ticks=[], x_tick_text=[]))
@@ -621,4 +656,4 @@ def plot(p: Plot, *, width: float = 420, height: float = 240, show_legend: bool 
     alt = (f"{p.title}: {p.y_title or 'values'} against {p.x_title}"
            + (f"; {'lines' if p.lines else 'histograms'}: {listing([name for name, _ in named])}" if named else "")
            + (f"; arrows: {listing([a.label for a in p.arrows])}" if p.arrows else "") + ".")
-    return document("".join(out), max(left + plot_w + 14, text_width(p.title, 15) + 10), total_h, alt)
+    return document("".join(out), max(left + plot_w + 14, text_width(p.title, 15, bold=True) + 10), total_h, alt)

@@ -43,7 +43,8 @@ SCROLLS_ON_A_TABLET = ("lt-form",)
     (f"/?step=4&{SIX}", ["q", "k", "v"], ["q", "k", "v"]),
     (f"/?step=7&{SIX}", ["weights"], ["weights"]),
     (f"/?step=8&{SIX}", ["alpha-row", "weighted-sum", "output-row"], ["alpha-row", "weighted-sum", "output"]),
-    ("/multihead", ["head-w_q", "mh-output"], ["heads", "mh-output"]),
+    ("/multihead", ["head-w_q", "mh-output"], ["heads-0", "heads-1", "mh-lines-view-0", "mh-output"]),
+    ("/multihead?heads=4", ["head-w_q", "mh-output"], [f"heads-{k}" for k in range(4)] + ["mh-lines-view-3"]),
     ("/scaling", ["saturation-stats", "temperature-weights"],
      ["dots", "saturation-max-weight", "saturation-jacobian", "saturation-no-gradient", "row-raw", "row-scaled"]),
     ("/phonebook", ["pb-lookup", "pb-answers"], ["pb-scores", "pb-weights", "pb-answers"]),
@@ -77,7 +78,8 @@ def test_switching_to_multihead_keeps_the_sentence(page, artifacts):
     page.wait_for_selector(".st-key-table-mh-output table")
     expect(page.locator(".st-key-sentence input")).to_have_value("the cat sat on the mat", timeout=TIMEOUT_MS)
     labels = ["the (1)", "cat", "sat", "on", "the (5)", "mat"]
-    wait_for_ticks(page, "heads", labels * 2)  # the key axis of each of the two heads
+    for head in ("heads-0", "heads-1"):  # the key axis of each of the two heads
+        wait_for_ticks(page, head, labels)
     _, output = read_table(page, "mh-output")
     expected = trace_multi_head("the cat sat on the mat", d_model=8, n_heads=2, seed=42).output
     np.testing.assert_allclose(output, expected, atol=0.005 + 1e-9)
