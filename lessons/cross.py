@@ -62,16 +62,18 @@ for column, (name, labels, m) in zip(st.columns(3), parts, strict=True):
     with column:
         ui.matrix(F.heatmap(m, row_labels=labels, col_labels=dims, title=f"{name}  [{m.shape[0]} × {d_k}]",
                             row_title="token", col_title="dimension", compact=True),
-                  T.matrix_frame(m, rows=labels, columns=dims), f"ca-{name[0].lower()}", side_by_side=False)
+                  T.matrix_frame(m, rows=labels, columns=dims, rows_name="token"), f"ca-{name[0].lower()}",
+                  side_by_side=False)
 
 st.subheader("α: target tokens ask, source tokens answer", divider="gray")
 ui.matrix(F.heatmap(trace.weights, row_labels=t_labels, col_labels=s_labels, title=f"α  [{i} × {j}]",
                     row_title="query: target token i", col_title="key: source token j", weights=True),
-          T.matrix_frame(trace.weights, rows=t_labels, columns=s_labels), "ca-weights")
+          T.matrix_frame(trace.weights, rows=t_labels, columns=s_labels, rows_name="target query ↓ · source key →"),
+          "ca-weights")
 st.caption("Rows are the target's tokens (queries), columns the source's tokens (keys); each row sums to 1: "
            + ", ".join(f"{markdown_text(t)} {trace.weights[r].sum():.2f}" for r, t in enumerate(t_labels)) + ".")
 st.subheader("The output: one row per target token", divider="gray")
 ui.matrix(F.heatmap(trace.output, row_labels=t_labels, col_labels=dims, title=f"αV  [{i} × {d_k}]",
                     row_title="target token", col_title="dimension"),
-          T.matrix_frame(trace.output, rows=t_labels, columns=dims), "ca-output")
+          T.matrix_frame(trace.output, rows=t_labels, columns=dims, rows_name="target token"), "ca-output")
 ui.lesson("cross/01_contrast")

@@ -303,6 +303,8 @@ def test_the_cross_attention_page_shows_the_engine_numbers_and_survives_a_bad_se
     engine = trace_cross_attention("Ce forum est génial", "This forum is awesome", d_k=8, seed=DEFAULT_SEED)
     np.testing.assert_allclose(table(at, "ca-weights"), engine.weights, atol=ROUNDING)
     np.testing.assert_allclose(table(at, "ca-output"), engine.output, atol=ROUNDING)
+    # the α table's corner says which side holds the queries and which the keys, as the heatmap's axes do
+    assert shown_table(at, "ca-weights").index.name == "target query ↓ · source key →"
     at = set_widget(at, "ca_target", "")  # an empty target: a message, and the page keeps working
     assert_no_exception(at)
     assert any("Target" in w.value for w in at.warning)
