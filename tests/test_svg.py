@@ -46,16 +46,6 @@ def test_every_text_is_escaped_in_titles_ticks_and_cells(payload):
     assert not any(a.startswith("on") for e in R.parse(fig).iter() for a in e.attrib)
 
 
-def test_small_multiples_sit_side_by_side_and_in_rows():
-    a = svg.document("", 100, 50)
-    b = svg.document("", 60, 80)
-    row = svg.row_of([a, b], gap=10)
-    assert (row.width, row.height) == (170, 80)
-    grid = svg.grid_of([a, b, a], 2, gap=10)
-    assert (grid.width, grid.height) == (170, 80 + 10 + 50)
-    assert R.parse(grid) is not None
-
-
 def test_short_numbers_for_axes():
     assert [svg._short(v) for v in (0, 0.5, -0.25, 1500, 123456.0)] == ["0", "0.5", "−0.25", "1,500", "123,456"]
 
@@ -110,7 +100,6 @@ def test_each_chart_says_what_it_shows_in_its_alt_text():
     assert bar.alt == "t: a bar chart of α for each key (x, y). α: x 0.10, y 0.90."
     line = svg.plot(svg.Plot("loss", "step", "cross-entropy", lines=[svg.Line("train", [0, 1], [2, 1], "#000")]))
     assert line.alt == "loss: cross-entropy against step; lines: train."
-    assert svg.row_of([bar, line], title="both").alt == f"both. {bar.alt} {line.alt}"
     grid = svg.tiles(np.ones((2, 3, 2, 2)) / 2, row_labels=["1", "2"], col_labels=["1", "2", "3"], title="every head",
                      row_title="layer", col_title="head", zmax=1.0)
     assert grid.alt == ("every head: small pictures of α in a grid, 2 rows (layer 1, 2) by 3 columns (head: 1, 2, 3), "

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from viz.svg import Svg
 from viz.tables import formatted, markdown_table
@@ -68,7 +69,7 @@ def chart(fig: Svg, key: str) -> None:
         st.image(fig.markup, width="content", alt=fig.alt or None)  # alt: what a screen reader says
 
 
-def wrapping_row(widths: Sequence[float]) -> list:
+def wrapping_row(widths: Sequence[float]) -> list[DeltaGenerator]:
     """Boxes of these widths (pixels), side by side where they fit and one under the other where
     they don't (a row that wraps). For charts drawn at their own size: one image holding them all,
     or st.columns, would scale them down, labels too, wherever the page is narrower than all of them."""

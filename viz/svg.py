@@ -9,7 +9,9 @@ as a bare page. It is kept to what the lessons draw.
 
 Safety: every piece of text goes through ``_esc`` (XML escaping), and the image is shown as an
 ``<img>``, which runs no script and loads nothing. User text can't add markup either way.
-Fonts: DejaVu Sans (installed by ``make``), then the browser's sans-serif; text is measured with DejaVu's metrics.
+Fonts: DejaVu Sans (installed by ``make``), then the browser's sans-serif; text is measured with
+DejaVu's metrics. One chart is one image: charts side by side are separate images in a row that
+wraps (``ui.components.chart_row``), never one image of several, which a narrow page would shrink.
 
 Conventions: a matrix is drawn as it is written (row 1 on top); colour scales are colour-blind
 safe (Viridis for weights, ColorBrewer RdBu for signed numbers: red negative, blue positive).
@@ -103,11 +105,6 @@ class Svg:
     width: int
     height: int
     alt: str = ""
-
-    @property
-    def body(self) -> str:
-        """The markup inside the outer <svg> element (to place this chart inside another)."""
-        return self.markup[self.markup.index(">") + 1: self.markup.rindex("</svg>")]
 
 
 def document(body: str, width: float, height: float, alt: str = "") -> Svg:
@@ -380,33 +377,6 @@ def _short(value: float) -> str:
         return "0"
     text = f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
     return text.replace("-", "−")
-
-
-# ---------------------------------------------------------------------------------------------
-# Side by side
-
-
-def row_of(charts: Sequence[Svg], *, gap: float = 16, title: str | None = None) -> Svg:
-    """Charts placed left to right in one image (small multiples), under an optional title."""
-    top = 26 if title else 0
-    out = [text(0, 14, title, size=15, weight="bold", cls="title")] if title else []
-    x = 0.0
-    for chart in charts:
-        out.append(f'<g transform="translate({_num(x)},{top})">{chart.body}</g>')
-        x += chart.width + gap
-    alt = " ".join(([f"{title}."] if title else []) + [c.alt for c in charts if c.alt])
-    return document("".join(out), max(x - gap, 1), top + max((c.height for c in charts), default=1), alt)
-
-
-def grid_of(charts: Sequence[Svg], columns: int, *, gap: float = 16) -> Svg:
-    """Charts in rows of ``columns``, each row as tall as its tallest chart."""
-    rows = [row_of(charts[k:k + columns], gap=gap) for k in range(0, len(charts), columns)]
-    out, y = [], 0.0
-    for row in rows:
-        out.append(f'<g transform="translate(0,{_num(y)})">{row.body}</g>')
-        y += row.height + gap
-    return document("".join(out), max((r.width for r in rows), default=1), max(y - gap, 1),
-                    " ".join(r.alt for r in rows if r.alt))
 
 
 # ---------------------------------------------------------------------------------------------
