@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 import pandas as pd
 import streamlit as st
@@ -62,10 +63,11 @@ def forget_stale_choice(key: str, options) -> None:
         del st.session_state[key]
 
 
-def chart(fig: Svg, key: str) -> None:
+def chart(fig: Svg, key: str, *, width: int | Literal["stretch"] = "stretch") -> None:
     """A chart drawn on the server, shown as an image (no script, nothing for the browser to lay out);
-    ``.st-key-fig-<key>`` finds it in the browser, and "Save image as" saves the SVG."""
-    with st.container(key=f"fig-{key}"):
+    ``.st-key-fig-<key>`` (a box ``width`` wide) finds it in the browser, and "Save image as" saves
+    the SVG."""
+    with st.container(key=f"fig-{key}", width=width):
         st.image(fig.markup, width="content", alt=fig.alt or None)  # alt: what a screen reader says
 
 
@@ -73,15 +75,21 @@ def wrapping_row(widths: Sequence[float]) -> list[DeltaGenerator]:
     """Boxes of these widths (pixels), side by side where they fit and one under the other where
     they don't (a row that wraps). For charts drawn at their own size: one image holding them all,
     or st.columns, would scale them down, labels too, wherever the page is narrower than all of them."""
-    row = st.container(horizontal=True, wrap=True, gap=16)  # pixels: three 300 px charts fit a row at 1400 px
+    row = _row()
     return [row.container(width=round(w)) for w in widths]
 
 
+def _row() -> DeltaGenerator:
+    return st.container(horizontal=True, wrap=True, gap=16)  # pixels: three 300 px charts fit a row at 1400 px
+
+
 def chart_row(charts: Sequence[tuple[Svg, str]]) -> None:
-    """Charts ``(figure, key)`` in a ``wrapping_row``, each at full size."""
-    for box, (fig, key) in zip(wrapping_row([fig.width for fig, _ in charts]), charts, strict=True):
-        with box:
-            chart(fig, key)
+    """Charts ``(figure, key)`` side by side where they fit at full size, one under the other where
+    they don't, as in a ``wrapping_row``; each chart's own box is the row's box (one layout block a
+    chart fewer: each costs the browser a little on every rerun)."""
+    with _row():
+        for fig, key in charts:
+            chart(fig, key, width=round(fig.width))
 
 
 def table(frame: pd.DataFrame, key: str, decimals: int | None = 2) -> None:
