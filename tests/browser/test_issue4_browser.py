@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -88,17 +86,23 @@ def grid_cell(page, editor: str, row: int, col: int) -> str:
     return page.locator(f".st-key-{editor} #glide-cell-{col}-{row - 1}").inner_text()
 
 
-def eventually_close(page, key: str, expected: np.ndarray, timeout: float = 15.0) -> None:
-    """The table shows ``expected`` (to its 2 decimals) within ``timeout`` seconds: a rerun repaints
-    its elements one by one, so a read can land between two of them."""
-    deadline = time.monotonic() + timeout
-    while True:
-        shown = read_table(page, key)[1]
-        if shown.shape == expected.shape and np.allclose(shown, expected, atol=0.005 + 1e-9):
-            return
-        if time.monotonic() > deadline:
-            np.testing.assert_allclose(shown, expected, atol=0.005 + 1e-9)
-        page.wait_for_timeout(250)
+# JS: the table's numbers (row labels left out) are ``want``, each within ``tol``
+TABLE_CLOSE = """([sel, want, tol]) => {
+  const rows = Array.from(document.querySelectorAll(sel)).map(r => Array.from(r.querySelectorAll('td')).slice(1)
+    .map(c => parseFloat(c.innerText.trim().replace('−', '-'))));
+  return rows.length === want.length
+    && rows.every((r, i) => r.length === want[i].length && r.every((v, j) => Math.abs(v - want[i][j]) <= tol));
+}"""
+
+
+def eventually_close(page, key: str, expected: np.ndarray) -> None:
+    """Wait until the table shows ``expected`` (to its 2 decimals): a rerun repaints its elements one
+    by one, so a single read can land between two of them. On a timeout, fail with what it shows."""
+    try:
+        page.wait_for_function(TABLE_CLOSE, arg=[f".st-key-table-{key} table tbody tr", expected.tolist(),
+                                                 0.005 + 1e-9])
+    except PlaywrightTimeout:  # name the numbers it shows instead
+        np.testing.assert_allclose(read_table(page, key)[1], expected, atol=0.005 + 1e-9)
 
 
 def scores_row(page) -> np.ndarray:

@@ -16,14 +16,12 @@ pytestmark = pytest.mark.browser
 
 
 def read_table(page, key: str) -> tuple[list[str], np.ndarray]:
-    """Row labels and numbers of the table ``key`` as the learner sees them on screen."""
-    rows = page.locator(f".st-key-table-{key} table tbody tr")
-    labels, values = [], []
-    for r in range(rows.count()):
-        cells = rows.nth(r).locator("td").all_inner_texts()
-        labels.append(cells[0].strip())
-        values.append([shown_number(c.strip()) for c in cells[1:]])
-    return labels, np.array(values)
+    """Row labels and numbers of the table ``key`` as the learner sees them on screen, read in one
+    go: row by row, a rerun could repaint the table between two reads (a row with no cells yet)."""
+    rows = page.evaluate("sel => Array.from(document.querySelectorAll(sel)).map("
+                         "r => Array.from(r.querySelectorAll('td')).map(c => c.innerText.trim()))",
+                         f".st-key-table-{key} table tbody tr")
+    return [r[0] for r in rows], np.array([[shown_number(c) for c in r[1:]] for r in rows])
 
 
 def wait_for_table(page, key: str, cells: list[list[str]]) -> None:
