@@ -74,10 +74,9 @@ def _em_width(text: str, bold: bool) -> float:
     """Width of ``text`` in ems: measured with DejaVu Sans where it is installed (else estimated at
     CHAR_WIDTH a character), a wide East Asian character counted as 1 em (DejaVu has none, and the
     browser draws it from another font)."""
-    wide = sum(east_asian_width(c) in "WF" for c in text)
-    narrow = "".join(c for c in text if east_asian_width(c) not in "WF") if wide else text
+    narrow = "".join(c for c in text if east_asian_width(c) not in "WF")
     font = _font(bold)
-    return wide + (font.getlength(narrow) / 100 if font else len(narrow) * CHAR_WIDTH)
+    return len(text) - len(narrow) + (font.getlength(narrow) / 100 if font else len(narrow) * CHAR_WIDTH)
 
 
 _NUMERIC = frozenset("0123456789.,−-+∞—e%")
@@ -232,11 +231,11 @@ def heatmap(
            + ("; each cell shows its number." if numbers else "."))
     size = 11 if compact else 13
     tick = 13 if max(n_rows, n_cols) <= 12 else 10
-    widest = max((_cell_width(t, size) for row in cell_text for t in row), default=0.0) if numbers else 0.0
-    cw = max(widest, 4 * size * CHAR_WIDTH) + 10 if numbers else 12
-    ch = 30 if numbers else _cell_size(n_rows)
-    if not numbers:
-        cw = _cell_size(n_cols)
+    if numbers:  # as wide as the widest number (at least 4 characters), 30 px high
+        cw = max(max((_cell_width(t, size) for row in cell_text for t in row), default=0.0), 4 * size * CHAR_WIDTH) + 10
+        ch = 30
+    else:
+        cw, ch = _cell_size(n_cols), _cell_size(n_rows)
     # very long axes (a real model's 384 dimensions) get a label every few cells, as many as fit
     row_labels = _every(row_labels, math.ceil(tick / ch - 1e-9))
     col_labels = _every(col_labels, math.ceil(tick / cw - 1e-9))
