@@ -8,10 +8,15 @@ The model (h heads, d_k = d_model / h, a causal mask, no residual):
     logits = O · W_O + b                                [n, C]         C answer classes
     loss = mean over the positions that have an answer of −log softmax(logits)_answer
 
-Only W_Q, W_K, W_V, W_O and b are learned: with the embeddings fixed, whatever the model gets right
-it got right by learning where to look (W_Q, W_K) and what to bring back (W_V, W_O).
+W_Q, W_K, W_V, W_O and the read-out's bias b are learned; the embeddings are fixed. b is the same at
+every position, so alone it can only learn the best constant answer; whatever the model gets right
+beyond the no-search strategies (``baselines``) came through the attention layer: where it looks
+(W_Q, W_K) and what it brings back (W_V, W_O).
 ``gradients`` returns ∂loss/∂θ for every learned θ; tests check them against central finite
-differences, and ``tests/by_hand/torch_gradients.py`` against PyTorch's autograd.
+differences, and ``tests/by_hand/torch_checks.py`` against PyTorch's autograd.
+
+The held-out set is drawn first, distinct sequences; a training batch never holds one of them (a
+held-out sequence drawn for training is drawn again), so "never trained on" holds by construction.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ HEADS = (1, 2, 3, 4)
 LEARNING_RATES = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 RUN_LENGTHS = (50, 100, 200, 300, 500, 1000, 2000)
 SNAPSHOTS = 30  # about this many saved states per run, evenly spaced (plus step 0)
-HELD_OUT = 512  # sequences never trained on; accuracy and α are measured on them
+HELD_OUT = 512  # distinct sequences never trained on; accuracy and α are measured on them
 ADAM_BETAS, ADAM_EPS = (0.9, 0.999), 1e-8
 
 
@@ -62,6 +67,9 @@ class Task:
     sample: Callable[[np.random.Generator, int], Batch] = field(repr=False)
     table: Callable[[np.random.Generator, int], Array] = field(repr=False)  # the [V, d_model] embeddings
     looks_at: str  # which key the answer needs, for the page
+    needed: Callable[[IntArray], IntArray] = field(repr=False)  # [B, n] tokens -> the key each answer needs
+    no_search: tuple[tuple[str, Callable[[IntArray], npt.NDArray[np.float64]]], ...] = field(repr=False)
+    # (name, tokens [B, n] -> the chance [B, n] that a strategy which needs no search gives the right answer)
 
 
 LETTERS = tuple("abcdefgh")
@@ -119,25 +127,136 @@ def _lookup_table(rng: np.random.Generator, d_model: int) -> Array:
     return np.concatenate([pairs, name + ask])  # [66, d_model]
 
 
+# Which key each answer needs (the key that holds it), and strategies that need no search: what a
+# head gets by looking at itself, at the token before, or everywhere alike. Each gives, per position,
+# the chance that it answers right (a tie between equally common answers is a fair draw); the verdict
+# asks for clearly more than the best of them (``baselines``).
+
+
+def _needed_previous(tokens: IntArray) -> IntArray:
+    needed = np.broadcast_to(np.arange(tokens.shape[1]) - 1, tokens.shape).copy()  # [B, n]: the key i − 1
+    needed[:, 0] = NO_ANSWER
+    return needed
+
+
+def _needed_first(tokens: IntArray) -> IntArray:
+    return (tokens[:, :, None] == tokens[:, None, :]).argmax(axis=2)  # [B, n]: the first j with the same letter
+
+
+def _needed_lookup(tokens: IntArray) -> IntArray:
+    needed = np.full_like(tokens, NO_ANSWER)
+    names = tokens[:, :PAIRS] // len(DIGITS)  # [B, 4] the entries' names
+    asked = tokens[:, -1] - len(NAMES) * len(DIGITS)  # [B] the name after "?"
+    needed[:, -1] = (names == asked[:, None]).argmax(axis=1)  # the entry with that name
+    return needed
+
+
+def _mode_chance(values: IntArray, answer: IntArray) -> Array:
+    """[B, m] values, [B] answers -> [B]: the chance that "the most common value" is the answer."""
+    counts = np.stack([np.bincount(row, minlength=values.max() + 1) for row in values])  # [B, values]
+    modes = counts == counts.max(axis=1, keepdims=True)  # the answer is always one of the values here
+    return modes[np.arange(len(values)), answer] / modes.sum(axis=1)
+
+
+def _own_token(tokens: IntArray) -> Array:
+    chance = np.zeros(tokens.shape)
+    chance[:, 1:] = tokens[:, 1:] == tokens[:, :-1]  # the answer at i is token i − 1
+    return chance
+
+
+def _most_common_so_far(tokens: IntArray) -> Array:
+    chance = np.zeros(tokens.shape)
+    for i in range(1, tokens.shape[1]):
+        chance[:, i] = _mode_chance(tokens[:, : i + 1], tokens[:, i - 1])
+    return chance
+
+
+def _own_position(tokens: IntArray) -> Array:
+    return (_needed_first(tokens) == np.arange(tokens.shape[1])).astype(float)  # right where the letter is new
+
+
+def _entry_before(tokens: IntArray) -> Array:
+    chance = np.zeros(tokens.shape)
+    digits = tokens[:, :PAIRS] % len(DIGITS)  # [B, 4]
+    chance[:, -1] = digits[:, -1] == digits[np.arange(len(tokens)), _needed_lookup(tokens)[:, -1]]
+    return chance
+
+
+def _most_common_digit(tokens: IntArray) -> Array:
+    chance = np.zeros(tokens.shape)
+    digits = tokens[:, :PAIRS] % len(DIGITS)  # [B, 4]
+    chance[:, -1] = _mode_chance(digits, digits[np.arange(len(tokens)), _needed_lookup(tokens)[:, -1]])
+    return chance
+
+
+ITSELF, BEFORE, EVENLY = "looking at itself", "looking at the token before", "looking everywhere alike"
 TASKS = {
     task.name: task
     for task in (
         Task("previous", "Copy the previous token", "At every position from the 2nd on, name the token just before.",
-             LETTERS, LETTERS, 8, _sample_previous, _letters_table(LETTERS), "the token just before"),
+             LETTERS, LETTERS, 8, _sample_previous, _letters_table(LETTERS), "the token just before",
+             _needed_previous, ((f"its own token ({ITSELF})", _own_token),
+                                (f"the most common letter so far ({EVENLY})", _most_common_so_far))),
         Task("lookup", "Look up a value (a tiny phonebook)",
              "Four entries name=digit, then ?name: give the digit stored under that name.",
-             LOOKUP_VOCABULARY, DIGITS, PAIRS + 1, _sample_lookup, _lookup_table, "the entry with the same name"),
+             LOOKUP_VOCABULARY, DIGITS, PAIRS + 1, _sample_lookup, _lookup_table, "the entry with the same name",
+             _needed_lookup, ((f"the last entry's digit ({BEFORE})", _entry_before),
+                              (f"the most common stored digit ({EVENLY})", _most_common_digit))),
         Task("first", "Find the first occurrence",
              "At every position, give the position where this token occurs first.",
              FIRST_LETTERS, tuple(str(i + 1) for i in range(8)), 8, _sample_first, _letters_table(FIRST_LETTERS),
-             "the first token equal to it"),
+             "the first token equal to it", _needed_first, ((f"its own position ({ITSELF})", _own_position),)),
     )
 }
 
 
+def held_out_set(task: Task, seed: int) -> Batch:
+    """HELD_OUT distinct sequences of ``task`` (a stream of their own from the seed), in the order drawn."""
+    rng = np.random.default_rng([seed, 3])
+    kept: dict[bytes, int] = {}  # sequence -> its row in the draws
+    draws = []
+    while len(kept) < HELD_OUT:
+        batch = task.sample(rng, HELD_OUT)
+        offset = sum(len(d.tokens) for d in draws)
+        draws.append(batch)
+        for r, row in enumerate(batch.tokens):
+            if len(kept) < HELD_OUT:
+                kept.setdefault(row.tobytes(), offset + r)
+    tokens = np.concatenate([d.tokens for d in draws])
+    answers = np.concatenate([d.answers for d in draws])
+    rows = list(kept.values())
+    return Batch(tokens[rows], answers[rows])
+
+
+def sequence_keys(tokens: IntArray) -> set[bytes]:
+    """One hashable key per sequence (row of ``tokens`` [B, n])."""
+    return {row.tobytes() for row in np.ascontiguousarray(tokens)}
+
+
+def training_batch(task: Task, rng: np.random.Generator, size: int, held_out: set[bytes]) -> Batch:
+    """``size`` fresh sequences, none of them held out: a held-out sequence drawn here is drawn again."""
+    tokens, answers = task.sample(rng, size)
+    redo = [r for r in range(size) if tokens[r].tobytes() in held_out]
+    while redo:
+        again = task.sample(rng, len(redo))
+        tokens[redo], answers[redo] = again.tokens, again.answers
+        redo = [r for r in redo if tokens[r].tobytes() in held_out]
+    return Batch(tokens, answers)
+
+
+def baselines(task: Task, held: Batch) -> tuple[tuple[str, float], ...]:
+    """Held-out accuracy of the strategies that need no search: always the most common answer, and the
+    task's own (``Task.no_search``)."""
+    asked = held.answers != NO_ANSWER  # [B, n]
+    answers = held.answers[asked]
+    constant = ("always the most common answer", float(np.bincount(answers).max() / answers.size))
+    return (constant, *((name, float(np.mean(chance(held.tokens)[asked]))) for name, chance in task.no_search))
+
+
 def examples(task: Task, seed: int, count: int = 3) -> Batch:
-    """A few sequences of ``task`` with their answers, to show (a random stream of their own)."""
-    return task.sample(np.random.default_rng([seed, 4]), count)
+    """The first ``count`` held-out sequences of ``task`` with their answers, to show: never trained on."""
+    held = held_out_set(task, seed)
+    return Batch(held.tokens[:count], held.answers[:count])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -288,14 +407,24 @@ class Run:
     task: Task
     table: Array  # the fixed embeddings E   [V, d_model]
     positional: Array  # P   [n, d_model]
-    held_out: Batch  # HELD_OUT sequences never trained on
+    held_out: Batch  # HELD_OUT distinct sequences, none of them in any training batch
     losses: Array  # the training batch's loss after each step   [steps done]
     snapshot_steps: tuple[int, ...]  # the steps whose parameters were kept (0 = before training)
     snapshots: tuple[Parameters, ...]
     held_out_loss: Array  # [snapshots]
     held_out_accuracy: Array  # [snapshots]
-    best_guess: float  # the accuracy of always giving the held-out set's most common answer
+    baselines: tuple[tuple[str, float], ...]  # (strategy that needs no search, its held-out accuracy)
     stopped_at: int | None  # the step where the loss or the parameters stopped being finite (training stopped)
+
+    @property
+    def best_guess(self) -> float:
+        """The accuracy of always giving the held-out set's most common answer."""
+        return self.baselines[0][1]
+
+    @property
+    def best_baseline(self) -> tuple[str, float]:
+        """The strategy that needs no search with the highest held-out accuracy."""
+        return max(self.baselines, key=lambda b: b[1])
 
     def inputs(self, tokens: IntArray) -> Array:
         """X = E[tokens] + P   [B, n, d_model]."""
@@ -308,22 +437,26 @@ def snapshot_steps(steps: int) -> tuple[int, ...]:
     return tuple(sorted({*range(0, steps + 1, every), steps}))
 
 
-def train(config: TrainingConfig, on_progress: Callable[[int], None] | None = None) -> Run:
-    """Train ``config`` from its seed; ``on_progress(step)`` is called at every snapshot.
+def train(config: TrainingConfig, on_progress: Callable[[int], None] | None = None,
+          on_batch: Callable[[Batch], None] | None = None) -> Run:
+    """Train ``config`` from its seed; ``on_progress(step)`` is called at every snapshot, ``on_batch``
+    with every training batch.
 
-    Four independent random streams from the seed: embeddings, initial parameters, training batches
-    (fresh ones every step), held-out set. Training stops early if the loss stops being finite.
+    Four random streams from the seed: embeddings, initial parameters, training batches (fresh ones
+    every step, never a held-out sequence), held-out set. Training stops early if the loss stops
+    being finite.
     """
     if config.task not in TASKS:
         raise ValueError(f"The task must be one of {', '.join(TASKS)}, got {config.task!r}.")
     if config.optimizer not in OPTIMIZERS:
         raise ValueError(f"The optimizer must be one of {', '.join(OPTIMIZERS)}, got {config.optimizer!r}.")
     task = TASKS[config.task]
-    streams = [np.random.default_rng([config.seed, k]) for k in range(4)]
+    streams = [np.random.default_rng([config.seed, k]) for k in range(3)]
     table = task.table(streams[0], config.d_model)  # [V, d_model]
     positional = sinusoidal_positional_encoding(task.length, config.d_model)  # [n, d_model]
     params = initial_parameters(streams[1], config.d_model, config.heads, len(task.classes))
-    held_out = task.sample(streams[3], HELD_OUT)
+    held_out = held_out_set(task, config.seed)
+    never = sequence_keys(held_out.tokens)
     held_x = table[held_out.tokens] + positional  # [HELD_OUT, n, d_model]
     zeros = params.map(np.zeros_like)
     adam = AdamState(zeros, zeros, 0)
@@ -347,7 +480,9 @@ def train(config: TrainingConfig, on_progress: Callable[[int], None] | None = No
     save(0)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         for step in range(1, config.steps + 1):
-            batch = task.sample(streams[2], config.batch)
+            batch = training_batch(task, streams[2], config.batch, never)
+            if on_batch is not None:
+                on_batch(batch)
             try:
                 loss, grad = gradients(params, table[batch.tokens] + positional, batch.answers)
             except ValueError:  # as in save
@@ -364,10 +499,8 @@ def train(config: TrainingConfig, on_progress: Callable[[int], None] | None = No
                 stopped_at = step
                 break
     kept = tuple(s for s in keep if s < (stopped_at or config.steps + 1))
-    answers = held_out.answers[held_out.answers != NO_ANSWER]
-    best_guess = float(np.bincount(answers).max() / answers.size)
     return Run(config, task, table, positional, held_out, np.array(losses), kept, tuple(snapshots),
-               np.array(held_loss), np.array(held_acc), best_guess, stopped_at)
+               np.array(held_loss), np.array(held_acc), baselines(task, held_out), stopped_at)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -377,32 +510,47 @@ def train(config: TrainingConfig, on_progress: Callable[[int], None] | None = No
 class Verdict(NamedTuple):
     kind: str  # "learned", "partly", "not learned" or "diverged"
     accuracy: float  # held-out accuracy at the last kept step
-    best_guess: float
+    baseline: tuple[str, float]  # the best strategy that needs no search, and its held-out accuracy
     first_loss: float  # held-out loss before training
     last_loss: float  # held-out loss at the last kept step
     unstable: bool  # the held-out loss rose well above where it started or where it had got to
-    falling: bool  # the held-out loss still fell (by more than 0.1 %) over the last quarter of the run
+    falling: bool  # the held-out loss fell steadily over the second half of the run (``steadily_falling``)
 
 
 LEARNED = 0.95  # held-out accuracy from which a task counts as learned
+PARTLY = 0.10  # "partly learned": at least this much above the best strategy that needs no search
+
+
+def steadily_falling(steps: Array, losses: Array) -> bool:
+    """Whether ``losses`` (at ``steps``) fell steadily over the second half of the run: a straight line
+    fitted there falls, by more than three times the points' scatter around it. Two noisy points
+    are not a trend."""
+    half = steps >= steps[-1] / 2
+    if half.sum() < 6:
+        return False
+    slope, offset = np.polyfit(steps[half], losses[half], 1)
+    scatter = float(np.std(losses[half] - (slope * steps[half] + offset)))
+    drop = -slope * (steps[half][-1] - steps[half][0])
+    return bool(drop > 3 * scatter and drop > 0.01 * losses[half].mean())
 
 
 def verdict(run: Run) -> Verdict:
-    """Learned (≥ 95 % held-out accuracy), partly (clearly above the best constant guess), not learned,
-    or diverged (the loss stopped being finite). Only the numbers decide."""
+    """Learned (≥ 95 % held-out accuracy), partly (10 points above the best strategy that needs no
+    search), not learned, or diverged (the loss stopped being finite). Only the numbers decide."""
     accuracy = float(run.held_out_accuracy[-1])
+    baseline = run.best_baseline
     if run.stopped_at is not None:
         kind = "diverged"
     elif accuracy >= LEARNED:
         kind = "learned"
-    elif accuracy >= run.best_guess + 0.1:
+    elif accuracy >= baseline[1] + PARTLY:
         kind = "partly"
     else:
         kind = "not learned"
     losses = run.held_out_loss
     unstable = bool(losses.max() > 1.2 * losses[0] or losses[-1] > 1.5 * losses.min())
-    falling = bool(losses[-1] < 0.999 * losses[(3 * (len(losses) - 1)) // 4])
-    return Verdict(kind, accuracy, run.best_guess, float(losses[0]), float(losses[-1]), unstable, falling)
+    falling = steadily_falling(np.array(run.snapshot_steps, dtype=float), losses)
+    return Verdict(kind, accuracy, baseline, float(losses[0]), float(losses[-1]), unstable, falling)
 
 
 def example_tokens(run: Run, example: int) -> tuple[str, ...]:
@@ -469,3 +617,39 @@ def centred_rows(z: Array, allowed: npt.NDArray[np.bool_] | None = None) -> Arra
     allowed = np.ones(z.shape, dtype=bool) if allowed is None else allowed
     mean = np.sum(np.where(allowed, z, 0.0), axis=1, keepdims=True) / allowed.sum(axis=1, keepdims=True)
     return np.where(allowed, z - mean, -np.inf)
+
+
+class NeededWeight(NamedTuple):
+    """How much of a head's attention, on one held-out sequence, goes to the key each answer needs."""
+
+    mean: float  # mean over the asked rows of α_i,needed(i)
+    largest: int  # asked rows whose largest weight is on the needed key
+    rows: int  # asked rows
+    evenly: float  # the same mean if every row spread its weight evenly over the keys it may see
+
+
+def needed_weight(run: Run, snapshot: int, example: int, head: int) -> NeededWeight:
+    """α of ``head`` at ``run.snapshots[snapshot]`` on held-out sequence ``example``, read against
+    ``Task.needed``: the key that holds each asked position's answer."""
+    tokens = run.held_out.tokens[example : example + 1]  # [1, n]
+    alpha = forward(run.snapshots[snapshot], run.inputs(tokens)).weights[0, head]  # [n, n]
+    needed = run.task.needed(tokens)[0]  # [n]
+    rows = np.flatnonzero(needed != NO_ANSWER)
+    on_needed = alpha[rows, needed[rows]]
+    largest = int(np.sum(alpha[rows].argmax(axis=1) == needed[rows]))
+    return NeededWeight(float(on_needed.mean()), largest, len(rows), float(np.mean(1 / (rows + 1))))
+
+
+def score_split(run: Run, snapshot: int, example: int, head: int) -> dict[str, Array]:
+    """z = x_i·B·x_jᵀ with x = e + p, split into its four parts on held-out sequence ``example``:
+    e·B·eᵀ, e·B·pᵀ, p·B·eᵀ, p·B·pᵀ (each [n, n]; they add up to the head's scaled scores)."""
+    form = bilinear_form(run.snapshots[snapshot], head)  # [d_model, d_model]
+    e, p = run.table[run.held_out.tokens[example]], run.positional  # [n, d_model] each
+    return {"e·B·eᵀ": e @ form @ e.T, "e·B·pᵀ": e @ form @ p.T, "p·B·eᵀ": p @ form @ e.T, "p·B·pᵀ": p @ form @ p.T}
+
+
+def row_spread(z: Array, allowed: npt.NDArray[np.bool_]) -> float:
+    """The largest spread (max − min) within a row, over the cells each row may see: what softmax sees."""
+    high = np.where(allowed, z, -np.inf).max(axis=1)
+    low = np.where(allowed, z, np.inf).min(axis=1)
+    return float(np.max(high - low))

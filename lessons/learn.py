@@ -15,7 +15,9 @@ from attention.training import (
     TrainingConfig,
     examples,
     head_trace,
+    needed_weight,
     score_parts,
+    score_split,
 )
 from attention.training import verdict as judge
 from ui import components as ui
@@ -35,8 +37,8 @@ settings = shared()
 name = st.radio("Task", list(TASKS), format_func=TASK_LABELS.get, key="lt_task", bind="query-params",
                 horizontal=True) or "previous"
 task = TASKS[name]
-st.markdown(f"**{task.rule}** To answer, a query has to find {task.looks_at}. Three examples (not used for "
-            "training), with the answer the model must give under each token:")
+st.markdown(f"**{task.rule}** To answer, a query has to find {task.looks_at}. Three of the held-out sequences "
+            "(never trained on), with the answer the model must give under each token:")
 shown = examples(task, settings.seed)
 ui.table(V.examples_frame(task, shown.tokens, shown.answers), "lt-examples")
 
@@ -80,8 +82,9 @@ step = st.select_slider("Training step", kept, value=kept[-1], key="lt_step", bi
 at = kept.index(step)
 loss, accuracy = V.curves_figures(run, step)
 ui.chart_row([(loss, "lt-loss"), (accuracy, "lt-accuracy")])
-st.caption(f"The dotted line marks step {step}. The held-out set is {len(run.held_out.tokens)} sequences never "
-           "trained on; the grey line is the accuracy of always giving the most common answer.")
+st.caption(f"The dotted line marks step {step}. The held-out set is {len(run.held_out.tokens)} distinct sequences, "
+           "none of them in any training batch. The grey line is the best held-out accuracy of a strategy that needs "
+           f"no search ({V.baselines_text(run)}).")
 
 st.subheader(f"α on a held-out sequence at step {step}", divider="gray")
 ui.lesson("learn/01_alpha")
@@ -95,6 +98,8 @@ ui.table(V.prediction_frame(run, at, example), "lt-prediction")
 trace = head_trace(run, at, example, head)
 ui.matrix(V.alpha_figure(trace, head, heads, step), T.query_key_frame(trace, trace.weights, weights=True),
           "lt-alpha")
+st.markdown(V.needed_weight_text(run, needed_weight(run, at, example, head), needed_weight(run, 0, example, head),
+                                 step, head, heads))
 with ui.lazy_expander("This head, step by step (the walkthrough's steps 3–8, on this sequence)",
                       key="lt-steps") as panel:
     if panel.open:
@@ -108,4 +113,5 @@ parts = score_parts(run, at, head)
 for column, part in zip(st.columns(2), parts, strict=False):
     with column:
         ui.matrix(V.part_figure(part), V.part_frame(part), f"lt-{part.name}", side_by_side=False, decimals=1)
+st.caption(V.score_split_text(run, score_split(run, at, example, head), example))
 ui.matrix(V.form_figure(run, at, head), V.form_frame(run, at, head), "lt-form", decimals=1)

@@ -225,10 +225,13 @@ def test_too_small_a_learning_rate_is_not_called_learned():
 
 def test_the_verdict_follows_the_numbers_only():
     run = train(TrainingConfig(steps=50))
-    at = dict(best_guess=0.125, stopped_at=None, held_out_loss=np.array([2.0, 1.0]))
+    at = dict(baselines=(("constant", 0.125), ("itself", 0.4)), stopped_at=None, held_out_loss=np.array([2.0, 1.0]),
+              snapshot_steps=(0, 50))
     assert verdict(dataclasses.replace(run, held_out_accuracy=np.array([0.1, 0.949]), **at)).kind == "partly"
     assert verdict(dataclasses.replace(run, held_out_accuracy=np.array([0.1, 0.95]), **at)).kind == "learned"
-    assert verdict(dataclasses.replace(run, held_out_accuracy=np.array([0.1, 0.2]), **at)).kind == "not learned"
+    # "partly" is 10 points above the best strategy that needs no search, not above the constant guess
+    assert verdict(dataclasses.replace(run, held_out_accuracy=np.array([0.1, 0.5]), **at)).kind == "partly"
+    assert verdict(dataclasses.replace(run, held_out_accuracy=np.array([0.1, 0.49]), **at)).kind == "not learned"
     diverged = dataclasses.replace(run, held_out_accuracy=np.array([0.1, 0.99]), **{**at, "stopped_at": 3})
     assert verdict(diverged).kind == "diverged"
 

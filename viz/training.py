@@ -8,6 +8,8 @@ import pandas as pd
 
 from attention.training import (
     NO_ANSWER,
+    Array,
+    NeededWeight,
     Run,
     ScorePart,
     Task,
@@ -16,6 +18,7 @@ from attention.training import (
     centred_rows,
     example_tokens,
     predictions,
+    row_spread,
 )
 from viz import svg
 from viz.figures import HEAD_COLOURS, heatmap, query_key_figure
@@ -69,7 +72,8 @@ def curves_figures(run: Run, at_step: int) -> list[svg.Svg]:
     accuracy = svg.plot(svg.Plot(
         "Held-out accuracy", "training step", "share right",
         lines=[svg.Line("held-out", kept, run.held_out_accuracy.tolist(), HELD_OUT_COLOUR),
-               svg.Line("best constant guess", [0, last], [run.best_guess] * 2, GUESS_COLOUR, markers=False)],
+               svg.Line("best without search", [0, last], [run.best_baseline[1]] * 2, GUESS_COLOUR,
+                        markers=False)],
         x_range=(0, last), y_range=(0.0, 1.0), marks=(at_step,)), width=CURVE_WIDTH, height=260)
     return [loss, accuracy]
 
@@ -119,24 +123,70 @@ def percent(x: float) -> str:
     return f"{100 * x:.0f} %"
 
 
+def baselines_text(run: Run) -> str:
+    """The strategies that need no search, with their held-out accuracy, best first."""
+    ranked = sorted(run.baselines, key=lambda b: -b[1])
+    return "; ".join(f"{name}: {percent(accuracy)}" for name, accuracy in ranked)
+
+
 def verdict_text(judged: Verdict, run: Run) -> str:
-    """What the numbers say about the run, never more. The page picks the box's colour from ``kind``."""
-    numbers = (f"held-out accuracy {percent(judged.accuracy)} (always giving the most common answer: "
-               f"{percent(judged.best_guess)}); held-out loss {judged.first_loss:.2f} before training, "
+    """What the numbers say about the run, never more. The page picks the box's colour from ``kind``.
+    A hint is given only where the curve reads clearly (``attention.training.steadily_falling``), and
+    each hint is held by a test over a family of runs (tests/test_claims.py)."""
+    name, best = judged.baseline
+    numbers = (f"held-out accuracy {percent(judged.accuracy)} (the best strategy that needs no search, "
+               f"{name}, gets {percent(best)}); held-out loss {judged.first_loss:.2f} before training, "
                f"{judged.last_loss:.2f} after")
     steps = run.snapshot_steps[-1]
     if judged.kind == "diverged":
         return (f"**Not learned: the training blew up at step {run.stopped_at}.** The loss stopped being a number, "
                 f"so training stopped; the last usable state is step {steps}: {numbers}. "
-                "The learning rate is too high for this optimiser: try a smaller one.")
+                "The learning rate is too high for this optimiser: a smaller one on the menu trains without "
+                "blowing up.")
     if judged.kind == "learned":
-        return (f"**Learned** on sequences it never saw: {numbers}.")
+        return (f"**Learned** on sequences it never trained on: {numbers}.")
+    losses = run.held_out_loss
     if judged.unstable:
-        hint = "The held-out loss rose on the way: the learning rate is too high. Try a smaller one."
+        hint = (f"The held-out loss rose on the way (its lowest was {losses.min():.2f}, its highest "
+                f"{losses.max():.2f}): the steps overshoot, which a smaller learning rate usually calms.")
     elif judged.falling:
-        hint = "The held-out loss is still falling: try more steps, or a larger learning rate."
+        half = losses[np.array(run.snapshot_steps) >= steps / 2]
+        hint = (f"The held-out loss was still falling steadily at the end ({half[0]:.2f} → {half[-1]:.2f} over the "
+                "run's second half): more steps will likely take it further.")
     else:
-        hint = "The held-out loss has levelled off short of the task: try another learning rate or optimiser."
+        hint = ("The held-out loss is no longer falling steadily: more of the same steps will not get much further. "
+                "Try another learning rate or optimiser.")
     if judged.kind == "partly":
         return f"**Partly learned** after {steps} steps: {numbers}. {hint}"
     return f"**Not learned** after {steps} steps: {numbers}. {hint}"
+
+
+def needed_weight_text(run: Run, reading: NeededWeight, start: NeededWeight, step: int, head: int, heads: int) -> str:
+    """What the α table shows on this sequence, measured: the weight on the key each answer needs."""
+    who = f"head {head + 1}'s rows" if heads > 1 else "the rows"
+    rows = "row" if reading.rows == 1 else "rows"
+    return (f"Measured on this sequence at step {step}: {who} put on average **{reading.mean:.2f}** of their weight on "
+            f"{run.task.looks_at}, the key that holds the answer, and {reading.largest} of {reading.rows} asked "
+            f"{rows} put their largest weight there. At step 0: {start.mean:.2f}; spreading evenly over the keys "
+            f"each row may see would give {reading.evenly:.2f}.")
+
+
+SPLIT_SHOWN = {  # the parts of z the heatmaps above show, and how
+    "previous": (("p·B·pᵀ", "e·B·eᵀ"), "the positions heatmap is p·B·pᵀ and the letters heatmap e·B·eᵀ"),
+    "first": (("p·B·pᵀ", "e·B·eᵀ"), "the positions heatmap is p·B·pᵀ and the letters heatmap e·B·eᵀ"),
+    "lookup": (("e·B·eᵀ",), "the names heatmap is the name part of e·B·eᵀ, each entry averaged over its digits"),
+}
+
+
+def score_split_text(run: Run, split: dict[str, Array], example: int) -> str:
+    """Which of the four parts of z the heatmaps show, and how large each is on this sequence (the
+    largest spread within a row over the keys it may see: what softmax sees)."""
+    n = run.task.length
+    allowed = np.tril(np.ones((n, n), dtype=bool))
+    shown, how = SPLIT_SHOWN[run.task.name]
+    spreads = {name: row_spread(z, allowed) for name, z in split.items()}
+    said = ", ".join(f"{name} {spreads[name]:.2f}" for name in split if name in shown)
+    left = ", ".join(f"{name} {spreads[name]:.2f}" for name in split if name not in shown)
+    return (f"Since x = e + p, each score has four parts: z = e·B·eᵀ + e·B·pᵀ + p·B·eᵀ + p·B·pᵀ. Of these, {how}; "
+            f"the others are not drawn. How much each part moves the scores within a row (its largest spread over "
+            f"the keys a row may see), measured on held-out sequence {example + 1}: drawn, {said}; not drawn, {left}.")
