@@ -58,6 +58,7 @@ class AttentionTrace:
     b_k: Array | None = None  # b_K   [d_k]
     b_v: Array | None = None  # b_V   [d_k]
     rope: RopeStep | None = None  # a decoder with rotary positions: q and k before the rotation
+    x_is: str | None = None  # a real model's X in LaTeX: what this layer's attention receives
 
     @property
     def n(self) -> int:

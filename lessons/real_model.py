@@ -16,7 +16,6 @@ from ui.walkthrough import lines_panel, render_steps, steps_for
 from viz import figures as F
 from viz import pretrained as P
 from viz import tables as T
-from viz.labels import markdown_text
 
 LAYERS_PER_PAGE = 6  # the every-head view of the decoder's 30 layers, a page at a time
 
@@ -71,6 +70,8 @@ except ModelMissing as missing:
     st.error(str(missing), icon=":material/download:")
     st.stop()
 model = model_named(name)
+if name == "smollm2":
+    st.caption(P.QUANTIZED)
 sentence = usable_sentence(settings.sentence, memory=f"_last_rm_sentence_{name}", default=DEFAULT_SENTENCE,
                            check=model.tokenize)
 tokens, weights = attentions_of(name, sentence)
@@ -80,9 +81,10 @@ st.subheader("The model's tokens", divider="gray")
 ui.lesson(f"real_model/01_tokens_{name}")
 ids, _ = model.tokenize(sentence)
 ui.table(T.tokens_frame(tokens, ids), "rm-model-tokens", decimals=None)
-unknown = tokens.count("[UNK]")
-if unknown:
-    st.caption(f"{unknown} [UNK]: characters the vocabulary of {info.title} does not have.")
+if name == "minilm":
+    st.caption(P.unknown_text(model.unknown_words(sentence)))
+else:
+    st.caption(P.spaces_text(*model.spaces(sentence)))
 
 st.subheader("Every head at once", divider="gray")
 pages = [range(start, min(start + LAYERS_PER_PAGE, info.layers)) for start in range(0, info.layers, LAYERS_PER_PAGE)]
@@ -134,15 +136,15 @@ if info.kind == "decoder":
               icon=":material/repeat:", help=f"Puts “{demo}” into the sidebar (the seed picks the words).")
 
 st.subheader("Heads with a job", divider="gray")
-st.markdown("Heads whose behaviour was found by looking, and is checked by a test on the sentence shown. "
-            "**Show me** puts the sentence into the sidebar and opens the head.")
+st.markdown("Heads whose behaviour was measured over a family of sentences, each number held by a test; each "
+            "is also measured on your sentence. **Show me** puts its example sentence into the sidebar and opens "
+            "the head.")
 for index, entry in enumerate(GALLERY):
     if entry.model != name:
         continue
-    found_tokens, found = attentions_of(name, entry.sentence)
-    value = entry.measure(found_tokens, found[entry.layer, entry.head])
     text, button = st.columns([5, 1], vertical_alignment="center")
     text.markdown(f"**Layer {entry.layer + 1}, head {entry.head + 1}.** {entry.job} "
-                  f"On “{markdown_text(entry.sentence)}”: {entry.measured} {value:.2f}.")
+                  + P.gallery_reading(entry, tokens, weights[entry.layer, entry.head]))
     button.button("Show me", key=f"rm_gallery_{index}", on_click=open_head,
-                  args=(entry.sentence, entry.model, entry.layer, entry.head))
+                  args=(entry.sentence, entry.model, entry.layer, entry.head),
+                  help=f"Opens layer {entry.layer + 1}, head {entry.head + 1} on “{entry.sentence}”.")

