@@ -11,6 +11,7 @@ whole source sentence. Self-attention is the case target = source.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -28,6 +29,19 @@ BILINGUAL = {
     "attention": "attention", "we": "nous", "read": "lisons", "book": "livre", "good": "bon",
 }
 ALIGN_Z = 4.0  # the scaled score z = q·k/√d_k of a translation pair: its α ≈ e⁴/(e⁴ + rest) is near 1
+
+
+class Alignment(NamedTuple):
+    """The "aligned" preset's pairs: what the bilingual table paired, and what got a direction."""
+
+    pairs: tuple[tuple[int, int], ...]  # (i, j): target token i translates source token j, one-to-one, in order
+    built: tuple[tuple[int, int], ...]  # the pairs that got a direction (the first that fit)
+    left_out: tuple[tuple[int, int], ...]  # pairs the table has but no direction was left for
+    directions: int  # directions made: pairs whose two vectors are the same as another pair's share one
+    limit: int  # min(d_model, d_k): how many directions can be made exactly
+
+
+NO_ALIGNMENT = Alignment((), (), (), 0, 0)
 
 
 @dataclass(frozen=True)
@@ -48,35 +62,59 @@ class CrossAttentionTrace:
     scaled_scores: Array  # Z = S/√d_k   [i, i′]
     weights: Array  # α = softmax_j(Z), rows sum to 1   [i, i′]
     output: Array  # αV   [i, d_k]
-    aligned_pairs: tuple[tuple[int, int], ...]  # (i, j): target token i translates source token j (aligned preset)
+    alignment: Alignment  # the aligned preset's pairs (empty for the others)
+
+    @property
+    def aligned_pairs(self) -> tuple[tuple[int, int], ...]:
+        """The pairs that got a direction: their query points at their key."""
+        return self.alignment.built
 
 
 def translation_pairs(target: tuple[str, ...], source: tuple[str, ...]) -> list[tuple[int, int]]:
-    """(i, j) for every target token i that the bilingual table gives as the translation of source token j."""
-    return [(i, j) for i, t in enumerate(target) for j, s in enumerate(source)
-            if BILINGUAL.get(s.lower()) == t.lower()]
+    """(i, j) for each target token i that the bilingual table gives as the translation of source token j,
+    one-to-one: the k-th "le" pairs with the k-th "the"; a word with no partner left has no pair."""
+    taken: set[int] = set()
+    pairs = []
+    for i, t in enumerate(target):
+        j = next((j for j, s in enumerate(source) if j not in taken and BILINGUAL.get(s.lower()) == t.lower()), None)
+        if j is not None:
+            taken.add(j)
+            pairs.append((i, j))
+    return pairs
 
 
-def aligned_projections(target: Embedded, source: Embedded, d_k: int, seed: int) -> tuple[Projections, list]:
-    """W_Q, W_K constructed (not learned) so that z_ij = q_i·k_j/√d_k ≈ ALIGN_Z for a translation pair, ≈ 0 otherwise.
+def aligned_projections(target: Embedded, source: Embedded, d_k: int, seed: int) -> tuple[Projections, Alignment]:
+    """W_Q, W_K constructed (not learned) so that z_ij = q_i·k_j/√d_k = ALIGN_Z for a translation pair, 0
+    between the directions of different pairs.
 
-    Each pair p gets a code direction e_p in ℝ^{d_k}; W_Q maps the target word's embedding to √c·e_p and
-    W_K the source word's to √c·e_p, by least squares (``np.linalg.lstsq``), so the pair's dot product
-    is c = ALIGN_Z·√d_k. At most min(d_model, d_k) pairs fit exactly. W_V is seeded random, as in the
-    other preset.
+    Each pair p gets a direction e_p in ℝ^{d_k} (pairs whose target vectors and source vectors are the
+    same, as two "le"/"the" pairs are without positional encodings, share one); W_Q maps the target
+    word's vector to √c·e_p and W_K the source word's to √c·e_p, by least squares
+    (``np.linalg.lstsq``), so the pair's dot product is c = ALIGN_Z·√d_k. At most min(d_model, d_k)
+    directions fit exactly; the pairs after them are left out. W_V is seeded random, as in the other
+    preset.
     """
     pairs = translation_pairs(target.tokens, source.tokens)
     d_model = target.x.shape[1]
-    pairs = pairs[: min(d_model, d_k)]
+    limit = min(d_model, d_k)
     w_v = random_projections(d_model, d_k, seed).w_v
-    if not pairs:
-        return Projections(np.zeros((d_model, d_k)), np.zeros((d_model, d_k)), w_v), []
-    codes = np.sqrt(ALIGN_Z * np.sqrt(d_k)) * np.eye(d_k)[: len(pairs)]  # [p, d_k]
-    x_t = target.x[[i for i, _ in pairs]]  # [p, d_model]
-    x_s = source.x[[j for _, j in pairs]]  # [p, d_model]
+    direction_of: dict[bytes, int] = {}  # the two vectors of a pair -> its direction
+    built, left_out, rows = [], [], []
+    for i, j in pairs:
+        both = target.x[i].tobytes() + source.x[j].tobytes()
+        if both not in direction_of and len(direction_of) < limit:
+            direction_of[both] = len(direction_of)
+            rows.append((i, j))
+        (built if both in direction_of else left_out).append((i, j))
+    alignment = Alignment(tuple(pairs), tuple(built), tuple(left_out), len(direction_of), limit)
+    if not rows:
+        return Projections(np.zeros((d_model, d_k)), np.zeros((d_model, d_k)), w_v), alignment
+    codes = np.sqrt(ALIGN_Z * np.sqrt(d_k)) * np.eye(d_k)[: len(rows)]  # [p, d_k]
+    x_t = target.x[[i for i, _ in rows]]  # [p, d_model]
+    x_s = source.x[[j for _, j in rows]]  # [p, d_model]
     w_q = np.linalg.lstsq(x_t, codes, rcond=None)[0]  # [d_model, d_k]: x_t·W_Q ≈ codes
     w_k = np.linalg.lstsq(x_s, codes, rcond=None)[0]  # [d_model, d_k]: x_s·W_K ≈ codes
-    return Projections(w_q, w_k, w_v), pairs
+    return Projections(w_q, w_k, w_v), alignment
 
 
 def trace_cross_attention(
@@ -96,10 +134,10 @@ def trace_cross_attention(
     """
     x_t = embed_sentence(target, d_model=d_model, seed=seed, positional=positional)
     x_s = embed_sentence(source, d_model=d_model, seed=seed, positional=positional)
-    pairs: list = []
+    alignment = NO_ALIGNMENT
     if projections is None:
         if preset == "aligned":
-            projections, pairs = aligned_projections(x_t, x_s, d_k, seed)
+            projections, alignment = aligned_projections(x_t, x_s, d_k, seed)
         elif preset == "random":
             projections = random_projections(d_model, d_k, seed)
         else:
@@ -115,4 +153,4 @@ def trace_cross_attention(
     weights = softmax(scaled, axis=-1)  # [i, i′], no mask: every target token reads the whole source
     output = weights @ v  # [i, i′] @ [i′, d_k] -> [i, d_k]
     return CrossAttentionTrace(x_t, x_s, preset, d_k, w_q, w_k, w_v, q, k, v, scores, scaled, weights, output,
-                               tuple(pairs))
+                               alignment)

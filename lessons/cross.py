@@ -11,6 +11,7 @@ from attention.cross import CROSS_PRESETS, trace_cross_attention
 from ui import components as ui
 from ui.links import CROSS_PRESET_LABELS
 from ui.settings import shared, usable_sentence
+from viz import cross as C
 from viz import figures as F
 from viz import tables as T
 from viz.labels import dim_labels, markdown_text, token_labels
@@ -40,16 +41,9 @@ trace = trace_cross_attention(target, source, d_model=settings.d_model, d_k=d_k,
 i, j = len(trace.target.tokens), len(trace.source.tokens)
 t_labels, s_labels = token_labels(trace.target.tokens), token_labels(trace.source.tokens)
 if preset == "aligned":
-    found = len(trace.aligned_pairs)
-    st.info(f"These W_Q and W_K were **constructed, not learned**: from a small English → French table, each "
-            f"translation pair is given its own direction, so a target word's query points at its source word's "
-            f"key. {found} pair{'s' if found != 1 else ''} found in your sentences (at most d_k = {d_k} fit). A "
-            "trained model learns such an alignment from millions of sentence pairs.", icon=":material/build:")
-    paired = {t for t, _ in trace.aligned_pairs}
-    unpaired = [t_labels[r] for r in range(i) if r not in paired]
-    if unpaired:
-        st.caption("No pair in the table for " + ", ".join(f"“{markdown_text(w)}”" for w in unpaired)
-                   + ": nothing was constructed for these queries, so their weights mean nothing here.")
+    st.info(C.alignment_text(trace), icon=":material/build:")
+    for line in C.alignment_notes(trace, t_labels, s_labels):
+        st.caption(line)
 
 st.subheader("The shapes, as they flow", divider="gray")
 st.latex(rf"Q = X_t W_Q \in \mathbb{{R}}^{{{i} \times {d_k}}},\quad K = X_s W_K \in \mathbb{{R}}^{{{j} \times {d_k}}},"

@@ -12,6 +12,7 @@ from ui.settings import shared, trace_or_explain
 from viz import figures as F
 from viz import tables as T
 from viz.parts import what_changed
+from viz.relevance import similarity_summary
 
 st.title("Attention from its parts")
 ui.lesson("parts/00_intro")
@@ -50,6 +51,8 @@ for title, draw in (
             draw(k, t)
 if len(shown) == 2:
     st.info(what_changed(shown[0][1], now, stage), icon=":material/compare_arrows:")
+if stage == 1:  # measured: the largest score is often, not always, a token's own (the relevance lesson's count)
+    st.info("Measured on your sentence: " + similarity_summary(now), icon=":material/straighten:")
 st.caption("Rows are queries (α) or tokens (output); the colour scales are shared by the panels side by side.")
 
 st.subheader("Go deeper", divider="gray")

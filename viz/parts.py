@@ -20,6 +20,8 @@ def what_changed(before: AttentionTrace, after: AttentionTrace, stage: int) -> s
         return (f"α is {'exactly the same' if same_alpha else 'different'} as in stage 1; only what is summed changed: "
                 f"the output moved by up to {moved:.2f} per entry, because it now adds up values x_j·W_V instead of "
                 "the inputs x_j.")
-    return (f"α changed: a token's weight on itself averages {diagonal_share(before):.2f} in stage 2 and "
-            f"{diagonal_share(after):.2f} now, because the scores compare a query with keys in a learned space "
+    was, now = diagonal_share(before), diagonal_share(after)
+    way = "more" if now > was else "less" if now < was else "as much"
+    return (f"α {'is the same' if same_alpha else 'changed'}: a token's weight on itself averages {was:.2f} in stage 2 "
+            f"and {now:.2f} now ({way} here), because the scores compare a query with keys in a projected space "
             "instead of an embedding with itself.")

@@ -1,0 +1,57 @@
+"""What the "aligned" preset of cross-attention built, in sentences computed from the trace. Pure:
+a trace in, Markdown out (the learner's words escaped)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attention.cross import ALIGN_Z, CrossAttentionTrace
+from viz.labels import markdown_text
+
+
+def _quoted(labels: list[str]) -> str:
+    return ", ".join(f"“{markdown_text(label)}”" for label in labels)
+
+
+def alignment_text(trace: CrossAttentionTrace) -> str:
+    """How many pairs the bilingual table gave, how many got a direction, and why the others did not."""
+    a = trace.alignment
+    paired = f"{len(a.pairs)} of your target word{'s' if len(a.pairs) != 1 else ''}"
+    text = ("These W_Q and W_K were **constructed, not learned**: from a small English → French table, each "
+            "translation pair is given its own direction, so that the target word's query meets its source word's "
+            f"key with a scaled score of {ALIGN_Z:g}, and the keys of the other constructed pairs with 0. "
+            f"The table pairs {paired} with a source word, each with one of its own.")
+    if a.pairs:
+        plural = "s" if a.directions != 1 else ""
+        text += f" {len(a.built)} of these pairs got a direction ({a.directions} direction{plural} made)."
+    return text + " A trained model learns such an alignment from millions of sentence pairs."
+
+
+def alignment_notes(trace: CrossAttentionTrace, t_labels: list[str], s_labels: list[str]) -> list[str]:
+    """Captions: what was left out and why, words with no pair, copies that share a direction, and how
+    many constructed pairs have their row's largest weight on the pair (measured)."""
+    a, notes = trace.alignment, []
+    d_model = trace.target.x.shape[1]
+    if a.left_out:
+        which = f"d_model = {d_model}" if d_model < trace.d_k else f"d_k = {trace.d_k}"
+        listed = _quoted([f"{t_labels[i]} → {s_labels[j]}" for i, j in a.left_out])
+        notes.append(f"Only min(d_model, d_k) = {a.limit} directions fit ({which} is the limit), so these pairs got "
+                     f"none and their weights mean nothing here: {listed}.")
+    paired = {i for i, _ in a.pairs}
+    unpaired = [t_labels[i] for i in range(len(t_labels)) if i not in paired]
+    if unpaired:
+        notes.append(f"No source word to pair with in the table for {_quoted(unpaired)}: nothing was constructed for "
+                     "these queries, so their weights mean nothing here.")
+    x = trace.target.x
+    shared = [i for i, _ in a.built if sum(np.array_equal(x[i], x[k]) for k, _ in a.built) > 1]
+    if shared:  # the same vector twice: the same word, without positional encodings
+        words = sorted({trace.target.tokens[i] for i in shared})
+        notes.append(f"{_quoted(words)} occur{'s' if len(words) == 1 else ''} more than once: without positional "
+                     "encodings the copies are the same vector, so they share one direction and each copy looks "
+                     "at every copy of its translation alike. Switch positional encodings on (sidebar) to tell "
+                     "them apart.")
+    if a.built:
+        peaks = sum(trace.weights[i, j] >= trace.weights[i].max() - 1e-12 for i, j in a.built)
+        notes.append(f"Measured: {peaks} of the {len(a.built)} constructed pairs have their row's largest weight on "
+                     "the pair. Keys without a pair were not constructed and can score anything.")
+    return notes
