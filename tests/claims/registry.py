@@ -1,0 +1,317 @@
+"""Every lesson text and every page's explanatory strings, with the claims about numbers they make and
+the test that holds each claim (one test a claim, named after it).
+
+A key is a file; its value lists (quote, test): the quote is copied from the file (whitespace aside),
+the test is "module::function". ``tests/claims/test_registry.py`` checks that every lesson text under
+assets/ and every page module is listed, that every quote is still in its file (so an edited sentence
+must be checked again), and that every test exists. A file whose text states no fact about numbers
+is listed with NO_CLAIM and the reason.
+
+A new lesson is not done until its texts are here.
+"""
+
+from __future__ import annotations
+
+NO_CLAIM = "no claim about numbers"
+F = "tests.claims.test_first_lessons_claims"
+L = "tests.claims.test_learn_claims"
+R = "tests.claims.test_real_model_claims"
+P = "tests.claims.test_parts_claims"
+C = "tests.claims.test_cross_claims"
+
+CLAIMS: dict[str, list[tuple[str, str]] | str] = {
+    # --- the walkthrough ---------------------------------------------------------------------------
+    "assets/walkthrough/00_intro.md": [
+        ("Each heatmap has its numbers in a table beside or under it",
+         "tests.test_pages::test_default_render_shows_all_steps_with_the_engine_numbers"),
+    ],
+    "assets/walkthrough/01_tokens.md": [
+        ("a word that appears twice gets the same id twice", f"{F}::test_a_word_that_appears_twice_gets_the_same_id"),
+        ("(and the same colour below)", "tests.test_figures::test_tokens_figure_colours_repeats_alike"),
+    ],
+    "assets/walkthrough/01_tokens_pretrained.md": [
+        ("(30,522 entries for MiniLM, 49,152 for SmolLM2), and a token that appears twice has the same id twice",
+         f"{R}::test_the_vocabularies_have_the_sizes_step_one_says"),
+        ("These are the model's own tokens", f"{R}::test_a_real_heads_step_one_shows_the_models_own_tokenizer_text"),
+    ],
+    "assets/walkthrough/02_embeddings.md": [
+        ("the vectors are random but fixed by the seed: the same word always gets the same row, wherever it stands",
+         f"{F}::test_the_same_word_gets_the_same_row_wherever_it_stands_and_positions_tell_copies_apart"),
+        ("so that the same word at different positions gets a different row",
+         f"{F}::test_the_same_word_gets_the_same_row_wherever_it_stands_and_positions_tell_copies_apart"),
+    ],
+    "assets/walkthrough/02_embeddings_pretrained.md": [
+        ("In MiniLM's first layer that is the word-piece embeddings plus learned position embeddings (and BERT's "
+         "segment embedding, the same for every token here), normalised; in SmolLM2 it is the hidden state after "
+         "the layer's RMSNorm. Every later layer gets what the layers before it made of the tokens.",
+         f"{R}::test_x_is_what_the_layer_receives_as_step_two_writes_it"),
+    ],
+    "assets/walkthrough/03_projections.md": [
+        ("entries drawn from a normal distribution with mean 0 and variance 1/d_model",
+         f"{F}::test_seeded_random_projections_have_mean_zero_and_variance_one_over_d_model"),
+        ("(when d_k = d_model) leaves each embedding as it is", "tests.test_pages::test_identity_preset_makes_q_equal_x"),
+    ],
+    "assets/walkthrough/03_projections_pretrained.md": [
+        ("stored as 4-bit numbers and turned back into float32 here",
+         f"{R}::test_smollm2s_weights_are_the_quantization_the_page_names"),
+        ("the head's own columns of the layer's projections (MiniLM: 384 → 32",
+         "tests.test_pretrained::test_minilm_head_trace_has_hugging_faces_q_k_v"),
+        ("SmolLM2: 576 → 64", "tests.test_pretrained::test_smollm2_head_trace_has_hugging_faces_q_k_v_in_the_true_head_order"),
+    ],
+    "assets/walkthrough/03_projections_trained.md": [
+        ("At step 0 they are the random start (entries with mean 0 and variance 1/d_model); every training step "
+         "moves them a little by gradient descent.", f"{L}::test_step_zero_is_the_random_start_with_variance_one_over_d_model"),
+        ("Whether they have got to where they solve the task is what the held-out accuracy above says.",
+         f"{L}::test_step_three_of_a_trained_head_says_nothing_of_solving_at_step_zero_or_unlearned"),
+    ],
+    "assets/walkthrough/04_qkv.md": [
+        ("one query, one key and one value **per token**", "tests.test_engine::test_trace_steps_agree_with_each_other_and_with_sdpa"),
+    ],
+    "assets/walkthrough/04b_rope.md": [
+        ("Pair by pair, a query at position i and a key at position j then meet at the angle (i − j)·θ_c",
+         f"{R}::test_rope_pairs_meet_at_the_angle_i_minus_j_times_theta_c"),
+        ("their dot product depends on how far apart they are, not on where they stand",
+         "tests.test_pretrained::test_rope_makes_a_score_depend_on_the_distance_only"),
+    ],
+    "assets/walkthrough/05_scores.md": [
+        ("row i holds query i's score against every token", "tests.test_engine::test_sdpa_matches_naive_loops"),
+    ],
+    "assets/walkthrough/06_scale.md": [
+        ("the variance of q·k is d_k", "tests.test_multihead_and_scaling::test_dot_product_variance_grows_like_d_k"),
+        ("Dividing by √d_k brings the spread back to about 1",
+         f"{F}::test_a_typical_score_is_about_root_d_k_and_scaling_brings_it_back_to_about_one"),
+    ],
+    "assets/walkthrough/07_softmax.md": [
+        ("each row adds up to exactly 1", "tests.test_properties::test_softmax_rows_sum_to_one_even_for_huge_scores"),
+        ("a masked key has z = −∞ and gets weight exactly 0",
+         f"{F}::test_masked_keys_get_weight_exactly_zero_and_every_row_still_sums_to_one"),
+        ("the colours run from 0 up to the largest weight in the matrix",
+         "tests.test_figures::test_weights_use_viridis_from_zero_to_the_largest_weight_and_signed_numbers_rdbu_centred_on_0"),
+    ],
+    "assets/walkthrough/08_output.md": [
+        ("the scaled vectors add up to the output row", f"{F}::test_the_output_row_is_the_sum_of_the_scaled_value_vectors"),
+    ],
+    "ui/walkthrough.py": [
+        ("query i attends only to tokens 1 … i, and every row still sums to 1",
+         f"{F}::test_masked_keys_get_weight_exactly_zero_and_every_row_still_sums_to_one"),
+        ("the model stores a third as many keys and values",
+         "tests.test_pretrained::test_smollm2_head_trace_has_hugging_faces_q_k_v_in_the_true_head_order"),
+        ("Inputs to a sum or a quotient carry as many decimals as it takes for them to give the shown result",
+         "tests.test_figures::test_written_out_sums_add_up_to_the_shown_results"),
+        ("the scaled scores of later tokens are set to −∞, so the softmax gives them weight 0",
+         f"{F}::test_masked_keys_get_weight_exactly_zero_and_every_row_still_sums_to_one"),
+    ],
+    "lessons/walkthrough.py": [
+        ("Seeded random: entries ~ N(0, 1/d_model)", f"{F}::test_seeded_random_projections_have_mean_zero_and_variance_one_over_d_model"),
+    ],
+    # --- multi-head --------------------------------------------------------------------------------
+    "assets/multihead/00_intro.md": [
+        ("so h heads cost about as much as one big head",
+         f"{F}::test_h_heads_of_d_model_over_h_cost_about_as_much_as_one_big_head"),
+    ],
+    "assets/multihead/01_path.md": [
+        ("the h outputs are concatenated back to d_model columns",
+         "tests.test_properties::test_multi_head_splits_and_concatenates_losslessly"),
+    ],
+    "lessons/multihead.py": [
+        ("Each head gets d_k = d_model / h dimensions, so h must divide d_model.",
+         "tests.test_multihead_and_scaling::test_multi_head_bad_head_count_explains_itself"),
+        ("W_O is [d_model × d_model], seeded random like the other matrices (entries ~ N(0, 1/d_model)).",
+         "tests.test_multihead_and_scaling::test_w_o_is_seeded_and_scaled"),
+    ],
+    # --- √d_k --------------------------------------------------------------------------------------
+    "assets/scaling/00_intro.md": [
+        ("**the variance of q·k is d_k**", "tests.test_multihead_and_scaling::test_dot_product_variance_grows_like_d_k"),
+        ("a typical score is about ±8", f"{F}::test_a_typical_score_is_about_root_d_k_and_scaling_brings_it_back_to_about_one"),
+    ],
+    "assets/scaling/01_saturation.md": [
+        ("with a standard deviation of about 20 (as q·k has at d_k = 400), the largest one usually wins almost "
+         "everything", f"{F}::test_with_a_spread_of_twenty_the_largest_score_usually_takes_almost_everything"),
+        ("but in a growing share of rows as d_k grows, the rows whose softmax saturated",
+         "tests.test_multihead_and_scaling::test_over_many_rows_the_unscaled_softmax_saturates_as_d_k_grows"),
+        ("With the scores divided by √d_k the weights stay spread out for every d_k, and the gradient stays alive",
+         f"{F}::test_with_scaling_the_weights_stay_spread_and_the_gradient_alive_for_every_d_k"),
+        ("One random row can go either way, so the page counts many",
+         "tests.test_multihead_and_scaling::test_the_example_row_is_called_untypical_exactly_when_it_goes_against_the_medians"),
+    ],
+    "assets/scaling/02_temperature.md": [
+        ("(shared equally when several keys tie for the best score)",
+         "tests.test_phonebook::test_as_temperature_goes_to_zero_soft_tends_to_the_tied_average"),
+        ("Scaling by 1/√d_k is a fixed temperature of √d_k",
+         "tests.test_multihead_and_scaling::test_temperature_divides_the_scaled_scores"),
+    ],
+    "lessons/scaling.py": [
+        ("Close to d_k: the variance grows like d_k.", "tests.test_multihead_and_scaling::test_dot_product_variance_grows_like_d_k"),
+        ("Close to 1 for every d_k.", f"{F}::test_a_typical_score_is_about_root_d_k_and_scaling_brings_it_back_to_about_one"),
+    ],
+    "viz/scaling.py": [
+        ("This row happens to be untypical",
+         "tests.test_multihead_and_scaling::test_the_example_row_is_called_untypical_exactly_when_it_goes_against_the_medians"),
+    ],
+    # --- phonebook ---------------------------------------------------------------------------------
+    "assets/phonebook/00_intro.md": NO_CLAIM + ": the analogy is set up; the numbers come in the next texts",
+    "assets/phonebook/01_hard_soft.md": [
+        ("(“Jan” → #ja, jan, an#)", f"{F}::test_a_name_is_the_counts_of_its_trigrams_and_jindrich_shares_five_with_jindrich"),
+        ("It is 1 for the same spelling, above 0 exactly when two names share a triple",
+         "tests.test_phonebook::test_scores_depend_only_on_shared_trigrams"),
+        ("(five shared triples)", f"{F}::test_a_name_is_the_counts_of_its_trigrams_and_jindrich_shares_five_with_jindrich"),
+    ],
+    "assets/phonebook/02_temperature.md": [
+        ("they share the weight equally, and the soft lookup tends to the average of their numbers instead",
+         "tests.test_phonebook::test_as_temperature_goes_to_zero_soft_tends_to_the_tied_average"),
+        ("As T grows, the answer blends more and more numbers", f"{F}::test_as_t_grows_the_answer_blends_more_numbers"),
+    ],
+    "assets/phonebook/03_back_to_attention.md": NO_CLAIM + ": the roles of q, k and v, as in step 4",
+    "viz/phonebook.py": [
+        ("so every score is 0 and all", "tests.test_phonebook::test_a_query_that_shares_nothing_ties_every_name"),
+        ("The hard lookup takes the first of them in the book",
+         "tests.test_phonebook::test_a_duplicated_name_ties_and_the_message_says_what_happens"),
+    ],
+    "lessons/phonebook.py": NO_CLAIM + ": its sentences are viz.phonebook's",
+    # --- similar is not relevant -------------------------------------------------------------------
+    "assets/relevance/00_intro.md": NO_CLAIM + ": the question the lesson answers",
+    "assets/relevance/01_similarity.md": [
+        ("another token can only beat ‖x_i‖² if its vector is **longer**",
+         f"{P}::test_a_tokens_score_with_itself_is_its_squared_length_and_only_a_longer_vector_beats_it"),
+        ("That is why tokens here often attend mostly **to themselves**",
+         f"{F}::test_tokens_often_attend_mostly_to_themselves_with_raw_embeddings_and_the_page_counts_them"),
+        ("is exactly 1 on the diagonal and at most 1 everywhere else",
+         f"{F}::test_cosine_similarity_is_one_on_the_diagonal_and_at_most_one_elsewhere"),
+    ],
+    "assets/relevance/02_relevance.md": [
+        ("so that the query moves towards that key and away from the keys it was already looking at",
+         "tests.test_relevance::test_attend_to_raises_the_target_weight"),
+    ],
+    "assets/relevance/03_geometry.md": [
+        ("q·k = ‖q‖‖k‖cos θ", f"{F}::test_a_dot_product_is_the_product_of_lengths_and_the_cosine"),
+    ],
+    "viz/relevance.py": [
+        ("rows the largest weight is on the token itself",
+         "tests.test_relevance::test_similarity_summary_counts_what_it_says_and_names_every_longer_winner"),
+    ],
+    "lessons/relevance.py": [
+        ("a stronger push would lower it", "tests.test_relevance::test_peaked_is_said_only_when_a_stronger_push_would_not_help"),
+        ("a stronger push along the same direction raises the weight further",
+         "tests.test_relevance::test_a_stronger_push_never_lowers_the_target_weight_in_any_mode"),
+    ],
+    # --- from its parts ----------------------------------------------------------------------------
+    "assets/parts/00_intro.md": NO_CLAIM + ": how the page is laid out",
+    "assets/parts/01_similarity.md": [
+        ("another token can beat it only with a longer vector (Cauchy–Schwarz)",
+         f"{P}::test_a_tokens_score_with_itself_is_its_squared_length_and_only_a_longer_vector_beats_it"),
+        ("so a token often looks mostly at itself. Often, not always",
+         f"{P}::test_often_not_always_a_token_looks_mostly_at_itself"),
+        ("the count on your sentence is below", f"{P}::test_the_page_counts_the_rows_that_look_at_themselves_on_the_learners_sentence"),
+    ],
+    "assets/parts/02_values.md": [
+        ("The weights α are exactly the stage before's", f"{P}::test_values_leave_alpha_exactly_as_it_was"),
+    ],
+    "assets/parts/03_relevance.md": [
+        ("nothing makes it the largest in its row", f"{P}::test_with_projections_the_diagonal_has_no_built_in_advantage"),
+        ("here with d_k = d_model and the same seed", f"{P}::test_stage_three_is_the_walkthrough_at_d_k_equal_to_d_model"),
+    ],
+    "viz/parts.py": [
+        ("is {'exactly the same' if same_alpha else 'different'} as in stage 1", f"{P}::test_values_leave_alpha_exactly_as_it_was"),
+        ("({way} here)", f"{P}::test_with_projections_the_diagonal_has_no_built_in_advantage"),
+    ],
+    "lessons/parts.py": [
+        ("\"Measured on your sentence: \" + similarity_summary(now)",
+         f"{P}::test_the_page_counts_the_rows_that_look_at_themselves_on_the_learners_sentence"),
+    ],
+    # --- cross-attention ---------------------------------------------------------------------------
+    "assets/cross/00_intro.md": [
+        ("it is **i × i′**, not square unless the two sentences have the same length, and every row still sums to 1",
+         "tests.test_lessons_issue3::test_cross_attention_is_softmax_of_target_queries_against_source_keys"),
+    ],
+    "assets/cross/01_contrast.md": [
+        ("with the seeded random preset, type the same text in both boxes and the numbers become the walkthrough's at "
+         "the same seed and d_k, with the walkthrough's causal mask off",
+         f"{C}::test_the_same_text_in_both_boxes_gives_the_walkthroughs_numbers_with_the_random_preset_and_no_mask"),
+    ],
+    "viz/cross.py": [
+        ("with a scaled score of {ALIGN_Z:g}, and the keys of the other constructed pairs with 0",
+         f"{C}::test_each_constructed_pair_meets_at_the_stated_score_and_other_pairs_keys_at_zero"),
+        ("The table pairs {paired} with a source word, each with one of its own",
+         f"{C}::test_the_table_pairs_each_word_once_with_the_kth_copy_of_its_translation"),
+        ("directions fit ({which} is the limit)", f"{C}::test_at_most_min_d_model_d_k_directions_fit_and_the_limit_is_named"),
+        ("No source word to pair with in the table for", f"{C}::test_words_without_a_pair_are_named_and_only_they"),
+        ("so they share one direction and each copy looks", f"{C}::test_copies_of_a_word_share_a_direction_without_positional_encodings"),
+        ("constructed pairs have their row's largest weight on", f"{C}::test_the_measured_share_of_pairs_whose_row_peaks_on_the_pair_is_counted"),
+    ],
+    "lessons/cross.py": [
+        ("C.alignment_text(trace)", f"{C}::test_the_aligned_page_names_its_counts_and_limit"),
+    ],
+    # --- watch a head learn ------------------------------------------------------------------------
+    "assets/learn/00_intro.md": [
+        ("so on its own it can only learn to give the most common answer",
+         f"{L}::test_the_bias_alone_can_only_give_the_most_common_answer"),
+        ("checked against finite differences and against PyTorch",
+         "tests.test_training::test_gradients_match_central_differences"),
+    ],
+    "assets/learn/01_alpha.md": [
+        ("the page measures on this sequence how much weight the rows put on the key that holds their answer",
+         f"{L}::test_the_weight_on_the_needed_key_is_read_from_the_heads_alpha"),
+    ],
+    "assets/learn/02_form.md": [
+        ("$z_{ij} = q_i \\cdot k_j / \\sqrt{d_k} = x_i \\, B \\, x_j^\\top$",
+         "tests.test_training::test_a_heads_trace_is_the_models_own_head"),
+        ("Softmax ignores anything added to a whole row", "tests.test_training::test_centring_rows_keeps_what_softmax_sees"),
+    ],
+    "lessons/learn.py": [
+        ("Three of the held-out sequences (never trained on)", f"{L}::test_the_examples_shown_are_held_out_sequences"),
+        ("distinct sequences, none of them in any training batch", f"{L}::test_held_out_sequences_are_never_trained_on"),
+        ("The grey line is the best held-out accuracy of a strategy that needs no search",
+         f"{L}::test_partly_learned_needs_ten_points_above_every_strategy_that_needs_no_search"),
+    ],
+    "viz/training.py": [
+        ("more steps will likely take it further", f"{L}::test_more_steps_likely_take_a_steadily_falling_loss_further"),
+        ("which a smaller learning rate usually calms", f"{L}::test_a_smaller_learning_rate_usually_calms_a_run_whose_loss_rose"),
+        ("a smaller one on the menu trains without blowing up", f"{L}::test_a_smaller_rate_on_the_menu_trains_without_blowing_up"),
+        ("The held-out loss was still falling steadily at the end", f"{L}::test_two_noisy_points_are_not_read_as_still_falling"),
+        ("of their weight on {run.task.looks_at}, the key that holds the answer",
+         f"{L}::test_the_weight_on_the_needed_key_is_read_from_the_heads_alpha"),
+        ("each score has four parts", f"{L}::test_the_four_parts_of_the_scores_add_up_to_the_heads_scaled_scores"),
+        ("**Learned** on sequences it never trained on", f"{L}::test_held_out_sequences_are_never_trained_on"),
+    ],
+    # --- a real model ------------------------------------------------------------------------------
+    "assets/real_model/00_intro.md": [
+        ("its own weights as its package ships them", f"{R}::test_smollm2s_weights_are_the_quantization_the_page_names"),
+    ],
+    "assets/real_model/01_tokens_minilm.md": [
+        ("the whole word becomes [UNK], not just that character", f"{R}::test_minilm_writes_unk_for_the_whole_word_not_the_character"),
+        ('it lower-cases the text and strips accents ("Jindřich" → "jindrich")', f"{R}::test_minilm_is_uncased_and_strips_accents"),
+    ],
+    "assets/real_model/01_tokens_smollm2.md": [
+        ("A space usually belongs to the token after it", f"{R}::test_a_space_before_a_word_belongs_to_the_words_token"),
+        ("Every digit is a token of its own, so a space before a digit is one too",
+         f"{R}::test_every_digit_is_a_token_and_a_space_before_a_digit_is_one_too"),
+        ("shown as ⟨F0 9F⟩", f"{R}::test_an_emoji_may_be_cut_into_its_bytes_and_a_space_before_it_stays_visible"),
+        ("each token seeing itself and the tokens before it", f"{R}::test_the_decoder_sees_itself_and_the_tokens_before"),
+    ],
+    "viz/pretrained.py": [
+        ("the attention and feed-forward matrices as 4-bit numbers", f"{R}::test_smollm2s_weights_are_the_quantization_the_page_names"),
+        ("each a whole word with a character the vocabulary lacks", f"{R}::test_minilm_writes_unk_for_the_whole_word_not_the_character"),
+        ("belong to the token after them", f"{R}::test_a_space_before_a_word_belongs_to_the_words_token"),
+        ("it does its job here", f"{R}::test_the_reading_on_the_learners_sentence_says_whether_the_head_does_its_job"),
+    ],
+    "attention/pretrained/gallery.py": [
+        ("every row but the first puts nearly all its weight (at least 0.95) one place to the left",
+         f"{R}::test_each_gallery_job_holds_on_as_many_family_sentences_as_it_says"),
+        ("the first row, [CLS], has nothing to its left and looks at itself",
+         f"{R}::test_the_previous_token_heads_first_row_looks_at_itself"),
+        ("on most of them over half the rows have their largest weight there",
+         f"{R}::test_the_next_token_head_is_often_sharp_and_always_less_sharp_than_the_previous_token_head"),
+        ("is on a noun before it", f"{R}::test_the_pronoun_head_looks_from_it_at_a_noun_before_it_on_each_sentence"),
+        ("But not reliably the noun “it” refers to", f"{R}::test_the_pronoun_head_does_not_follow_what_it_refers_to"),
+        ("Most of this model's heads do this much of the time", f"{R}::test_most_of_the_decoders_heads_are_sinks_on_most_sentences"),
+    ],
+    "lessons/real_model.py": [
+        ("put most of their weight on the first token here", "tests.test_pretrained::test_many_decoder_heads_are_attention_sinks"),
+        ("P.QUANTIZED", f"{R}::test_smollm2s_weights_are_the_quantization_the_page_names"),
+    ],
+}
+
+# Modules whose strings explain numbers to the learner: each must be a key above.
+PAGE_MODULES = ("lessons/*.py", "ui/walkthrough.py", "viz/training.py", "viz/cross.py", "viz/pretrained.py",
+                "viz/parts.py", "viz/relevance.py", "viz/scaling.py", "viz/phonebook.py",
+                "attention/pretrained/gallery.py")
