@@ -143,8 +143,8 @@ for index, entry in enumerate(GALLERY):
     if entry.model != name:
         continue
     text, button = st.columns([5, 1], vertical_alignment="center")
-    text.markdown(f"**Layer {entry.layer + 1}, head {entry.head + 1}.** {entry.job} "
-                  + P.gallery_reading(entry, tokens, weights[entry.layer, entry.head]))
+    text.markdown(f"**Layer {entry.layer + 1}, head {entry.head + 1}.** {entry.job}  \n"  # a line break, then
+                  + P.gallery_reading(entry, tokens, weights[entry.layer, entry.head]))  # the learner's sentence
     button.button("Show me", key=f"rm_gallery_{index}", on_click=open_head,
                   args=(entry.sentence, entry.model, entry.layer, entry.head),
                   help=f"Opens layer {entry.layer + 1}, head {entry.head + 1} on “{entry.sentence}”.")
