@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 .PHONY: run test bench chromium clean
 
 run: $(VENV)/.run-installed
-	$(VENV)/bin/streamlit run app.py --server.address 127.0.0.1 --server.port 8501
+	$(PY) deploy/serve.py app.py --server.address 127.0.0.1 --server.port 8501
 
 test: $(VENV)/.test-installed chromium
 	$(VENV)/bin/ruff check .

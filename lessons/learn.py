@@ -23,7 +23,7 @@ from attention.training import verdict as judge
 from ui import components as ui
 from ui.links import OPTIMIZER_LABELS, TASK_LABELS
 from ui.settings import shared
-from ui.training import finished_run, train_with_progress
+from ui.training import finished_run, start_training, train_with_progress
 from ui.walkthrough import STEPS, render_steps
 from viz import tables as T
 from viz import training as V
@@ -56,10 +56,6 @@ with st.container(border=True):
                "are for the other lessons.")
 config = TrainingConfig(task=name, heads=int(heads), optimizer=optimizer, learning_rate=float(rate),
                         steps=int(steps), seed=settings.seed)
-
-
-def start_training() -> None:
-    st.query_params["lt_run"] = "true"  # in the link: a shared link trains the same run when opened
 
 
 run = finished_run(config)

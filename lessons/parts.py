@@ -28,13 +28,10 @@ compare = st.toggle("Show the stage before beside it (same colour scales)", valu
 ui.lesson(f"parts/0{stage}_{STAGES[stage - 1]}")
 
 
-def trace_of(k: int):
-    return trace_or_explain(settings, trace_self_attention, d_k=settings.d_model,
-                            projections=stage_projections(k, settings.d_model, settings.seed))
-
-
-now = trace_of(stage)
-shown = [(stage, now)] if stage == 1 or not compare else [(stage - 1, trace_of(stage - 1)), (stage, now)]
+drawn = [stage] if stage == 1 or not compare else [stage - 1, stage]
+shown = [(k, trace_or_explain(settings, trace_self_attention, d_k=settings.d_model,
+                              projections=stage_projections(k, settings.d_model, settings.seed))) for k in drawn]
+now = shown[-1][1]
 alpha_top = max(float(t.weights.max()) for _, t in shown)
 output_top = max(float(abs(t.output).max()) for _, t in shown)
 for title, draw in (

@@ -2,64 +2,25 @@
 step, heads with a job, and for the decoder what comes next.
 
 The model runs in NumPy (``attention.pretrained``); it is loaded once per server process, and its
-results are cached per sentence. Every number shown is the model's.
+results are cached per sentence (``ui.models``). Every number shown is the model's.
 """
 
 import streamlit as st
 
-from attention.pretrained import MODELS, ModelMissing, load, package_dir
+from attention.pretrained import MODELS, ModelMissing, package_dir
 from attention.pretrained.gallery import GALLERY, INDUCTION_HEAD, first_token_heads, induction_sentence
 from ui import components as ui
 from ui.links import MODEL_LABELS
+from ui.models import LAYERS_PER_PAGE, attentions_of, head_of, model_named, model_view_of, next_of, open_head
 from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
 from ui.walkthrough import lines_panel, render_steps, steps_for
 from viz import figures as F
 from viz import pretrained as P
 from viz import tables as T
 
-LAYERS_PER_PAGE = 6  # the every-head view of the decoder's 30 layers, a page at a time
-
 st.title("A real model")
 ui.lesson("real_model/00_intro")
 settings = shared()
-
-
-@st.cache_resource(show_spinner="Loading the model (once per server)…")
-def model_named(name: str):
-    return load(name)
-
-
-# Bounded by memory: SmolLM2's α at 128 tokens is 18 MB, a head's trace at 128 tokens 16 MB (its
-# per-term arrays), so these caches hold at most about 220 MB and 130 MB; a classroom shares them.
-@st.cache_data(max_entries=12, show_spinner=False)
-def attentions_of(name: str, sentence: str):
-    return model_named(name).attentions(sentence)
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def head_of(name: str, sentence: str, layer: int, head: int):
-    return model_named(name).head_trace(sentence, layer, head)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def model_view_of(name: str, sentence: str, first: int, stop: int):
-    """The every-head picture (30–50 ms to draw): a class on one sentence draws it once."""
-    return P.model_view(attentions_of(name, sentence).weights, MODELS[name], range(first, stop))
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def next_of(name: str, sentence: str):
-    return model_named(name).next_tokens(sentence)
-
-
-def open_head(sentence: str, model: str, layer: int, head: int) -> None:
-    """A button's callback: the sentence into the sidebar box, the head (from 0) into the pickers."""
-    st.session_state["sentence"] = sentence
-    st.session_state["rm_model"] = model
-    st.session_state["rm_layer"] = layer + 1
-    st.session_state["rm_head"] = head + 1
-    st.session_state["rm_layers"] = layer // LAYERS_PER_PAGE  # the every-head view shows the head's layers
-
 
 name = st.radio("Model", list(MODELS), format_func=MODEL_LABELS.get, key="rm_model", bind="query-params",
                 horizontal=True) or "minilm"
@@ -146,5 +107,4 @@ for index, entry in enumerate(GALLERY):
     text.markdown(f"**Layer {entry.layer + 1}, head {entry.head + 1}.** {entry.job}  \n"  # a line break, then
                   + P.gallery_reading(entry, tokens, weights[entry.layer, entry.head]))  # the learner's sentence
     button.button("Show me", key=f"rm_gallery_{index}", on_click=open_head,
-                  args=(entry.sentence, entry.model, entry.layer, entry.head),
-                  help=f"Opens layer {entry.layer + 1}, head {entry.head + 1} on “{entry.sentence}”.")
+                  args=(entry.sentence, entry.model, entry.layer, entry.head))

@@ -4,22 +4,17 @@ import numpy as np
 import streamlit as st
 
 from attention import dot_product_samples, random_score_row, softmax, trace_self_attention
-from attention.scaling import row_statistics, saturation_stats
+from attention.scaling import row_statistics
 from ui import components as ui
+from ui.experiments import KEYS, ROWS, saturation
 from ui.links import TEMPERATURES
 from ui.settings import shared, trace_or_explain
 from viz import figures as F
 from viz import scaling as S
 from viz import tables as T
 
-SAMPLES, KEYS, ROWS = 4000, 8, 400
+SAMPLES = 4000
 D_K_GRID = (1, 4, 16, 64, 256, 512)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def saturation(d_k: int, seed: int):
-    """The same numbers for every learner with this d_k and seed: safe to share between sessions."""
-    return saturation_stats(d_k, ROWS, KEYS, seed)
 
 
 st.title("Why divide the scores by √d_k?")

@@ -23,6 +23,11 @@ def _store() -> tuple[OrderedDict[TrainingConfig, Run], threading.Lock]:
     return OrderedDict(), threading.Lock()
 
 
+def start_training() -> None:
+    """The Train button's callback: in the link, so that a shared link trains the same run when opened."""
+    st.query_params["lt_run"] = "true"
+
+
 def finished_run(config: TrainingConfig) -> Run | None:
     runs, lock = _store()
     with lock:

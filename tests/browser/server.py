@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+SERVE = ROOT / "deploy" / "serve.py"  # streamlit run, with Nagle's algorithm off (as make run and the Dockerfile)
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"]
 
@@ -40,7 +41,7 @@ def streamlit_server(script: str | Path = "app.py", *, timeout: float = 60.0) ->
     artifacts = ROOT / "test-artifacts"
     log = open(artifacts / f"server-{port}.log", "w") if artifacts.is_dir() else subprocess.DEVNULL
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(script), "--server.address", "127.0.0.1",
+        [sys.executable, str(SERVE), str(script), "--server.address", "127.0.0.1",
          "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )

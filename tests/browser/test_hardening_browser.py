@@ -116,7 +116,8 @@ def test_cross_attention_shows_both_sentences_literally(open_page):
               "ca_preset": "Aligned by a bilingual table (constructed)"}
     page = open_page("/cross?" + urlencode(params), ".st-key-table-ca-weights")  # a grid: over 400 cells
     requests = watch_requests(page)
-    page.wait_for_selector("[data-testid=stCaptionContainer]:has-text('No pair in the table for')")  # quotes words
+    # the caption quotes the target's words
+    page.wait_for_selector("[data-testid=stCaptionContainer]:has-text('No source word to pair with in the table for')")
     assert_inert(page, requests, shown=())
     box = page.locator(".st-key-ca_target input")
     box.fill("")

@@ -1,0 +1,86 @@
+"""Serve Attention Lab: ``streamlit run`` with Nagle's algorithm off on every connection.
+
+    python deploy/serve.py [script.py] [streamlit run options]     (make run, the Dockerfile and the tests
+                                                                   use it; the script is app.py unless named)
+
+Streamlit 1.67 binds its listening socket itself (``socket.socket(family)``, so ``proto`` is 0), and
+asyncio turns Nagle's algorithm off (TCP_NODELAY) only on sockets whose ``proto`` is IPPROTO_TCP. With
+Nagle on, a small answer written just after another waits for the client's delayed ACK: the server
+wrote a rerun's answer in 7 ms and the browser received it 40 ms later (strace, issue 26). This
+launcher sets TCP_NODELAY on the listening socket as Streamlit binds it; Linux gives every accepted
+connection the listening socket's TCP_NODELAY. The upstream report is docs/streamlit-nagle.md.
+
+If a Streamlit upgrade moves the function this wraps, the app is still served (with Nagle on) and
+says so in its log; tests/test_serve.py fails, so the upgrade is noticed before it lands.
+"""
+
+from __future__ import annotations
+
+import functools
+import socket
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "app.py"
+
+
+def no_delay(sock: socket.socket) -> socket.socket:
+    """TCP_NODELAY on a TCP socket (a listening one passes it to every connection it accepts)."""
+    if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
+def patch_streamlit() -> bool:
+    """Wrap Streamlit's socket binding so that its listening socket has TCP_NODELAY; False if the
+    function is not where Streamlit 1.67 keeps it."""
+    try:
+        from streamlit.web.server.starlette import starlette_server
+    except ImportError:
+        return False
+    bind = getattr(starlette_server, "_bind_socket", None)
+    if bind is None or getattr(bind, "no_delay", False):
+        return bind is not None
+
+    @functools.wraps(bind)
+    def bind_without_delay(*args, **kwargs) -> socket.socket:
+        return no_delay(bind(*args, **kwargs))
+
+    bind_without_delay.no_delay = True
+    starlette_server._bind_socket = bind_without_delay
+    return True
+
+
+def freeze_startup_heap() -> None:
+    """Import what every run uses, then move every object alive now out of the garbage collector's
+    sight (``gc.freeze``): a full collection, which Python runs now and then as objects accumulate,
+    then skips the ~94,000 objects of NumPy, pandas, Streamlit and the app's modules (40 ms of work
+    each time, measured here) and looks only at what the sessions made since."""
+    import gc
+
+    sys.path.insert(0, str(ROOT))
+    import attention
+    import attention.pretrained  # noqa: F401
+    import ui.components
+    import ui.walkthrough  # noqa: F401
+    import viz.figures  # noqa: F401
+
+    gc.collect()
+    gc.freeze()
+
+
+def main(argv: list[str]) -> int:
+    from streamlit.web import cli
+
+    freeze_startup_heap()
+    if not patch_streamlit():
+        print("deploy/serve.py: Streamlit's _bind_socket was not found; serving with Nagle's algorithm on",
+              file=sys.stderr)
+    script, options = (argv[0], argv[1:]) if argv and argv[0].endswith(".py") else (str(APP), argv)
+    sys.argv = ["streamlit", "run", script, *options]
+    return cli.main()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,59 @@
+"""deploy/serve.py: every connection the server accepts has Nagle's algorithm off (TCP_NODELAY)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import urllib.request
+
+from deploy.serve import ROOT, no_delay, patch_streamlit
+from tests.browser.server import free_port, wait_healthy
+
+
+def test_the_launcher_wraps_streamlits_own_socket_binding():
+    """If a Streamlit upgrade moves ``_bind_socket``, this fails (and the launcher says so in its log)."""
+    from streamlit.web.server.starlette import starlette_server
+
+    assert patch_streamlit() and starlette_server._bind_socket.no_delay
+    assert patch_streamlit()  # twice is harmless
+
+
+def test_a_connection_accepted_by_streamlits_listening_socket_has_nagle_off():
+    """The socket Streamlit binds, through the launcher's wrapper, passes TCP_NODELAY to the connection it
+    accepts (a real loopback connection; without the wrapper the accepted socket has it off)."""
+    from streamlit.web.server.starlette import starlette_server
+
+    patch_streamlit()
+    for wrapped in (True, False):
+        bind = starlette_server._bind_socket if wrapped else starlette_server._bind_socket.__wrapped__
+        listening = bind("127.0.0.1", free_port(), 8)
+        try:
+            listening.setblocking(True)
+            client = socket.create_connection(listening.getsockname(), timeout=10)
+            accepted, _ = listening.accept()
+            assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == int(wrapped)
+            accepted.close()
+            client.close()
+        finally:
+            listening.close()
+
+
+def test_no_delay_leaves_other_sockets_alone():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+        no_delay(udp)  # no TCP option on a datagram socket: nothing to set, nothing raised
+
+
+def test_the_launcher_serves_the_app():
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(ROOT / "deploy" / "serve.py"), "--server.address", "127.0.0.1",
+                             "--server.port", str(port), "--server.headless", "true"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", 60, proc)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as page:
+            assert page.status == 200 and b"<noscript>" in page.read()
+    finally:
+        proc.terminate()
+        output = proc.communicate(timeout=10)[0]
+    assert "Nagle's algorithm on" not in output

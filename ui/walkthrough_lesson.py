@@ -1,0 +1,99 @@
+"""The walkthrough page's flow: one step at a time or all eight, the hand editor in step 3, exercises
+and downloads. The page (lessons/walkthrough.py) draws its controls and calls these.
+
+Functions here, not in the page: a function defined in a page script keeps that run's globals in a
+reference cycle that only a full garbage collection frees (see ui/models.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from attention import AttentionTrace, Projections, trace_self_attention
+from ui import components as ui
+from ui.exercises import exercise_panel
+from ui.exports import export_panel
+from ui.matrix_editor import current_edits, edited_projections
+from ui.presenter import EDITOR_STEP, next_step_button, step_controls
+from ui.settings import Shared, trace_or_explain
+from ui.walkthrough import STEPS, render_steps, step_intro
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the page's controls chose: the shared settings, d_k, the preset and its matrices."""
+
+    settings: Shared
+    d_k: int
+    preset: str
+    matrices: Projections  # the preset's W_Q, W_K, W_V
+
+    @property
+    def basis(self) -> tuple:
+        """What the hand edits were made on: a change of any of these resets them."""
+        return (self.settings.d_model, self.d_k, self.preset, self.settings.seed)
+
+    def trace(self, edits: Projections | None) -> AttentionTrace:
+        return trace_or_explain(self.settings, trace_self_attention, d_k=self.d_k, preset=self.preset,
+                                projections=edits)
+
+
+def editor(choice: Choice) -> Projections | None:
+    """Step 3's hand editors; their edits feed every step."""
+    # lazy: a closed editor builds no grids (and the browser loads no grid code for it)
+    with ui.lazy_expander("Edit W_Q, W_K, W_V by hand", key="editor", icon=":material/edit:",
+                          expanded="w" in st.query_params) as box:
+        edits = (edited_projections if box.open else current_edits)(choice.matrices, basis=choice.basis)
+    if edits is not None:
+        st.info("These are your hand-edited matrices; every step uses them. “Reset to the preset” in the "
+                "editor brings back the preset.", icon=":material/edit:")
+    return edits
+
+
+def one_step(choice: Choice, step: int) -> AttentionTrace:
+    """The open step only; the editor only when step 3 is open."""
+    step_intro(step)
+    edits = editor(choice) if step == EDITOR_STEP else current_edits(choice.matrices, basis=choice.basis)
+    if edits is not None and step != EDITOR_STEP:
+        st.caption("Using your hand-edited W_Q, W_K, W_V (step 3 has the editor).")
+    trace = choice.trace(edits)
+    render_steps(trace, first=step, last=step, intro=False)
+    return trace
+
+
+def every_step(choice: Choice) -> AttentionTrace:
+    """All eight steps on one page, as a printed handout would have them (slower to draw)."""
+    steps_1_2 = st.container()
+    step_intro(EDITOR_STEP)
+    trace = choice.trace(editor(choice))
+    with steps_1_2:
+        render_steps(trace, last=2)
+    render_steps(trace, first=EDITOR_STEP, last=EDITOR_STEP, intro=False)
+    render_steps(trace, first=EDITOR_STEP + 1)
+    return trace
+
+
+def lesson(choice: Choice) -> None:
+    """The title and intro, the exercises, the steps, and the downloads."""
+    st.title("Self-attention, step by step")
+    ui.lesson("walkthrough/00_intro")
+    exercises = st.container()  # filled once the trace exists: the editor in step 3 may change it
+    all_steps = st.toggle("All steps on one page", key="all_steps", bind="query-params",
+                          help=f"Draw all {len(STEPS)} steps at once, one under the other (slower to draw), "
+                               "instead of one step at a time.")
+    if all_steps:
+        trace = every_step(choice)
+    else:
+        step = step_controls()
+        trace = one_step(choice, step)
+        next_step_button(step)
+    with exercises:
+        exercise_panel(trace)
+    export_panel(trace)
+
+
+def present(choice: Choice) -> None:
+    """Presenter mode: the open step in large type, without the intro, exercises and downloads."""
+    one_step(choice, step_controls(presenting=True))
