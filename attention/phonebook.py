@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from attention.core import softmax
+from attention.tokens import visible
 
 Array = npt.NDArray[np.float64]
 NGRAM = 3
@@ -70,16 +71,6 @@ def digits(phone: str) -> list[int]:
     """The digits of a phone number, in order, in any script: "+420 601-234" → [4, 2, 0, 6, 0, 1, 2, 3, 4];
     Arabic-Indic "٦٠١" and fullwidth "６０１" → [6, 0, 1]. Superscripts such as "²" are not digits."""
     return [unicodedata.decimal(ch) for ch in phone if ch.isdecimal()]
-
-
-def visible(text: str) -> str:
-    """Control characters (NUL, tab, newline, …) as the visible symbols Unicode keeps for them (␀, ␉, ␊),
-    so a name that holds one is shown, not mangled; everything else unchanged."""
-    return "".join(
-        chr(0x2400 + ord(ch)) if ord(ch) < 0x20 else "␡" if ord(ch) == 0x7F
-        else "�" if unicodedata.category(ch) == "Cc" else ch
-        for ch in text
-    )
 
 
 def digit_vectors(phones: list[str]) -> Array:

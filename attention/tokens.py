@@ -135,3 +135,13 @@ def token_ids(tokens: list[str]) -> list[int]:
     """
     vocabulary: dict[str, int] = {}
     return [vocabulary.setdefault(t, len(vocabulary)) for t in tokens]
+
+
+def visible(text: str) -> str:
+    """Control characters (NUL, tab, newline, …) as the visible symbols Unicode keeps for them (␀, ␉, ␊),
+    so a name that holds one is shown, not mangled; everything else unchanged."""
+    return "".join(
+        chr(0x2400 + ord(ch)) if ord(ch) < 0x20 else "␡" if ord(ch) == 0x7F
+        else "�" if unicodedata.category(ch) == "Cc" else ch
+        for ch in text
+    )

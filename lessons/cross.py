@@ -24,10 +24,10 @@ settings = shared()
 
 
 left, right = st.columns(2)
-left.text_input("Source (keys and values: the sentence being read)", value=SOURCE, key="ca_source",
-                bind="query-params", max_chars=MAX_CHARS)
-right.text_input("Target (queries: the sentence being written)", value=TARGET, key="ca_target",
-                 bind="query-params", max_chars=MAX_CHARS)
+ui.text_box("Source (keys and values: the sentence being read)", key="ca_source", limit=MAX_CHARS, container=left,
+            value=SOURCE, bind="query-params")
+ui.text_box("Target (queries: the sentence being written)", key="ca_target", limit=MAX_CHARS, container=right,
+            value=TARGET, bind="query-params")
 left, right = st.columns(2)
 preset = left.radio("W_Q, W_K, W_V", CROSS_PRESETS, format_func=CROSS_PRESET_LABELS.get, key="ca_preset",
                     bind="query-params", horizontal=True) or "random"

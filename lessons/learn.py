@@ -60,7 +60,7 @@ config = TrainingConfig(task=name, heads=int(heads), optimizer=optimizer, learni
 
 run = finished_run(config)
 if run is None:
-    if st.query_params.get("lt_run") != "true":
+    if st.query_params.get("lt_run", "").lower() != "true":  # as the link check reads a boolean
         st.button(f"Train {steps} steps", key="lt_train", type="primary", icon=":material/play_arrow:",
                   on_click=start_training)
         st.info("Press **Train**: the run takes a few seconds. After that, changing a setting trains again.",
@@ -72,8 +72,10 @@ judged = judge(run)
 {"learned": st.success, "partly": st.warning}.get(judged.kind, st.error)(V.verdict_text(judged, run))
 
 kept = list(run.snapshot_steps)
-ui.forget_stale_choice("lt_step", kept)  # another run's step: start again at the end of training
-step = st.select_slider("Training step", kept, value=kept[-1], key="lt_step", bind="query-params",
+saved = ", ".join(map(str, kept[:2])) + (f", … {kept[-1]}" if len(kept) > 2 else "")
+ui.forget_stale_choice("lt_step", kept, why=f"this run saved steps {saved}", default=kept[-1])
+step = st.select_slider("Training step", kept, key="lt_step", bind="query-params",
+                        **ui.unless_chosen("lt_step", value=kept[-1]),
                         help="Move back and forth through the saved states of the run.")
 at = kept.index(step)
 loss, accuracy = V.curves_figures(run, step)
@@ -87,7 +89,8 @@ ui.lesson("learn/01_alpha")
 left, right = st.columns(2)
 example = (left.radio("Held-out sequence", range(1, EXAMPLES + 1), key="lt_example", bind="query-params",
                       horizontal=True) or 1) - 1
-ui.forget_stale_choice("lt_head", range(1, heads + 1))
+ui.forget_stale_choice("lt_head", range(1, heads + 1), why=f"this run has {heads} head{'s' if heads > 1 else ''}",
+                       default=1)
 head = (right.radio("Head", range(1, heads + 1), key="lt_head", bind="query-params", horizontal=True,
                     disabled=heads == 1) or 1) - 1
 ui.table(V.prediction_frame(run, at, example), "lt-prediction")

@@ -19,13 +19,15 @@ ui.lesson("multihead/00_intro")
 
 settings = shared()
 divisors = [h for h in range(1, settings.d_model + 1) if settings.d_model % h == 0]
+default = 2 if 2 in divisors else 1
+listed = ", ".join(map(str, divisors))
+ui.forget_stale_choice("heads", divisors, default=default,  # a link's heads, or d_model changed since
+                       why=f"the number of heads must divide d_model = {settings.d_model} ({listed})")
 n_heads = st.sidebar.selectbox(
-    "Heads h (divisors of d_model)", divisors, index=divisors.index(2) if 2 in divisors else 0, key="heads",
-    bind="query-params", help="Each head gets d_k = d_model / h dimensions, so h must divide d_model.",
+    "Heads h (divisors of d_model)", divisors, key="heads", bind="query-params",
+    help="Each head gets d_k = d_model / h dimensions, so h must divide d_model.",
+    **ui.unless_chosen("heads", index=divisors.index(default)),
 )
-if n_heads not in divisors:  # a stale value after d_model changed
-    st.warning(f"h = {n_heads} does not divide d_model = {settings.d_model}; showing h = {divisors[0]}.")
-    n_heads = divisors[0]
 mh = trace_or_explain(settings, trace_multi_head, n_heads=n_heads)
 n, h, d_k, d_model = mh.n, mh.n_heads, mh.d_k, mh.d_model
 

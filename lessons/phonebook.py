@@ -5,6 +5,7 @@ import streamlit as st
 
 from attention.phonebook import DEFAULT_BOOK, clean_entries, lookup
 from ui import components as ui
+from ui.links import PHONEBOOK_QUERY_CHARS
 from ui.links import PHONEBOOK_TEMPERATURES as TEMPERATURES
 from viz import phonebook as P
 from viz.labels import markdown_text
@@ -21,7 +22,8 @@ with left:
         hide_index=True,
     )
 with right:
-    query = st.text_input("Look up the name", value="Jindrich", key="pb_query", bind="query-params")
+    query = ui.text_box("Look up the name", key="pb_query", limit=PHONEBOOK_QUERY_CHARS, value="Jindrich",
+                        bind="query-params")
     temperature = st.select_slider("Temperature T", TEMPERATURES, value=0.2, key="pb_temperature",
                                    bind="query-params")
 

@@ -64,8 +64,9 @@ if info.kind == "decoder" and n > 1:
 
 st.subheader("One head", divider="gray")
 left, right = st.columns(2)
-ui.forget_stale_choice("rm_layer", range(1, info.layers + 1))  # another model's layer
-ui.forget_stale_choice("rm_head", range(1, info.heads + 1))
+ui.forget_stale_choice("rm_layer", range(1, info.layers + 1), why=f"{info.title} has layers 1–{info.layers}",
+                       default=1)
+ui.forget_stale_choice("rm_head", range(1, info.heads + 1), why=f"{info.title} has heads 1–{info.heads}", default=1)
 layer = (left.selectbox("Layer", range(1, info.layers + 1), key="rm_layer", bind="query-params") or 1) - 1
 head = (right.selectbox("Head", range(1, info.heads + 1), key="rm_head", bind="query-params") or 1) - 1
 trace = head_of(name, sentence, layer, head)
@@ -76,11 +77,13 @@ if st.toggle("Show α as lines (head view)", key="rm-head-lines"):
 
 st.subheader(f"Layer {layer + 1}, head {head + 1}, step by step", divider="gray")
 steps = steps_for(trace)  # the decoder has a RoPE step after Q, K, V
-ui.forget_stale_choice("rm_step", range(1, len(steps) + 1))
 # no format_func: a bound selectbox writes the option as shown into the link; the header names the step
 # opens on the scores (n × n): step 3's real W_Q, W_K, W_V are 384 or 576 rows, three scrolling grids (+0.25 s a rerun)
 scores_step = next(k for k, (title, _, _) in enumerate(steps) if title.startswith("Scores"))
-step = st.selectbox("Step", range(1, len(steps) + 1), key="rm_step", bind="query-params", index=scores_step,
+ui.forget_stale_choice("rm_step", range(1, len(steps) + 1), why=f"{info.title}'s head has steps 1–{len(steps)}",
+                       default=scores_step + 1)
+step = st.selectbox("Step", range(1, len(steps) + 1), key="rm_step", bind="query-params",
+                    **ui.unless_chosen("rm_step", index=scores_step),
                     help="The walkthrough's steps on this head's real numbers: "
                     + "; ".join(f"{k} {title}" for k, (title, _, _) in enumerate(steps, start=1)) + ".")
 render_steps(trace, prefix="rm-", first=step or 3, last=step or 3)

@@ -7,11 +7,21 @@ shape or a wrong cell.
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
+from viz.labels import WORD_JOINER
+
 _PARSER = MarkdownIt("commonmark").enable("table")
+
+
+def readable(markdown: str) -> str:
+    """Escaped Markdown text (``viz.labels.markdown_text``) as a learner reads it: escapes undone, the
+    invisible word joiners gone."""
+    return re.sub(r"\\(.)", r"\1", markdown).replace(WORD_JOINER, "")
 
 
 def cells(markdown: str) -> list[list[str]]:
@@ -24,7 +34,8 @@ def cells(markdown: str) -> list[list[str]]:
         if t.type == "tr_open":
             rows.append([])
         elif t.type == "inline":
-            rows[-1].append("".join(c.content for c in t.children or [] if c.type in ("text", "code_inline")))
+            rows[-1].append("".join(c.content for c in t.children or [] if c.type in ("text", "code_inline"))
+                            .replace(WORD_JOINER, ""))  # invisible: not what the learner reads
     return rows
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import attention as A
-from tests.table_reading import shown_table
+from tests.table_reading import readable, shown_table
 from tests.test_pages import assert_no_exception, run_app, set_widget, step_headers
 from viz import exports as X
 
@@ -151,7 +151,7 @@ CRASHING = [
 
 
 def plain(markdown: str) -> str:
-    return re.sub(r"\\(.)", r"\1", markdown)
+    return readable(markdown)
 
 
 def open_with(params: dict[str, str], page: str = "lessons/walkthrough.py") -> AppTest:

@@ -161,6 +161,22 @@ def test_markdown_text_escapes_links_maths_and_emphasis():
     assert markdown_text("[a](u) $x$ *b*") == r"\[a\]\(u\) \$x\$ \*b\*"
 
 
+@pytest.mark.parametrize(("text", "broken"), [
+    ("see https://evil.example/x", "https\\:\u2060\\/\\/"), ("HTTP://EVIL.EXAMPLE", "HTTP\\:\u2060\\/"),
+    ("www.evil.example", "www\u2060\\."), ("mail a@evil.example", "a\\@\u2060evil"), ("a -- b", "\\-\u2060\\-"),
+])
+def test_markdown_text_breaks_bare_addresses_and_double_dashes(text, broken):
+    """Streamlit's Markdown links a bare address and turns "--" into a dash even when escaped (checked in
+    Chromium, tests/browser/test_red_team_browser.py); a word joiner inside each stops it."""
+    assert broken in markdown_text(text)
+
+
+@given(st.text(max_size=60))
+def test_markdown_text_reads_back_as_the_text_itself(text):
+    """Whatever the text, a learner reads exactly it: escapes and joiners add nothing visible."""
+    assert reading.readable(markdown_text(text)) == text
+
+
 NUMBER = r"\(?(-?\d+\.\d+)\)?"
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -22,6 +20,7 @@ from attention.training import (
     verdict,
 )
 from tests import svg_reading as R
+from tests.table_reading import readable
 from tests.test_pages import APP, TIMEOUT, assert_no_exception, table
 from viz import training as V
 
@@ -187,7 +186,7 @@ def test_a_blown_up_run_says_so_and_keeps_the_page_working():
 def test_changing_heads_keeps_a_valid_head_and_a_bad_link_is_named():
     at = open_learn(lt_run="true", lt_heads="4", lt_lr="0.02")
     assert_no_exception(at)
-    shown = [re.sub(r"\\(.)", r"\1", w.value) for w in at.warning]  # Markdown escaping undone
+    shown = [readable(w.value) for w in at.warning]  # Markdown escaping undone
     assert any("lt_lr=0.02” was ignored" in w for w in shown)  # not a learning rate the page offers
     at.radio(key="lt_head").set_value(4).run()
     at.select_slider(key="lt_heads").set_value(1).run()

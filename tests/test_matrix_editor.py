@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 
+from tests.table_reading import readable
 from ui.matrix_editor import BOUND, cell_text, matrix_text, parse_edits, paste_block
 
 CURRENT = np.array([[0.123456, -1.0], [2.5, 0.0]])
@@ -160,7 +159,7 @@ def test_the_paste_box_applies_a_block_on_the_page_and_says_what_it_cut():
     at.text_area(key="edit-paste").set_value("\n".join(" ".join(["0.5"] * 6) for _ in range(10)))
     at = at.button(key="edit-paste-apply").click().run()
     assert_no_exception(at)
-    shown = [re.sub(r"\\(.)", r"\1", i.value) for i in at.info]  # the message is Markdown-escaped on the page
+    shown = [readable(i.value) for i in at.info]  # the message is Markdown-escaped on the page
     assert "Cut: rows 9–10 and columns 5–6, because W_K is 8 × 4 (d_model × d_k)." in shown
     preset = random_projections(8, 4, DEFAULT_SEED)
     engine = trace_self_attention(DEFAULT_SENTENCE, seed=DEFAULT_SEED,

@@ -161,10 +161,20 @@ def test_unusable_sentences_explain_and_keep_the_text(bad, message):
 
 
 def test_the_sentence_box_holds_at_most_the_longest_usable_sentence():
-    # 1,000 characters, the tokenizer's limit: longer text could never be shown, and would make a
-    # link too long to open again
-    at = run_app()
-    assert at.text_input(key="sentence").max_chars == A.MAX_CHARS == 1000
+    """1,000 characters, the tokenizer's limit: longer text could never be shown, and would make a link
+    too long to open again. A longer paste is cut to its first 1,000 characters with a message (with
+    max_chars the browser refused it whole and kept the old text, issue 26); 1,000 emoji (2,000 UTF-16
+    units, which the browser's limit counted) are 1,000 characters and stay whole."""
+    at = run_app(all_steps=False)
+    assert not at.text_input(key="sentence").max_chars and A.MAX_CHARS == 1000  # 0: no browser limit
+    pasted = "the cat sat " * 1000  # 12,000 characters
+    at = set_widget(at, "sentence", pasted)
+    assert at.text_input(key="sentence").value == pasted[: A.MAX_CHARS]
+    assert any("the text had 12,000 characters; the box keeps the first 1,000" in w.value for w in at.warning)
+    assert at.query_params["sentence"] in (pasted[: A.MAX_CHARS], [pasted[: A.MAX_CHARS]])  # the link: the same
+    at = set_widget(at, "sentence", "😀" * 1000)
+    assert at.text_input(key="sentence").value == "😀" * 1000
+    assert not any("keeps the first" in w.value for w in at.warning)  # said once, for the paste that was cut
 
 
 @pytest.mark.parametrize(

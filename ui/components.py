@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Sequence
 from functools import cache
@@ -11,7 +12,9 @@ from typing import Literal
 import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
+from streamlit.errors import StreamlitAPIException
 
+from viz.labels import markdown_text
 from viz.svg import Svg
 from viz.tables import formatted, markdown_table
 
@@ -55,12 +58,58 @@ def lazy_expander(label: str, *, key: str, expanded: bool = False, **options):
     return st.expander(label, expanded=expanded, key=key, on_change="rerun", **options)
 
 
-def forget_stale_choice(key: str, options) -> None:
-    """Before drawing the widget ``key`` whose options depend on other settings: if its value is no
-    longer an option, forget it, so that the widget starts again from its default (deleting, not
-    setting: a value set through st.session_state beside a widget's own default draws a warning)."""
-    if key in st.session_state and st.session_state[key] not in list(options):
-        del st.session_state[key]
+def _cut(key: str, limit: int) -> None:
+    """on_change of a text box: keep the first ``limit`` characters, and note how long the text was."""
+    text = st.session_state.get(key) or ""
+    if len(text) > limit:
+        st.session_state[key] = text[:limit]
+        st.session_state[f"_cut_{key}"] = len(text)
+
+
+def text_box(label: str, *, key: str, limit: int, area: bool = False, container=None, **options) -> str:
+    """A text box that never drops what a learner pastes: text over ``limit`` characters is cut to its
+    first ``limit``, and a message under the box says so.
+
+    Not Streamlit's ``max_chars``: with it the browser refuses a longer paste whole and leaves the box
+    as it was, with only the counter to tell (and it counts UTF-16 units, so 1,000 emoji, 2,000 units,
+    were refused too; issue 26). Here characters are Python's, as the lessons count them.
+    """
+    box = container or st
+    cut = st.session_state.pop(f"_cut_{key}", None)
+    widget = box.text_area if area else box.text_input
+    value = widget(label, key=key, on_change=_cut, args=(key, limit), **options)
+    if cut:
+        box.warning(f"{label.split(' (')[0]}: the text had {cut:,} characters; the box keeps the first {limit:,}.",
+                    icon=":material/content_cut:")
+    return value or ""
+
+
+def forget_stale_choice(key: str, options, *, why: str, default) -> None:
+    """Before drawing the widget ``key`` whose options depend on other settings (a model's layers, a
+    run's saved steps): a value in the session or in the link that is no longer an option is replaced
+    by ``default`` (the widget's own default), and the page says so, with ``why`` (a link's value that
+    no option matches was dropped without a word, issue 26).
+
+    Set, not deleted: a deleted value left the browser showing the old choice ("30" in MiniLM's layer
+    box after SmolLM2's layer 30) while the page drew layer 1. A widget whose default is an argument
+    must then not also get it (``unless_chosen``): Streamlit warns when both are given."""
+    allowed = [str(o) for o in options]
+    linked = st.query_params.get(key)
+    stale = key in st.session_state and st.session_state[key] not in list(options)
+    if linked is not None and linked not in allowed:
+        st.warning(f"“{markdown_text(key)}={markdown_text(linked[:30])}” could not be used: {markdown_text(why)}. "
+                   "The default is shown.", icon=":material/link_off:")
+        with contextlib.suppress(StreamlitAPIException):  # bound to the widget: it rewrites the URL itself
+            del st.query_params[key]
+        stale = True
+    if stale:
+        st.session_state[key] = default
+
+
+def unless_chosen(key: str, **default) -> dict:
+    """The widget's default argument (``index=…`` or ``value=…``), unless the session already holds a
+    value for ``key`` (set by ``forget_stale_choice`` or chosen earlier)."""
+    return {} if key in st.session_state else default
 
 
 def chart(fig: Svg, key: str, *, width: int | Literal["stretch"] = "stretch") -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from urllib.parse import urlencode
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from attention import MAX_CHARS
 from attention.pretrained.common import MODELS
@@ -28,6 +29,7 @@ OPTIMIZER_LABELS = {"adam": "Adam", "sgd": "Plain SGD"}
 MODEL_LABELS = {name: info.title for name, info in MODELS.items()}
 TEMPERATURES = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 PHONEBOOK_TEMPERATURES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+PHONEBOOK_QUERY_CHARS = 200  # a name to look up; the box cuts a longer paste to this
 
 
 def _whole(low: int, high: int) -> Callable[[str], bool]:
@@ -90,7 +92,7 @@ SPECS: dict[str, Callable[[str], bool]] = {
     "heads": _whole(1, 16),
     "dk_demo": _whole(1, 512),
     "temperature": _one_of(TEMPERATURES),
-    "pb_query": _text(200),
+    "pb_query": _text(PHONEBOOK_QUERY_CHARS),
     "pb_temperature": _one_of(PHONEBOOK_TEMPERATURES),
     "rel_dk": _whole(2, 8),
     "w": _edited_cells,
@@ -147,8 +149,15 @@ def clean_link() -> None:
     (a cheap look at a handful of strings); only a URL with a bad part gets a message.
     """
     problems = check_link(st.query_params.to_dict())
-    for key in problems:
-        del st.query_params[key]
+    for key in list(problems):
+        try:
+            del st.query_params[key]
+        except StreamlitAPIException:  # bound to a widget drawn in an earlier run: the URL follows the widget
+            held = st.session_state.get(key)
+            if held is not None and SPECS[key](str(held).lower() if isinstance(held, bool) else str(held)):
+                del problems[key]  # the widget's own value is usable (a box that cut a long paste): the page says
+            else:  # what it needs to; otherwise the widget starts again from its default
+                st.session_state.pop(key, None)
     if problems:
         st.warning("Some settings in this link could not be used:\n\n"
                    + "\n".join(f"- {markdown_text(p)}" for p in problems.values()), icon=":material/link_off:")

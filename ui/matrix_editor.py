@@ -18,8 +18,10 @@ import pandas as pd
 import streamlit as st
 
 from attention import Projections
+from ui.components import text_box
 from viz.labels import dim_labels, markdown_text
 
+QUOTED_CHARS = 40  # a refused entry is quoted up to this long
 BOUND = 100.0  # |entry| ≤ BOUND: beyond it the softmax saturates and the numbers stop teaching anything
 NAMES = ("W_Q", "W_K", "W_V")
 _STATE = "_matrix_edits"  # not a widget key: it survives reruns and page switches
@@ -41,16 +43,17 @@ def matrix_text(m: npt.ArrayLike) -> pd.DataFrame:
 
 def parse_entry(text: str, where: str) -> tuple[float | None, str | None]:
     """One typed entry: (value, None) if usable, else (None, a message that names ``where``)."""
+    quoted = text if len(text) <= QUOTED_CHARS else text[: QUOTED_CHARS - 1] + "…"  # a 10,000-character paste
     try:
         value = float(text.replace("−", "-").replace(",", "."))
     except ValueError:
-        return None, (f"{where}: “{text}” is not a number." if text else f"{where} is empty.")
+        return None, (f"{where}: “{quoted}” is not a number." if text else f"{where} is empty.")
     if math.isnan(value):
         return None, f"{where}: NaN is not a number you can multiply by."
     if math.isinf(value):
         return None, f"{where}: infinity can't be used; keep entries within ±{BOUND:g}."
     if abs(value) > BOUND:
-        return None, f"{where}: {text} is beyond the bound ±{BOUND:g}."
+        return None, f"{where}: {quoted} is beyond the bound ±{BOUND:g}."
     return value, None
 
 
@@ -242,8 +245,8 @@ def _paste_box(state: EditState, key: str) -> None:
     without a word (Streamlit's grid keeps its size); this box says what it used and what it cut."""
     left, right = st.columns([1, 3], vertical_alignment="bottom")
     left.selectbox("Paste a block into", NAMES, key=f"{key}-paste-into")
-    right.text_area("Block", key=f"{key}-paste", max_chars=MAX_PASTE_CHARS, height=90,
-                    placeholder="Rows on lines, cells split by tabs (a spreadsheet's copy), spaces or semicolons")
+    text_box("Block", key=f"{key}-paste", limit=MAX_PASTE_CHARS, area=True, container=right, height=90,
+             placeholder="Rows on lines, cells split by tabs (a spreadsheet's copy), spaces or semicolons")
     st.button("Apply the block", key=f"{key}-paste-apply", on_click=_apply_paste, args=(state, key))
     for kind, message in state.paste_messages:
         (st.error if kind == "error" else st.info)(markdown_text(message))  # quotes the pasted text

@@ -13,6 +13,7 @@ from typing import TypeVar
 import streamlit as st
 
 from attention import MAX_CHARS, MAX_TOKENS, SentenceError, tokenize
+from ui.components import text_box
 from viz.labels import markdown_text
 
 DEFAULT_SENTENCE = "This forum is awesome"
@@ -60,12 +61,8 @@ def draw_shared_sidebar() -> Shared:
     """The sentence, seed, d_model and positional-encoding controls, bound to the URL."""
     sb = st.sidebar
     sb.title("Attention Lab")
-    sentence = sb.text_input(
-        "Sentence",
-        value=DEFAULT_SENTENCE,
-        key="sentence",
-        bind="query-params",
-        max_chars=MAX_CHARS,  # longer text could never be shown, and would make links too long to open
+    sentence = text_box(  # longer text could never be shown, and would make links too long to open
+        "Sentence", key="sentence", limit=MAX_CHARS, container=sb, value=DEFAULT_SENTENCE, bind="query-params",
         help=f"Words and punctuation become tokens; at most {MAX_TOKENS} tokens and {MAX_CHARS:,} characters.",
     )
     _seed_from_link()

@@ -43,8 +43,11 @@ class Choice:
 def editor(choice: Choice) -> Projections | None:
     """Step 3's hand editors; their edits feed every step."""
     # lazy: a closed editor builds no grids (and the browser loads no grid code for it)
+    # open at first for a link with edited cells; fixed for the session: a changed ``expanded`` is a new
+    # element to Streamlit, which then closed the editor on the next run after "Reset to the preset"
+    opened_by_link = st.session_state.setdefault("_editor_opened_by_link", "w" in st.query_params)
     with ui.lazy_expander("Edit W_Q, W_K, W_V by hand", key="editor", icon=":material/edit:",
-                          expanded="w" in st.query_params) as box:
+                          expanded=opened_by_link) as box:
         edits = (edited_projections if box.open else current_edits)(choice.matrices, basis=choice.basis)
     if edits is not None:
         st.info("These are your hand-edited matrices; every step uses them. “Reset to the preset” in the "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 
 MAX_LABEL_CHARS = 14
@@ -32,13 +33,22 @@ def dim_labels(d: int) -> list[str]:
     return [str(c + 1) for c in range(d)]
 
 
+WORD_JOINER = "\u2060"  # invisible, zero width: splits a pattern without changing what is shown
+# Streamlit's Markdown (remark-gfm) links a bare "https://…", "www.…" or "a@b.c" found in the text
+# after escapes are read, and draws "--" as a dash; a word joiner inside each stops that (issue 26)
+_LIVE_TEXT = re.compile(r"(?i)(?<=[a-z])(\\:)(?=\\/\\/)|(?<=www)(?=\\\.)|(\\@)|(\\-)(?=\\-)")
+
+
 def markdown_text(text: str) -> str:
-    """Backslash-escape every ASCII punctuation mark, so Markdown, links and $…$ maths stay literal.
+    """Backslash-escape every ASCII punctuation mark, so Markdown, links and $…$ maths stay literal,
+    and put a word joiner into bare web and e-mail addresses and "--", which Streamlit's Markdown
+    would otherwise turn into a link or a dash even when escaped.
 
     CommonMark allows a backslash before any ASCII punctuation, and Streamlit reads "\\$" as a
     plain dollar sign. Streamlit already shows HTML as text unless told otherwise.
     """
-    return "".join("\\" + ch if ch in _ASCII_PUNCTUATION else ch for ch in text)
+    escaped = "".join("\\" + ch if ch in _ASCII_PUNCTUATION else ch for ch in text)
+    return _LIVE_TEXT.sub(lambda m: (m.group(0) or "") + WORD_JOINER, escaped)
 
 
 def format_number(x: float, decimals: int = 2) -> str:

@@ -35,6 +35,8 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image, ImageFont
 
+from attention.tokens import visible
+
 FONT = "DejaVu Sans, Verdana, sans-serif"
 CHAR_WIDTH = 0.62  # average DejaVu Sans glyph width, in font sizes: for numbers, and text where DejaVu is missing
 FONT_MARGIN = 1.05  # room for another sans-serif than the DejaVu Sans that text is measured with
@@ -51,8 +53,9 @@ SCALES = {"weights": VIRIDIS, "signed": RDBU}
 
 
 def _esc(text: object) -> str:
-    """Text or an attribute value, XML-escaped (&, <, >, both quotes)."""
-    return escape(str(text), quote=True)
+    """Text or an attribute value, XML-escaped (&, <, >, both quotes); a control character, which XML
+    may not hold (a form feed made SmolLM2's charts fail to load), as the symbol Unicode keeps for it."""
+    return escape(visible(str(text)), quote=True)
 
 
 def _num(x: float) -> str:

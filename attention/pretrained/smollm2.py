@@ -44,6 +44,7 @@ from attention.pretrained.common import (
     recent_forwards,
 )
 from attention.projections import Projections
+from attention.tokens import visible
 from attention.trace import AttentionTrace, Embedded, trace_attention
 
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -188,7 +189,7 @@ class SmolLM2:
             text, rest = raw.decode("utf-8"), b""
         except UnicodeDecodeError as cut:  # the characters before the cut, then the bytes as hex
             text, rest = raw[: cut.start].decode("utf-8"), raw[cut.start :]
-        shown = text.replace(" ", "␣").replace("\n", "⏎")
+        shown = visible(text.replace(" ", "␣").replace("\n", "⏎"))  # a tab as ␉, a form feed as ␌
         return shown + ("⟨" + " ".join(f"{b:02X}" for b in rest) + "⟩" if rest else "")
 
     def tokenize(self, sentence: str) -> tuple[list[int], list[str]]:
