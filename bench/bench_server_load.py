@@ -9,7 +9,9 @@ N learners open the lesson; then R rounds in which all N type a new sentence at 
 wait for their answer. It prints the answers' p50 / p95 / max (from the edit leaving to the run's
 script_finished), errors (an answer with an exception, or without the learner's new sentence in its
 tables), the server's CPU time per edit (from /proc, over the rounds) and its RSS before and after.
-The bare page (bench/bare_app.py) is the floor: --lesson bare. Asserts nothing.
+Baselines: --lesson bare (bench/bare_app.py: a text box and st.write) and --lesson floor
+(bench/floor_app.py: the app's frame and step 1's token table, the least a walkthrough can draw).
+Asserts nothing.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from bench.soak import LESSONS, rss_mb, sentence
 from bench.streamlit_client import Learner, calibrate
 from tests.browser.server import ROOT, SERVE, _serving, free_port
 
-LESSONS = {**LESSONS, "bare": ("/", "[data-testid=stMarkdown]")}
+LESSONS = {**LESSONS, "bare": ("/", "[data-testid=stMarkdown]"), "floor": ("/", ".st-key-table-tokens table")}
+SCRIPTS = {"bare": "bench/bare_app.py", "floor": "bench/floor_app.py"}  # the others are the app
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -81,7 +84,7 @@ def main() -> None:
     parser.add_argument("--server-arg", action="append", default=[])
     args = parser.parse_args()
     path, ready = LESSONS[args.lesson]
-    script = "bench/bare_app.py" if args.lesson == "bare" else "app.py"
+    script = SCRIPTS.get(args.lesson, "app.py")
     with server(script, args.server_arg) as base:
         template = calibrate(base, path, ready)  # the bare page's one text box is keyed "sentence" too
         print(f"{args.lesson}: {args.rounds} rounds, server {' '.join(args.server_arg) or 'as configured'}")

@@ -226,10 +226,10 @@ def test_the_texts_say_what_the_mask_really_does():
     t = A.trace_self_attention("a b c", causal=True)
     assert t.weights[0, 1] == 0.0 and np.all(t.weights[~t.mask] == 0)
     # True = may attend is torch.nn.functional.scaled_dot_product_attention's convention, not MultiheadAttention's
-    readme = (Path(A.__file__).resolve().parent.parent / "README.md").read_text()
-    for doc in (A.apply_mask.__doc__, readme):
+    decisions = (Path(A.__file__).resolve().parent.parent / "docs/decisions.md").read_text()
+    for doc in (A.apply_mask.__doc__, decisions):
         assert "scaled_dot_product_attention" in doc and "MultiheadAttention" in doc and "opposite" in doc
-    assert "PyTorch's boolean\n  convention" not in readme
+    assert "PyTorch's boolean\n  convention" not in decisions
 
 
 # --- attention from its parts (issue 10, part 3) -------------------------------------------------

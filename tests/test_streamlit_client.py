@@ -5,6 +5,7 @@ page's memory stays bounded while learners type new sentences (the leak of issue
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -15,6 +16,13 @@ from tests.browser.server import streamlit_server
 pytestmark = pytest.mark.browser
 
 
+def in_a_thread(fn, *args):
+    """Run ``fn`` in a thread of its own: the browser tests' Playwright keeps an event loop in this one,
+    and neither asyncio.run nor Playwright's sync API may start inside a running loop."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(fn, *args).result()
+
+
 @pytest.fixture(scope="module")
 def base():
     with streamlit_server() as url:
@@ -22,7 +30,7 @@ def base():
 
 
 def test_the_client_edits_as_a_chromium_page_does_and_gets_the_new_sentence(base):
-    chromium = calibrate(base, "/", ".st-key-table-tokens table")
+    chromium = in_a_thread(calibrate, base, "/", ".st-key-table-tokens table")
     ids = [w.id for w in chromium.rerun_script.widget_states.widgets]
     assert any(i.endswith("-sentence") for i in ids) and chromium.rerun_script.page_script_hash
 
@@ -37,7 +45,7 @@ def test_the_client_edits_as_a_chromium_page_does_and_gets_the_new_sentence(base
         await learner.close()
         return opened, answers
 
-    opened, answers = asyncio.run(run())
+    opened, answers = in_a_thread(asyncio.run, run())
     assert not opened.exception and opened.finished == 0
     for answer, text in zip(answers, ("a red fox ran", "the old owl sat"), strict=True):
         tokens_table = next(md for md in answer.markdown() if md.startswith("| position"))
@@ -63,6 +71,6 @@ def test_new_sentences_on_the_real_model_do_not_grow_the_servers_memory(base):
             await learner.close()
         return rss
 
-    rss = asyncio.run(run())
+    rss = in_a_thread(asyncio.run, run())
     settled = next(mb for n, mb in rss if n == 10)
     assert max(mb for _, mb in rss) - settled < 60, rss
