@@ -95,10 +95,18 @@ class Answer:
     finished: int  # ForwardMsg.ScriptFinishedStatus
 
     def markdown(self) -> list[str]:
-        """The text of every Markdown element the run drew (the tables are Markdown)."""
-        return [m.delta.new_element.markdown.body for m in self.messages
-                if m.WhichOneof("type") == "delta" and m.delta.WhichOneof("type") == "new_element"
-                and m.delta.new_element.WhichOneof("type") == "markdown"]
+        """The text of every Markdown element the run drew, and the data of every view (ui/view.py: the
+        tables are there), as JSON text."""
+        texts = []
+        for m in self.messages:
+            if m.WhichOneof("type") != "delta" or m.delta.WhichOneof("type") != "new_element":
+                continue
+            element = m.delta.new_element
+            if element.WhichOneof("type") == "markdown":
+                texts.append(element.markdown.body)
+            elif element.WhichOneof("type") == "bidi_component":
+                texts.append(element.bidi_component.json)
+        return texts
 
     @property
     def exception(self) -> bool:

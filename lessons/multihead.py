@@ -7,12 +7,16 @@ import streamlit as st
 
 from attention import trace_multi_head
 from ui import components as ui
+from ui import view
+from ui.choices import multihead_head
 from ui.exercises import exercise_panel
 from ui.settings import shared, trace_or_explain
 from ui.walkthrough import MASK_CAPTION, STEPS, lines_panel, render_steps
 from viz import figures as F
 from viz import heads as H
+from viz import provenance as P
 from viz import tables as T
+from viz.labels import token_labels
 
 st.title("Multi-head attention")
 ui.lesson("multihead/00_intro")
@@ -35,9 +39,13 @@ st.latex(rf"h = {h} \text{{ heads}},\qquad d_k = \frac{{d_{{model}}}}{{h}} = \fr
 
 st.subheader("Each head's attention", divider="gray")
 heads = H.heads_heatmaps(mh.weights, mh.tokens, mask=mh.heads[0].mask if mh.causal else None)
-ui.chart_row([(fig, f"heads-{k}") for k, fig in enumerate(heads)])
+labels = token_labels(mh.tokens)
+ui.matrices([view.panel(f"heads-{k}", fig=fig, rows=labels, cols=labels, values=P.shown_weights(head),
+                        tip=P.weights(head), names=("query", "key"), choose="cell")
+             for k, (fig, head) in enumerate(zip(heads, mh.heads, strict=True))], key="heads", on_choice=multihead_head)
 st.caption("One panel per head, all on the same colour scale. In every panel rows are queries (i) and columns "
-           "are keys (j). " + (MASK_CAPTION if mh.causal else ""))
+           "are keys (j); point at a cell for its numbers, click a head to open it below. "
+           + (MASK_CAPTION if mh.causal else ""))
 with st.expander("The numbers: α of each head", expanded=h <= 2):
     for k, (tab, head) in enumerate(zip(st.tabs([f"head {k + 1}" for k in range(h)]), mh.heads, strict=True)):
         with tab:

@@ -10,6 +10,8 @@ import streamlit as st
 from attention.pretrained import MODELS, ModelMissing, package_dir
 from attention.pretrained.gallery import GALLERY, INDUCTION_HEAD, first_token_heads, induction_sentence
 from ui import components as ui
+from ui import view
+from ui.choices import real_model_head
 from ui.links import MODEL_LABELS
 from ui.models import LAYERS_PER_PAGE, attentions_of, head_of, model_named, model_view_of, next_of, open_head
 from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
@@ -54,7 +56,12 @@ if len(pages) > 1:
     page = st.segmented_control("Layers", range(len(pages)), key="rm_layers", default=0,
                                 format_func=lambda k: f"{pages[k].start + 1}–{pages[k].stop}") or 0
     shown = pages[page]
-ui.chart(model_view_of(name, sentence, shown.start, shown.stop), "rm-model-view")
+ui.matrices([view.panel("rm-model-view", fig=model_view_of(name, sentence, shown.start, shown.stop),
+                        rows=[str(k + 1) for k in shown], cols=[str(h + 1) for h in range(info.heads)],
+                        values=P.first_token_share(weights, shown), names=("layer", "head"), choose="cell",
+                        tip={"kind": "note", "notes": P.tile_notes(name, shown, GALLERY),
+                             "caption": "The number: this head's mean weight on the first token. Click to open it."})],
+            key="rm-model-view", on_choice=real_model_head)
 st.caption(f"{info.layers} layers × {info.heads} heads, each an α of [{n} × {n}] on one colour scale from 0 to 1"
            + (" (a decoder: above the diagonal every tile is empty, no token sees a later one)"
               if info.kind == "decoder" else "") + ". Pick one below to see it large, with its numbers.")

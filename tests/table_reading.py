@@ -7,13 +7,14 @@ shape or a wrong cell.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pandas as pd
 from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
-from viz.labels import WORD_JOINER
+from viz.labels import WORD_JOINER, format_number
 
 _PARSER = MarkdownIt("commonmark").enable("table")
 
@@ -48,7 +49,41 @@ def frame(markdown: str, *, index: bool = True) -> pd.DataFrame:
     return shown.set_index(header[0]) if index else shown
 
 
+def view_panels(at: AppTest) -> dict[str, dict]:
+    """Every panel the page's views (ui/view.py) were given, by key: the data the browser draws."""
+    found: dict[str, dict] = {}
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None and getattr(proto, "component_name", "") == "attention_lab.view":
+            for panel in json.loads(proto.json)["panels"]:
+                found[panel["id"]] = panel
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return found
+
+
+def cell_text(value, panel: dict) -> str:
+    """A cell as view.js writes it (``formatNumber``): a masked cell as the panel says, a number with
+    its decimals and a true minus sign, text as it is."""
+    if value is None:
+        return panel.get("masked") or "—"
+    if isinstance(value, str):
+        return value
+    if panel.get("decimals") is None:
+        return str(value)
+    return format_number(float(value), panel["decimals"])
+
+
 def shown_table(at: AppTest, key: str, *, index: bool = True) -> pd.DataFrame:
-    """The table ``ui.table`` drew under ``key``, as the learner reads it."""
-    (markdown,) = at.get_by_key(f"table-{key}").markdown
-    return frame(markdown.value, index=index)
+    """The table the view draws for ``key``, as the learner reads it: row labels, column labels and
+    every cell's text."""
+    panel = view_panels(at)[key]
+    body = [[cell_text(v, panel) for v in row] for row in panel["values"]]
+    if not panel.get("rowHeaders", True):
+        return pd.DataFrame(body, columns=panel["cols"])
+    shown = pd.DataFrame([[label, *row] for label, row in zip(panel["rows"], body, strict=True)],
+                         columns=[panel.get("corner", ""), *panel["cols"]])
+    return shown.set_index(shown.columns[0]) if index else shown

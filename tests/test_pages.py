@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import attention as A
-from tests.table_reading import shown_table
+from tests.table_reading import shown_table, view_panels
 from ui.settings import DEFAULT_SEED, DEFAULT_SENTENCE
 
 TIMEOUT = 60
@@ -193,8 +193,9 @@ def test_unusual_text_is_shown_literally(sentence, tokens):
     assert shown_tokens(at) == tokens
     # Markdown that shows a token escapes it, so "$", ">" or "[" can't start maths, quotes or links.
     row_sums = next(c.value for c in at.caption if c.value.startswith("Row sums"))
-    for text in [at.get_by_key("table-tokens").markdown[0].value, row_sums]:
-        assert not re.search(r"(?<!\\)[$>\[*]", text), text
+    assert not re.search(r"(?<!\\)[$>\[*]", row_sums), row_sums
+    # the table is data for the browser, which writes each cell as text: the tokens as typed
+    assert [row[1] for row in view_panels(at)["tokens"]["values"]] == tokens
 
 
 def test_bad_sentence_in_a_fresh_session_falls_back_to_the_default():
@@ -209,15 +210,16 @@ def test_the_default_view_draws_only_the_open_step_and_walks_through_all_eight()
     at = run_app(all_steps=False)
     assert_no_exception(at)
     assert step_headers(at) == ["Step 1 of 8 · Tokens"]
-    assert len(at.get("image")) == 1  # step 1's one chart: nothing else is built or sent
+    assert [k for k, p in view_panels(at).items() if "figure" in p] == ["tokens"]  # step 1's one chart: nothing
+    assert not at.get("image")  # else is built or sent
     trace = A.trace_self_attention(DEFAULT_SENTENCE, d_model=8, d_k=4, seed=DEFAULT_SEED)
     seen = {}
     for step in range(2, 9):
         at = at.button(key="next_step_end").click().run()  # "Next: step …" at the end of each step
         assert_no_exception(at)
         assert [h.split(" · ")[0] for h in step_headers(at)] == [f"Step {step} of 8"]
-        keys = {b.key for b in at.get("flex_container")}
-        seen |= {key: table(at, key) for key in ("q", "scores", "weights", "output") if f"table-{key}" in keys}
+        keys = set(view_panels(at))
+        seen |= {key: table(at, key) for key in ("q", "scores", "weights", "output") if key in keys}
     for key, m in [("q", trace.q), ("scores", trace.scores), ("weights", trace.weights), ("output", trace.output)]:
         np.testing.assert_allclose(seen[key], m, atol=0.005 + 1e-9, err_msg=key)  # each on its own step
     assert at.button(key="next_step").disabled and not at.button(key="prev_step").disabled
@@ -248,7 +250,8 @@ def test_all_steps_on_one_page_is_a_setting_and_comes_from_the_link():
     # (that the widgets write the step and this setting into the URL is checked in the browser)
     at = run_app(all_steps=False)
     at = set_widget(at, "all_steps", True)
-    assert len(step_headers(at)) == 8 and len(at.get("image")) >= 14  # every chart of every step
+    charts = [k for k, p in view_panels(at).items() if "figure" in p] + [None] * len(at.get("image"))
+    assert len(step_headers(at)) == 8 and len(charts) >= 14  # every chart of every step
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params["all_steps"] = "true"
     assert len(step_headers(at.run())) == 8
@@ -258,7 +261,8 @@ def test_a_64_token_sentence_shows_its_large_tables_as_a_scrolling_grid():
     sentence = " ".join(["*a*", *(f"w{k}" for k in range(61))])  # 64 tokens; "*" must not turn into italics
     at = run_app(all_steps=False, sentence=sentence, step=7)
     assert_no_exception(at)
-    grid = at.get_by_key("table-weights").dataframe[0].value  # 4,096 cells: a grid, not a plain table
+    assert view_panels(at)["weights"]["scroll"]  # 4,096 cells: the table scrolls in a box of its own
+    grid = shown_table(at, "weights")
     engine = A.trace_self_attention(sentence, seed=DEFAULT_SEED)
     assert list(grid.index[:4]) == ["* (1)", "a", "* (3)", "w0"]  # shown as typed, no Markdown escapes
     np.testing.assert_allclose(grid.map(shown_number).to_numpy(), engine.weights, atol=0.005 + 1e-9)

@@ -75,12 +75,14 @@ def test_tiles_put_each_matrix_in_its_place_on_one_scale():
                     col_title="head", zmax=1.0, tile=40, gap=4)
     assert R.ticks(fig, "y") == ["layer 1", "layer 2"] and R.ticks(fig, "x") == ["1", "2", "3"]
     (image,) = R.elements(fig, "image", "cells")
-    picture = np.asarray(Image.open(io.BytesIO(base64.b64decode(image.get("href").split(",", 1)[1]))).convert("RGB"))
+    rgba = np.asarray(Image.open(io.BytesIO(base64.b64decode(image.get("href").split(",", 1)[1]))).convert("RGBA"))
+    picture = rgba[..., :3]
     assert picture.shape == (2 * 44, 3 * 44, 3)
     bright, dark = R.rgb(svg.VIRIDIS[-1]), R.rgb(svg.VIRIDIS[0])
     y, x = 44 + 5, 2 * 44 + 5  # inside tile (layer 2, head 3), cell (0, 0): on the diagonal
     assert (picture[y, x] == bright).all() and (picture[y, x + 10] == dark).all()
-    assert (picture[5, 5] == dark).all() and (picture[42, 5] == 255).all()  # a zero tile, then the gap
+    assert (picture[5, 5] == dark).all() and rgba[5, 5, 3] == 255  # a zero tile, opaque
+    assert rgba[42, 5, 3] == 0  # then the gap: clear, the page's own background in either theme
 
 
 def test_each_chart_says_what_it_shows_in_its_alt_text():

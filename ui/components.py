@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -14,9 +13,9 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import StreamlitAPIException
 
+from ui import view
 from viz.labels import markdown_text
 from viz.svg import Svg
-from viz.tables import formatted, markdown_table
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 SIDE_BY_SIDE_MAX_COLUMNS = 6
@@ -142,34 +141,29 @@ def chart_row(charts: Sequence[tuple[Svg, str]]) -> None:
 
 
 def table(frame: pd.DataFrame, key: str, decimals: int | None = 2) -> None:
-    """The matrix's numbers as a plain table (one Markdown table, see ``viz.tables.markdown_table``);
-    ``.st-key-table-<key>`` finds it in the browser.
-
-    Beyond MAX_TABLE_CELLS cells (a 64-token α has 4,096) a scrolling grid instead: it draws only
-    the cells on screen, where a plain table would lay out every one (issue 9).
-    """
-    with st.container(key=f"table-{key}"):
-        if frame.size > MAX_TABLE_CELLS:
-            st.dataframe(formatted(frame, decimals, markdown=False), height=420)
-        else:
-            st.markdown(markdown_table(frame, decimals))
+    """The frame's numbers as a table (``.st-key-table-<key>`` in the browser), drawn by the view
+    (ui/view.py): the browser writes the cells as text, and a cell answers the pointer with its row and
+    column. Beyond 400 cells the table scrolls in a box of its own."""
+    view.show([view.panel(key, frame, decimals=decimals)], key=key)
 
 
 def matrix(
-    fig: Svg, frame: pd.DataFrame, key: str, *, side_by_side: bool = True, decimals: int | None = 2
+    fig: Svg, frame: pd.DataFrame, key: str, *, side_by_side: bool = True, decimals: int | None = 2, **answers
 ) -> None:
-    """A heatmap and, beside it, the table of the same numbers.
+    """A heatmap and, beside it, the table of the same numbers, as one element of the view: its cells
+    answer hover, focus and the arrow keys in the browser. ``answers`` are the view's panel options
+    (``tip``, ``links``, ``choose``, ``names``, ``masked``; see ``ui.view.panel``) and ``on_choice``.
 
-    The table goes under the heatmap instead in narrow columns (``side_by_side=False``) and when it
-    has more than SIDE_BY_SIDE_MAX_COLUMNS columns, which would not fit beside it.
+    The table goes under the heatmap in narrow columns (``side_by_side=False``) and when it has more
+    than SIDE_BY_SIDE_MAX_COLUMNS columns, which would not fit beside it; side by side, the two wrap
+    onto two lines when the page is narrower than both.
     """
-    fig = dataclasses.replace(fig, alt=f"{fig.alt} Its numbers are in the table with it.")
-    if side_by_side and len(frame.columns) <= SIDE_BY_SIDE_MAX_COLUMNS:
-        left, right = st.columns([3, 2], vertical_alignment="center")
-        with left:
-            chart(fig, key)
-        with right:
-            table(frame, key, decimals)
-    else:
-        chart(fig, key)
-        table(frame, key, decimals)
+    on_choice = answers.pop("on_choice", None)
+    below = not side_by_side or len(frame.columns) > SIDE_BY_SIDE_MAX_COLUMNS
+    view.show([view.panel(key, frame, fig, decimals=decimals, below=below, **answers)], key=key,
+              on_choice=on_choice)
+
+
+def matrices(panels: Sequence[dict], key: str, on_choice=None) -> None:
+    """Several panels (``ui.view.panel``) as one element: a step's Q, K and V side by side where they fit."""
+    view.show(panels, key=key, on_choice=on_choice)

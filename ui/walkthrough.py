@@ -7,15 +7,19 @@ Every key gets a prefix, so the same steps can appear twice in one app without c
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from attention import AttentionTrace
 from ui import components as ui
+from ui import view
 from viz import figures as F
 from viz import formulas as L
 from viz import heads as H
+from viz import provenance as P
 from viz import tables as T
 from viz.labels import markdown_text, token_labels
 
@@ -26,8 +30,36 @@ MASK_CAPTION = (
 )
 
 
+QK = ("query", "key")  # what a row and a column of an n × n matrix are, for the view's tooltips
+TD = ("token", "dimension")
+
+
 def _tokens(trace: AttentionTrace, p: str) -> None:
-    ui.matrix(F.tokens_figure(trace), T.token_frame(trace), f"{p}tokens", decimals=None)
+    ui.matrix(F.tokens_figure(trace), T.token_frame(trace), f"{p}tokens", decimals=None, names=("", "position"))
+
+
+def _choose_query(labels: list[str], *, to_step_8: bool):
+    """What a click on a query (a row, or a cell of it) does: that query is step 8's, and the
+    walkthrough shown one step at a time opens step 8, where its output is built. The link gets it at
+    once: the query box, not drawn on the step clicked, is not bound to the URL then (Streamlit would
+    write it only one run later)."""
+    def chosen(choice: dict) -> None:
+        row = int(choice["row"])
+        st.session_state["query"] = row
+        with contextlib.suppress(StreamlitAPIException):  # bound (all steps on one page): the box writes it
+            st.query_params["query"] = f"{row + 1} · {labels[row]}"  # the option as the box shows it
+        if to_step_8:
+            st.session_state["step"] = len(STEPS)
+    return chosen
+
+
+def _query_choice(trace: AttentionTrace, p: str) -> dict:
+    """The view's options that let a learner choose a query by clicking its row (the walkthrough's own
+    steps; a trained or a real head opened elsewhere keeps its own step menu)."""
+    if p:
+        return {}
+    chosen = _choose_query(token_labels(trace.tokens), to_step_8=not st.session_state.get("all_steps"))
+    return {"choose": "row", "on_choice": chosen}
 
 
 def _embeddings(trace: AttentionTrace, p: str) -> None:
@@ -35,15 +67,14 @@ def _embeddings(trace: AttentionTrace, p: str) -> None:
     if trace.positional_encoding is None:
         source = trace.x_is or r"\mathrm{Embed}(\text{tokens})"  # a real model: what this layer receives
         st.latex(rf"X = {source} \in \mathbb{{R}}^{{{n} \times {trace.d_model}}}")
-        ui.matrix(F.token_by_dim_figure(trace, trace.x, "X"), T.token_by_dim_frame(trace, trace.x), f"{p}x")
+        ui.matrix(F.token_by_dim_figure(trace, trace.x, "X"), T.token_by_dim_frame(trace, trace.x), f"{p}x", names=TD)
         return
     st.latex(L.positional_encoding(trace))
     parts = [("E (token embeddings)", "e", trace.embeddings), ("P (positions)", "p", trace.positional_encoding),
              ("X = E + P", "x", trace.x)]
-    for column, (name, key, m) in zip(st.columns(3), parts, strict=True):
-        with column:
-            ui.matrix(F.token_by_dim_figure(trace, m, name, compact=True), T.token_by_dim_frame(trace, m), f"{p}{key}",
-                      side_by_side=False)
+    ui.matrices([view.panel(f"{p}{key}", T.token_by_dim_frame(trace, m), F.token_by_dim_figure(trace, m, name,
+                                                                                             compact=True),
+                            below=True, names=TD) for name, key, m in parts], key=f"{p}embeddings")
     st.caption(SIGNED_CAPTION)
 
 
@@ -58,10 +89,9 @@ def _projections(trace: AttentionTrace, p: str) -> None:
             "embedding. Set d_k = d_model to compare whole embeddings."
         )
     parts = [("W_Q", "w_q", trace.w_q), ("W_K", "w_k", trace.w_k), ("W_V", "w_v", trace.w_v)]
-    for column, (name, key, w) in zip(st.columns(3), parts, strict=True):
-        with column:
-            ui.matrix(F.projection_figure(w, name, compact=True), T.projection_frame(w), f"{p}{key}",
-                      side_by_side=False)
+    ui.matrices([view.panel(f"{p}{key}", T.projection_frame(w), F.projection_figure(w, name, compact=True),
+                            below=True, names=("input dimension", "output dimension")) for name, key, w in parts],
+                key=f"{p}projections")
     if trace.rope is not None and trace.rope.group > 1:
         kv, group = trace.rope.kv_head, trace.rope.group
         st.info(f"**Grouped-query attention:** this model has fewer key/value heads than query heads. W_K and W_V "
@@ -83,11 +113,13 @@ def _qkv(trace: AttentionTrace, p: str) -> None:
         st.latex(rf"Q = X W_Q + b_Q,\quad K = X W_K + b_K,\quad V = X W_V + b_V:\qquad [{n} \times "
                  rf"{trace.d_model}] \cdot [{trace.d_model} \times {trace.d_k}] + [{trace.d_k}] = "
                  rf"[{n} \times {trace.d_k}]")
-    for column, (name, key, m) in zip(st.columns(3), [("Q", "q", trace.q), ("K", "k", trace.k), ("V", "v", trace.v)],
-                                      strict=True):
-        with column:
-            ui.matrix(F.token_by_dim_figure(trace, m, name, compact=True), T.token_by_dim_frame(trace, m), f"{p}{key}",
-                      side_by_side=False)
+    parts = [("Q", "q", trace.q), ("K", "k", trace.k), ("V", "v", trace.v)]
+    ui.matrices([view.panel(f"{p}{key}", T.token_by_dim_frame(trace, m), F.token_by_dim_figure(trace, m, name,
+                                                                                             compact=True),
+                            below=True, names=TD, tip=P.projection(trace, key),
+                            links=[{"panel": f"{p}x", "axis": "row", "from": "row"},
+                                   {"panel": f"{p}w_{key}", "axis": "col", "from": "col"}])
+                 for name, key, m in parts], key=f"{p}qkv")
     st.caption("One row per token. " + SIGNED_CAPTION)
 
 
@@ -97,7 +129,9 @@ def _scores(trace: AttentionTrace, p: str) -> None:
              rf"[{n} \times {trace.d_k}] \cdot [{trace.d_k} \times {n}]"
              rf" = [{n} \times {n}]")
     ui.matrix(F.query_key_figure(trace, trace.scores, "scores S = Q·Kᵀ"), T.query_key_frame(trace, trace.scores),
-              f"{p}scores")
+              f"{p}scores", names=QK, tip=P.scores(trace), **_query_choice(trace, p),
+              links=[{"panel": f"{p}q", "axis": "row", "from": "row"},
+                     {"panel": f"{p}k", "axis": "row", "from": "col"}])
 
 
 def _scale(trace: AttentionTrace, p: str) -> None:
@@ -110,7 +144,8 @@ def _scale(trace: AttentionTrace, p: str) -> None:
     if trace.causal:
         st.latex(r"\text{masked: } z_{ij} = -\infty \text{ for } j > i")
     ui.matrix(F.query_key_figure(trace, trace.masked_scores, "scaled scores Z = S/√d_k"),
-              T.query_key_frame(trace, trace.masked_scores), f"{p}scaled")
+              T.query_key_frame(trace, trace.masked_scores), f"{p}scaled", names=QK, masked="−∞",
+              tip=P.scaled(trace), links=[{"panel": f"{p}scores", "axis": "cell"}], **_query_choice(trace, p))
     if trace.causal:
         st.caption("Causal mask on: the scaled scores of later tokens are set to −∞, so the softmax gives them "
                    "weight 0.")
@@ -120,7 +155,8 @@ def _softmax(trace: AttentionTrace, p: str) -> None:
     st.latex(r"\alpha_{ij} = \operatorname{softmax}_j(z_{ij}) = "
              r"\frac{e^{z_{ij}}}{\sum_{j'} e^{z_{ij'}}},\qquad \sum_j \alpha_{ij} = 1")
     ui.matrix(F.query_key_figure(trace, trace.weights, "α weights", weights=True),
-              T.query_key_frame(trace, trace.weights, weights=True), f"{p}weights")
+              T.query_key_frame(trace, trace.weights, weights=True), f"{p}weights", names=QK, tip=P.weights(trace),
+              links=[{"panel": f"{p}scaled", "axis": "row", "from": "row"}], **_query_choice(trace, p))
     labels = token_labels(trace.tokens)
     st.caption("Row sums: " + ", ".join(f"{markdown_text(label)} {trace.weights[i].sum():.2f}"
                                         for i, label in enumerate(labels)))
@@ -185,7 +221,9 @@ def _output(trace: AttentionTrace, p: str) -> None:
     st.latex(rf"\mathrm{{Att}}(Q, K, V) = \alpha V:\qquad [{n} \times {n}] \cdot [{n} \times {trace.d_k}] = "
              rf"[{n} \times {trace.d_k}]")
     ui.matrix(F.token_by_dim_figure(trace, trace.output, "output αV"), T.token_by_dim_frame(trace, trace.output),
-              f"{p}output")
+              f"{p}output", names=("query", "dimension"), tip=P.output(trace),
+              links=[{"panel": f"{p}weights", "axis": "row", "from": "row"},
+                     {"panel": f"{p}v", "axis": "col", "from": "col"}], **_query_choice(trace, p))
 
 
 # (title, lesson text in assets/, what the step draws from the trace)
@@ -209,11 +247,9 @@ def _rope(trace: AttentionTrace, p: str) -> None:
              rf"x_{{c+{half}}} \cos i\theta_c)")
     parts = [("Q before RoPE", "q-before", rope.q_before), ("Q after", "q-after", trace.q),
              ("K before RoPE", "k-before", rope.k_before), ("K after", "k-after", trace.k)]
-    for row in (parts[:2], parts[2:]):
-        for column, (name, key, m) in zip(st.columns(2), row, strict=True):
-            with column:
-                ui.matrix(F.token_by_dim_figure(trace, m, name, compact=True), T.token_by_dim_frame(trace, m),
-                          f"{p}{key}", side_by_side=False)
+    ui.matrices([view.panel(f"{p}{key}", T.token_by_dim_frame(trace, m), F.token_by_dim_figure(trace, m, name,
+                                                                                             compact=True),
+                            below=True, names=TD) for name, key, m in parts], key=f"{p}rope")
     st.caption(f"Position i counts from 0 here, as the model does; the first pair turns by {rope.theta[0]:.2f} radians "
                f"per position, the last by {rope.theta[-1]:.2g}. " + SIGNED_CAPTION)
 

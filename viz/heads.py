@@ -85,7 +85,7 @@ def lines_view(
             y = top + i * row_h
             out.append(f'<circle cx="{x0}" cy="{y}" r="4" fill="{colour}" fill-opacity="{0.35 if faded else 1}"/>'
                        f'<circle cx="{x1}" cy="{y}" r="4" fill="{colour}"/>')
-            out.append(svg.text(x0 - 8, y, label, anchor="end", cls="query", fill="#999999" if faded else None,
+            out.append(svg.text(x0 - 8, y, label, anchor="end", cls="query", fill="#767676" if faded else None,
                                 weight="bold" if highlight == i else None))
             out.append(svg.text(x1 + 8, y, label, cls="key"))
         panels.append(svg.document("".join(out), 2 * label_w + gap, top + n * row_h,

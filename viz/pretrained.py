@@ -67,3 +67,17 @@ def spaces_text(joined: int, alone: list[str]) -> str:
         return said + ", and no space is a token of its own."
     listed = ", ".join(f"“{markdown_text(t)}”" for t in alone)
     return said + f"; {len(alone)} {'is a token' if len(alone) == 1 else 'are tokens'} of its own (before {listed})."
+
+
+def tile_notes(name: str, layers: range, gallery) -> dict[str, str]:
+    """The every-head view's tooltips: for a head of the gallery, its job, keyed "row,col" of the tiles."""
+    return {f"{entry.layer - layers.start},{entry.head}": entry.job.split(": ")[0] + " (one of the heads with a job, "
+            "below)." for entry in gallery if entry.model == name and entry.layer in layers}
+
+
+def first_token_share(weights: np.ndarray, layers: range) -> list[list[float | None]]:
+    """Each tile's mean weight on the first token (over the rows after the first), for its tooltip."""
+    w = np.asarray(weights[layers.start:layers.stop], dtype=np.float64)  # [layers, heads, n, n]
+    if w.shape[-1] < 2:
+        return [[None] * w.shape[1] for _ in range(w.shape[0])]
+    return np.round(w[:, :, 1:, 0].mean(axis=-1), 6).tolist()

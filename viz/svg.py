@@ -99,21 +99,58 @@ def text_width(text: str, size: float, *, bold: bool = False) -> float:
 
 
 @dataclass(frozen=True)
+class Grid:
+    """Where a chart's cells are, in its own pixels: cell (r, c) is the ``w`` × ``h`` box at
+    (x + c·px, y + r·py). A browser lays focusable cells over them (ui/view.py)."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    px: float
+    py: float
+    rows: int
+    cols: int
+
+
+@dataclass(frozen=True)
 class Svg:
     """A finished chart: ``markup`` is a complete SVG document of ``width`` × ``height`` pixels;
-    ``alt`` says in one plain sentence or two what it shows (the image's text for a screen reader)."""
+    ``alt`` says in one plain sentence or two what it shows (the image's text for a screen reader);
+    ``grid``, for a heatmap or a grid of tiles, where its cells are."""
 
     markup: str
     width: int
     height: int
     alt: str = ""
+    grid: Grid | None = None
 
 
-def document(body: str, width: float, height: float, alt: str = "") -> Svg:
+# The dark theme's colours, for the same document: an SVG shown as an image takes the color-scheme of
+# the page (Streamlit sets it from the theme a learner chose), so the chart follows the theme without
+# being drawn twice. Data colours (Viridis, RdBu, Okabe–Ito) stay; text and lines change. A cell's
+# number keeps the ink its cell's colour needs. Every text colour here reads at 4.5:1 or more on the
+# background it sits on (tests/test_svg.py).
+DARK_TEXT = "#f4f4f5"
+DARK_STYLE = (
+    "<style>@media (prefers-color-scheme: dark){"
+    ".bg{fill:none}"
+    f"text{{fill:{DARK_TEXT}}}"
+    ".nums text{fill:#000}.nums text[fill='#fff']{fill:#fff}"
+    f"text[fill='{AXIS_COLOUR}'],text[fill='#555555']{{fill:#c9cbd3}}"
+    "text[fill='#767676']{fill:#a6a8b1}"
+    f"[stroke='{GRID_COLOUR}']{{stroke:#34363e}}"
+    "[stroke='#888']{stroke:#9a9ca5}[stroke='#bbbbbb']{stroke:#5c5e67}[stroke='#555']{stroke:#b4b6bf}"
+    "[stroke='#444']{stroke:#aeb0b9}[stroke='#000000']{stroke:#f4f4f5}[fill='#000000']{fill:#f4f4f5}"
+    "}</style>"
+)
+
+
+def document(body: str, width: float, height: float, alt: str = "", grid: Grid | None = None) -> Svg:
     w, h = math.ceil(width), math.ceil(height)
     return Svg(f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
-               f'font-family="{FONT}" font-size="13">'
-               f'<rect width="{w}" height="{h}" fill="white"/>{body}</svg>', w, h, alt)
+               f'font-family="{FONT}" font-size="13">{DARK_STYLE}'
+               f'<rect class="bg" width="{w}" height="{h}" fill="white"/>{body}</svg>', w, h, alt, grid)
 
 
 def _count(n: int, noun: str) -> str:
@@ -278,7 +315,7 @@ def heatmap(
                         rotate=-90))
     if colour_bar:
         out.append(_colour_bar(ColourBar(scale, zmin, zmax), left + n_cols * cw + 12, top, max(n_rows * ch, 60)))
-    return document("".join(out), width, height, alt)
+    return document("".join(out), width, height, alt, Grid(left, top, cw - 1, ch - 1, cw, ch, n_rows, n_cols))
 
 
 def _cell_size(count: int) -> float:
@@ -343,10 +380,11 @@ def tiles(
     shown = normalise(z[:, :, (np.arange(tile_h) * n) // tile_h][:, :, :, (np.arange(tile) * m) // tile], 0.0, zmax)
     levels = len(_WEIGHTS_LUT) - 1  # colours from a 1,024-step table: a 6 × 12 grid of 72-pixel tiles is 370,000 pixels
     scaled = _WEIGHTS_LUT[(np.clip(np.nan_to_num(shown), 0.0, 1.0) * levels).astype(np.int32)]
-    canvas = np.full((n_rows, tile_h + gap, n_cols, tile + gap, 3), 255, dtype=np.uint8)  # white gaps
-    canvas[:, :tile_h, :, :tile] = scaled.transpose(0, 2, 1, 3, 4)  # [rows, tile_h, cols, tile, 3]
-    canvas = canvas.reshape(n_rows * (tile_h + gap), n_cols * (tile + gap), 3)
-    uri = _png_uri(Image.fromarray(canvas, "RGB"), compress_level=1)  # fastest; tiles compress well anyway
+    canvas = np.zeros((n_rows, tile_h + gap, n_cols, tile + gap, 4), dtype=np.uint8)  # clear gaps: the page's
+    canvas[:, :tile_h, :, :tile, :3] = scaled.transpose(0, 2, 1, 3, 4)  # background, in either theme
+    canvas[:, :tile_h, :, :tile, 3] = 255  # [rows, tile_h, cols, tile, RGBA]
+    canvas = canvas.reshape(n_rows * (tile_h + gap), n_cols * (tile + gap), 4)
+    uri = _png_uri(Image.fromarray(canvas, "RGBA"), compress_level=1)  # fastest; tiles compress well anyway
     w, h = canvas.shape[1], canvas.shape[0]
     out = [text(0, 16, title, size=15, weight="bold", cls="title"),
            f'<image class="cells" x="{left}" y="{top}" width="{w}" height="{h}" href="{uri}"/>']
@@ -359,7 +397,8 @@ def tiles(
     out.append(_colour_bar(ColourBar("weights", 0.0, zmax), left + w + 8, top, max(min(h, 300), 60)))
     alt = (f"{title}: small pictures of α in a grid, {_count(n_rows, 'row')} ({row_title} {listing(row_labels)}) by "
            f"{_count(n_cols, 'column')} ({col_title}: {listing(col_labels)}), coloured from 0 to {_short(zmax)}.")
-    return document("".join(out), max(left + w + 60, text_width(title, 15, bold=True) + 10), top + h + 8, alt)
+    return document("".join(out), max(left + w + 60, text_width(title, 15, bold=True) + 10), top + h + 8, alt,
+                    Grid(left, top, tile, tile_h, tile + gap, tile_h + gap, n_rows, n_cols))
 
 
 def _colour_bar(bar: ColourBar, x: float, y: float, h: float) -> str:

@@ -88,7 +88,7 @@ def grid_cell(page, editor: str, row: int, col: int) -> str:
 
 # JS: the table's numbers (row labels left out) are ``want``, each within ``tol``
 TABLE_CLOSE = """([sel, want, tol]) => {
-  const rows = Array.from(document.querySelectorAll(sel)).map(r => Array.from(r.querySelectorAll('td')).slice(1)
+  const rows = Array.from(document.querySelectorAll(sel)).map(r => Array.from(r.querySelectorAll('th, td')).slice(1)
     .map(c => parseFloat(c.innerText.trim().replace('−', '-'))));
   return rows.length === want.length
     && rows.every((r, i) => r.length === want[i].length && r.every((v, j) => Math.abs(v - want[i][j]) <= tol));
@@ -147,7 +147,7 @@ def test_editing_a_matrix_cell_changes_the_scores(page, open_page, artifacts):
     type_sentence(page, "the cat sat")
     wait_for_ticks(page, "scores", ["the", "cat", "sat"])
     page.wait_for_function(  # the table beside the heatmap may repaint a moment later
-        "() => Array.from(document.querySelectorAll('.st-key-table-scores tbody td:first-child'))"
+        "() => Array.from(document.querySelectorAll('.st-key-table-scores tbody tr > :first-child'))"
         ".map(e => e.innerText.trim()).join('|') === 'the|cat|sat'"
     )
     again = trace_self_attention("the cat sat", d_model=8, d_k=4, seed=42, projections=Projections(w_q, w.w_k, w.w_v))

@@ -15,20 +15,23 @@ from tests.test_pages import shown_number
 pytestmark = pytest.mark.browser
 
 
+# JS: a table's rows as the learner reads them, [row label, cell, cell, …] (a row label is the row's
+# header cell; invisible word joiners left out)
+TABLE_ROWS = """sel => Array.from(document.querySelectorAll(sel)).map(
+  r => Array.from(r.querySelectorAll('th, td')).map(c => c.innerText.replaceAll('\u2060', '').trim()))"""
+
+
 def read_table(page, key: str) -> tuple[list[str], np.ndarray]:
     """Row labels and numbers of the table ``key`` as the learner sees them on screen, read in one
     go: row by row, a rerun could repaint the table between two reads (a row with no cells yet)."""
-    rows = page.evaluate("sel => Array.from(document.querySelectorAll(sel)).map("
-                         "r => Array.from(r.querySelectorAll('td')).map(c => c.innerText.trim()))",
-                         f".st-key-table-{key} table tbody tr")
+    rows = page.evaluate(TABLE_ROWS, f".st-key-table-{key} table tbody tr")
     return [r[0] for r in rows], np.array([[shown_number(c) for c in r[1:]] for r in rows])
 
 
 def wait_for_table(page, key: str, cells: list[list[str]]) -> None:
     """Wait until the table ``key`` shows exactly these cell texts (row labels, the first column, left out)."""
     page.wait_for_function(
-        "([sel, want]) => JSON.stringify(Array.from(document.querySelectorAll(sel)).map("
-        "r => Array.from(r.querySelectorAll('td')).slice(1).map(c => c.innerText.trim()))) === JSON.stringify(want)",
+        f"([sel, want]) => JSON.stringify(({TABLE_ROWS})(sel).map(r => r.slice(1))) === JSON.stringify(want)",
         arg=[f".st-key-table-{key} table tbody tr", cells],
     )
 
@@ -117,7 +120,7 @@ def test_typing_a_sentence_updates_the_heatmap_labels(open_page):
 def test_one_step_at_a_time_by_buttons_keyboard_menu_and_link(open_page, artifacts):
     page = open_page("", ".st-key-table-tokens table")
     expect(page.locator("h3:has-text(' of 8 · ')")).to_have_count(1)  # only the open step is drawn
-    expect(page.locator("[data-testid=stImage]")).to_have_count(1)  # step 1's one chart
+    expect(page.locator("[class*=st-key-fig-] img")).to_have_count(1)  # step 1's one chart
     expect(page.locator(".st-key-prev_step button")).to_be_disabled()
     page.locator("h1#self-attention-step-by-step").click()  # focus the page, not a text box
     for step in range(2, 9):  # PageDown, as a presentation clicker sends it, walks every step in order
@@ -155,7 +158,7 @@ def test_output_on_screen_is_the_weighted_sum_of_values_on_screen(page):
     page.get_by_role("option", name="3 · is").wait_for()
     page.keyboard.press("Enter")
     page.wait_for_function(
-        "() => document.querySelector('.st-key-table-output-row tbody td')?.innerText.trim() === 'is'"
+        "() => document.querySelector('.st-key-table-output-row tbody tr > :first-child')?.innerText.trim() === 'is'"
     )
     _, v = read_table(page, "v")  # [n, d_k]
     labels, alpha = read_table(page, "weights")  # [n, n]

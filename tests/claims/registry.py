@@ -305,13 +305,19 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("But not reliably the noun “it” refers to", f"{R}::test_the_pronoun_head_does_not_follow_what_it_refers_to"),
         ("Most of this model's heads do this much of the time", f"{R}::test_most_of_the_decoders_heads_are_sinks_on_most_sentences"),
     ],
+    "static/view.js": [
+        ("the row's largest scaled score; row ${r + 1} adds up to 1", "tests.test_view::test_a_weights_provenance_divides_the_traces_own_exponentials"),
+        ("the causal mask hides key", f"{F}::test_masked_keys_get_weight_exactly_zero_and_every_row_still_sums_to_one"),
+        ("s = q·k term by term, z = s/√d_k, α = e^(z−m)/Σ", "tests.test_view::test_a_scores_provenance_is_the_traces_q_and_k_and_adds_up"),
+    ],
     "lessons/real_model.py": [
+        ("The number: this head's mean weight on the first token", "tests.test_view::test_a_tiles_number_is_its_mean_weight_on_the_first_token"),
         ("put most of their weight on the first token here", "tests.test_pretrained::test_many_decoder_heads_are_attention_sinks"),
         ("P.QUANTIZED", f"{R}::test_smollm2s_weights_are_the_quantization_the_page_names"),
     ],
 }
 
 # Modules whose strings explain numbers to the learner: each must be a key above.
-PAGE_MODULES = ("lessons/*.py", "ui/walkthrough.py", "viz/training.py", "viz/cross.py", "viz/pretrained.py",
+PAGE_MODULES = ("lessons/*.py", "static/*.js", "ui/walkthrough.py", "viz/training.py", "viz/cross.py", "viz/pretrained.py",
                 "viz/parts.py", "viz/relevance.py", "viz/scaling.py", "viz/phonebook.py",
                 "attention/pretrained/gallery.py")

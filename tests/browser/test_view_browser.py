@@ -1,0 +1,176 @@
+"""Point and see (issue 23) in Chromium: every heatmap's cells answer the pointer, the keyboard and a tap
+in the browser, with the numbers of the trace and where they come from; a choice is one rerun with the
+link updated; the dark theme is legible; the learner's text reaches the tooltips as text."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlencode
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from attention import trace_self_attention
+from tests.browser.conftest import TIMEOUT_MS
+from ui.settings import DEFAULT_SEED, DEFAULT_SENTENCE
+
+pytestmark = pytest.mark.browser
+TRACE = trace_self_attention(DEFAULT_SENTENCE, d_model=8, d_k=4, seed=DEFAULT_SEED)
+
+
+def cell(page, panel: str, r: int, c: int):
+    return page.locator(f"[data-panel='{panel}'] .alv-cell[data-r='{r}'][data-c='{c}']")
+
+
+def tooltip(page) -> str:
+    """The text of the tooltip on screen, once there is one."""
+    tip = page.locator(".alv-tip:not([hidden])")
+    expect(tip).to_have_count(1, timeout=TIMEOUT_MS)
+    return tip.inner_text().replace("\n", " ")
+
+
+def numbers(text: str) -> list[float]:
+    return [float(x.replace("−", "-")) for x in re.findall(r"[−-]?\d+\.\d+", text)]
+
+
+def test_hovering_a_score_shows_its_dot_product_term_by_term_and_lights_q_and_k(open_page, artifacts):
+    """All steps on one page: hovering s_2,3 writes q_2·k_3 as a sum of products of the trace's own
+    entries, and lights up row 2 of Q and row 3 of K (in their table and over their chart)."""
+    page = open_page("/?all_steps=true", ".st-key-table-output table")
+    target = cell(page, "scores", 1, 2)
+    target.scroll_into_view_if_needed()
+    target.hover()
+    text = tooltip(page)
+    assert "query “forum” (2) · key “is” (3)" in text
+    shown = numbers(text)
+    products = [TRACE.q[1, c] * TRACE.k[2, c] for c in range(4)]
+    assert shown[-1] == pytest.approx(round(TRACE.scores[1, 2], 2), abs=1e-9)  # "= s_23" at the end
+    factors = np.array(shown[:8]).reshape(4, 2)
+    np.testing.assert_allclose(factors[:, 0], np.round(TRACE.q[1], 2), atol=1e-9)
+    np.testing.assert_allclose(factors[:, 1], np.round(TRACE.k[2], 2), atol=1e-9)
+    assert sum(products) == pytest.approx(TRACE.scores[1, 2])
+    lit = page.evaluate("""() => ({
+        q: Array.from(document.querySelectorAll('.st-key-table-q .alv-lit')).map(td => td.dataset.r),
+        k: Array.from(document.querySelectorAll('.st-key-table-k .alv-lit')).map(td => td.dataset.r),
+        qGrid: Array.from(document.querySelectorAll("[data-panel='q'] .alv-cell.alv-lit")).map(c => c.dataset.r)})""")
+    assert set(lit["q"]) == {"1"} and len(lit["q"]) == 4  # row 2 of Q, all its d_k cells
+    assert set(lit["k"]) == {"2"} and len(lit["k"]) == 4  # row 3 of K
+    assert set(lit["qGrid"]) == {"1"}
+    box = page.locator("[data-panel='scores']").bounding_box()
+    page.screenshot(path=artifacts / "view-tooltip.png", clip={"x": max(box["x"] - 20, 0), "y": max(box["y"] - 20, 0),
+                                                              "width": min(box["width"] + 40, 1100),
+                                                              "height": box["height"] + 120})
+
+
+def test_hovering_a_weight_shows_its_softmax_and_sends_nothing(open_page):
+    page = open_page("/?step=7", ".st-key-table-weights table")
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda data: sent.append(data)))
+    page.reload()
+    page.wait_for_selector("[data-panel='weights'] .alv-cell", state="attached")
+    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]")
+    before = len(sent)
+    for r, c in ((0, 0), (2, 1), (3, 3)):
+        cell(page, "weights", r, c).hover()
+        e, total, alpha = numbers(tooltip(page))[:3]
+        assert e == pytest.approx(round(TRACE.exp_scores[r, c], 3), abs=1e-9)
+        assert total == pytest.approx(round(TRACE.exp_scores[r].sum(), 3), abs=1e-9)
+        assert alpha == pytest.approx(round(TRACE.weights[r, c], 2), abs=1e-9)
+    page.wait_for_timeout(500)  # a message would have left by now; nothing to wait for if none does
+    assert len(sent) == before  # hovering sent the server nothing
+
+
+def test_clicking_a_row_chooses_the_query_and_the_link_follows(open_page):
+    page = open_page("/?step=7", ".st-key-table-weights table")
+    page.locator(".st-key-table-weights tbody th", has_text="forum").click()
+    page.wait_for_selector("h3:has-text('Step 8 of 8')")
+    expect(page.locator(".st-key-query input")).to_have_value("2 · forum", timeout=TIMEOUT_MS)
+    page.wait_for_function("() => location.search.includes('query=2')")
+    page.wait_for_function("() => document.querySelector('.st-key-table-alpha-row tbody th')?.innerText === 'forum'")
+
+
+def test_the_keyboard_moves_through_a_heatmap_and_enter_chooses(open_page):
+    page = open_page("/?step=5", ".st-key-table-scores table")
+    cell(page, "scores", 0, 0).focus()
+    for key in ("ArrowDown", "ArrowDown", "ArrowRight", "ArrowLeft", "ArrowRight"):
+        page.keyboard.press(key)
+    focused = page.evaluate("() => { const e = document.activeElement; return [e.dataset.r, e.dataset.c,"
+                            " e.getAttribute('role'), e.getAttribute('aria-label')]; }")
+    assert focused[:3] == ["2", "1", "gridcell"]
+    assert focused[3] == f"query 3 “is”, key 2 “forum”: {TRACE.scores[2, 1]:.2f}".replace("-", "−")
+    assert "s3,2 = q3·k2" in tooltip(page)  # the tooltip shows on focus, for the keyboard too
+    assert page.locator(".alv-tip:not([hidden])").get_attribute("role") == "tooltip"
+    page.keyboard.press("Enter")
+    page.wait_for_selector("h3:has-text('Step 8 of 8')")
+    expect(page.locator(".st-key-query input")).to_have_value("3 · is", timeout=TIMEOUT_MS)
+
+
+def test_a_tap_shows_the_tooltip_and_a_second_tap_chooses(browser, base_url):
+    context = browser.new_context(viewport={"width": 1024, "height": 1366}, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(base_url + "/?step=6")
+    page.wait_for_selector("[data-panel='scaled'] .alv-cell", state="attached")
+    target = cell(page, "scaled", 3, 0)
+    target.scroll_into_view_if_needed()
+    target.tap()
+    text = tooltip(page)
+    assert f"z4,1 = s4,1 / √4 = {TRACE.scores[3, 0]:.2f}".replace("-", "−") in text
+    assert "Step 6 of 8" in page.locator("h3").first.inner_text() or page.locator("h3:has-text('Step 6')").count()
+    target.tap()
+    page.wait_for_selector("h3:has-text('Step 8 of 8')")
+    expect(page.locator(".st-key-query input")).to_have_value("4 · awesome", timeout=TIMEOUT_MS)
+    context.close()
+
+
+# JS: every visible text of the views (table cells, tooltip, row labels) with its colour and the colour
+# of what is behind it, and the contrast between them (WCAG's formula)
+CONTRASTS = """() => {
+  const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
+  const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const lum = ([r, g, b]) => 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  const behind = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  return Array.from(document.querySelectorAll('.alv th, .alv td, .alv-tip:not([hidden]) div'))
+    .filter((e) => e.innerText.trim()).map((e) => ratio(rgb(getComputedStyle(e).color), behind(e)));
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_tables_and_tooltips_read_at_4_5_to_1_in_both_themes(browser, base_url, scheme):
+    """The browser's preference picks the theme (no base in .streamlit/config.toml); the view's tables
+    and tooltip and the page's background follow it, every text at 4.5:1 or more."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme=scheme)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(base_url + "/?step=5")
+    page.wait_for_selector("[data-panel='scores'] .alv-cell", state="attached")
+    background = page.evaluate("() => getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor")
+    assert (background == "rgb(255, 255, 255)") == (scheme == "light")
+    cell(page, "scores", 1, 1).hover()
+    tooltip(page)
+    ratios = page.evaluate(CONTRASTS)
+    assert len(ratios) > 20 and min(ratios) >= 4.5, min(ratios)
+    scheme_of_chart = page.evaluate(
+        "() => getComputedStyle(document.querySelector('[data-panel=scores] img')).colorScheme")
+    assert scheme_of_chart == scheme  # the chart's own palette follows (an SVG image takes the page's scheme)
+    context.close()
+
+
+def test_a_hostile_sentence_reaches_tooltips_and_labels_as_text(open_page):
+    sentence = "<img src=x onerror=window.__pwned=1> **bold** [a](https://evil.example) $x$"
+    page = open_page("/?" + urlencode({"sentence": sentence, "step": "5"}), ".st-key-table-scores table")
+    page.wait_for_selector("[data-panel='scores'] .alv-cell", state="attached")
+    cell(page, "scores", 1, 2).hover()
+    text = tooltip(page)
+    assert "query “img” (2) · key “src” (3)" in text
+    assert page.evaluate("() => window.__pwned") is None
+    assert page.locator(".alv img[src='x'], .alv a, .alv strong, .alv .katex").count() == 0
+    assert page.locator(".st-key-table-scores tbody th").first.inner_text() == "<"

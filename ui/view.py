@@ -1,0 +1,153 @@
+"""The view of matrices: a chart, a grid of focusable cells over its cells, and its number table,
+drawn and answered in the browser (ui/static/view.js, an st.components.v2 component).
+
+One element draws every panel given to it (a step's Q, K and V are one element, not fifteen), and the
+browser answers hover, focus, arrow keys and taps itself: a tooltip with the value's provenance, and
+the panels it depends on lit up, without a message to the server. A choice (a click on a cell or a row,
+Enter) is one rerun, as a widget's change is. The data are numbers and labels, inserted as text by the
+JavaScript; the chart is the server's SVG as an image (so "Save image as" and the text alternative stay,
+and the export draws the same picture).
+
+Why our own component and not a library: the charts are already drawn (viz/svg.py), and what the
+browser adds is a grid of cells over them, a table and a tooltip, about 300 lines of JavaScript; a
+charting library would redraw what is drawn, and Plotly, the one Streamlit wraps, returns no
+selection for a heatmap's cell (docs/decisions.md).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from viz.svg import Svg
+from viz.tables import MASKED
+
+STATIC = Path(__file__).resolve().parent.parent / "static"  # served by Streamlit at app/static/ (config.toml)
+MAX_TABLE_CELLS = 400  # beyond this a table scrolls in a box of its own (a 64-token α has 4,096 cells)
+
+
+def _version() -> str:
+    """The files' own hash: a browser keeps them cached until they change."""
+    digest = hashlib.sha256()
+    for name in ("view.js", "view.css"):
+        digest.update((STATIC / name).read_bytes())
+    return digest.hexdigest()[:12]
+
+
+# The component's own code is a loader of a few lines: Streamlit sends a component's JavaScript and
+# CSS with every element it draws (the view is 16 KB), so the view's files are static files, fetched
+# once and cached, and every element carries only its data. Relative to the page, so that a path
+# prefix in front of the app (a proxy's) is kept.
+LOADER = """
+const VERSION = "%s";
+const url = (name) => new URL(`app/static/${name}?v=${VERSION}`, document.baseURI).href;
+let view = null;
+export default function (component) {
+  if (!document.querySelector("link[data-attention-lab-view]")) {
+    const link = document.createElement("link");
+    link.rel = "stylesheet";
+    link.href = url("view.css");
+    link.dataset.attentionLabView = "";
+    document.head.appendChild(link);
+  }
+  view = view || import(url("view.js"));
+  let cleanup = null;
+  view.then((module) => { cleanup = module.default(component); });
+  return () => cleanup && cleanup();
+}
+""" % _version()
+VIEW = st.components.v2.component(
+    "attention_lab.view", js=LOADER,
+    isolate_styles=False,  # our classes are prefixed; the tests and the page's CSS find the tables as before
+)
+
+
+def number(x: Any) -> float | str | None:
+    """A cell for the browser: a finite number (to 6 decimals, enough for every sum it shows), text as
+    it is, None for a masked or non-finite one."""
+    if isinstance(x, str):
+        return x
+    if x is None or (isinstance(x, float | np.floating) and not math.isfinite(float(x))):
+        return None
+    if isinstance(x, int | np.integer | bool | np.bool_):
+        return str(int(x))  # a whole number (an id, a digit) is shown as written, whatever the decimals
+    return round(float(x), 6)
+
+
+def matrix(m: Any) -> list[list[float | None]]:
+    """A NumPy matrix as JSON rows (masked, −∞ and NaN as None)."""
+    a = np.asarray(m, dtype=np.float64)
+    rounded = np.round(a, 6).tolist()
+    finite = np.isfinite(a).tolist()
+    return [[v if ok else None for v, ok in zip(row, oks, strict=True)] for row, oks in zip(rounded, finite,
+                                                                                             strict=True)]
+
+
+def figure(fig: Svg, *, table_too: bool = True) -> dict:
+    """The chart as an image (a data: URI of its SVG) with its size, text alternative and cell grid."""
+    src = "data:image/svg+xml;base64," + base64.b64encode(fig.markup.encode("utf-8")).decode("ascii")
+    alt = fig.alt + (" Its numbers are in the table with it." if table_too and fig.alt else "")
+    out: dict[str, Any] = {"src": src, "width": fig.width, "height": fig.height, "alt": alt}
+    if fig.grid is not None:
+        g = fig.grid
+        out["grid"] = {"x": g.x, "y": g.y, "w": g.w, "h": g.h, "px": g.px, "py": g.py, "rows": g.rows,
+                       "cols": g.cols}
+    return out
+
+
+def panel(key: str, frame: pd.DataFrame | None = None, fig: Svg | None = None, *, decimals: int | None = 2,
+          tip: dict | None = None, links: Sequence[dict] = (), choose: str | None = None, below: bool = False,
+          names: tuple[str, str] = ("row", "column"), masked: str = "—", values: Any = None,
+          rows: Sequence[str] | None = None, cols: Sequence[str] | None = None) -> dict:
+    """One panel: ``fig`` (a heatmap or tiles, with their grid) and ``frame``'s numbers as its table.
+
+    ``tip``: where a value comes from (see view.js, ``explain``); ``links``: panels to light up on hover,
+    {"panel": key, "axis": "row" | "col", "from": "row" | "col"}; ``choose``: clicking a cell or a row
+    sends a choice; ``names``: what a row and a column are ("query", "key"); ``masked``: how a masked
+    cell reads ("—" for a weight, "−∞" for a score). Without a frame (``rows``, ``cols``, ``values``):
+    a chart whose cells answer, with no table.
+    """
+    out: dict[str, Any] = {"id": key, "decimals": decimals, "rowName": names[0], "colName": names[1],
+                           "masked": masked, "below": below}
+    if frame is not None:
+        shown = frame.astype(object)  # each column keeps its own type (a whole-number column stays whole)
+        if MASKED in frame.attrs:
+            shown = shown.where(~frame.attrs[MASKED].reindex(index=frame.index, columns=frame.columns,
+                                                             fill_value=False), None)
+        out["rows"] = [str(r) for r in frame.index] if not isinstance(frame.index, pd.RangeIndex) or \
+            frame.index.name is not None else [str(r + 1) for r in range(len(frame))]
+        out["rowHeaders"] = not isinstance(frame.index, pd.RangeIndex) or frame.index.name is not None
+        out["cols"] = [str(c) for c in frame.columns]
+        out["values"] = [[number(x) for x in row] for row in shown.to_numpy().tolist()]
+        out["corner"] = str(frame.index.name or "")
+        out["scroll"] = frame.size > MAX_TABLE_CELLS
+    else:
+        out["rows"], out["cols"] = list(rows or []), list(cols or [])
+        out["values"] = values if values is not None else [[None] * len(out["cols"]) for _ in out["rows"]]
+        out["table"] = False
+    if fig is not None:
+        out["figure"] = figure(fig, table_too=frame is not None)
+        out["figure"]["title"] = fig.alt.split(":", 1)[0] if fig.alt else key
+    if tip is not None:
+        out["tip"] = tip
+    if links:
+        out["links"] = list(links)
+    if choose:
+        out["choose"] = choose
+    return out
+
+
+def show(panels: Sequence[dict], *, key: str, on_choice: Callable[[dict], None] | None = None) -> None:
+    """Draw ``panels`` as one element (``.st-key-view-<key>``). ``on_choice(chosen)`` is called, before the
+    next run of the script, with {"panel", "row", "col"} when the learner chooses a cell or a row."""
+    callback = (lambda: on_choice(st.session_state[f"view-{key}"]["chosen"])) if on_choice else None
+    VIEW(key=f"view-{key}", data={"panels": list(panels)},
+         **({"on_chosen_change": callback} if callback else {}))
