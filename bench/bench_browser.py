@@ -54,8 +54,11 @@ DRAWN = """() => {
   const app = document.querySelector('[data-testid=stApp]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (document.querySelector('[data-testid=stSkeleton]') || document.fonts.status !== 'loaded') return false;
-  const images = Array.from(document.querySelectorAll('[data-testid=stImage] img'));
+  const images = Array.from(document.querySelectorAll('[data-testid=stImage] img, .alv-figure img'));
   if (!images.every(i => i.complete && i.naturalWidth > 0)) return false;
+  // every view (ui/view.py) has drawn its panels: its code has loaded and run
+  if (Array.from(document.querySelectorAll('[data-testid=stBidiComponentRegular]')).some(v => !v.querySelector('.alv')))
+    return false;
   return Array.from(document.querySelectorAll('.stPlotlyChart')).every(p => p.querySelector('.main-svg'));
 }"""
 

@@ -4,6 +4,9 @@ The app's frame (wide layout, a navigation of nine lessons, the sentence box in 
 element of content: step 1's token table, traced by the engine and drawn by the app's own
 ``ui.components.table``. No chart, no step controls, no seed, no settings, no share link. Its
 interaction ratio to the bare page is what no redesign of the lesson's content can go below.
+
+Streamlit serves the static/ folder beside the main script, so bench/static is a link to the app's
+static/ (the view's JavaScript and CSS, which the table is drawn with).
 """
 
 import streamlit as st

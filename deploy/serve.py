@@ -52,19 +52,22 @@ def patch_streamlit() -> bool:
     return True
 
 
-def freeze_startup_heap() -> None:
+def freeze_startup_heap(script: str) -> None:
     """Import what every run uses, then move every object alive now out of the garbage collector's
     sight (``gc.freeze``): a full collection, which Python runs now and then as objects accumulate,
     then skips the ~94,000 objects of NumPy, pandas, Streamlit and the app's modules (40 ms of work
     each time, measured here) and looks only at what the sessions made since."""
     import gc
 
-    sys.path.insert(0, str(ROOT))
-    import attention
-    import attention.pretrained  # noqa: F401
-    import ui.components
-    import ui.walkthrough  # noqa: F401
-    import viz.figures  # noqa: F401
+    import numpy  # noqa: F401
+    import pandas  # noqa: F401
+
+    if Path(script).resolve().is_relative_to(ROOT):  # the app's packages, not another checkout's (a benchmark's)
+        sys.path.insert(0, str(ROOT))
+        import attention.pretrained  # noqa: F401
+        import ui.components
+        import ui.walkthrough  # noqa: F401
+        import viz.figures  # noqa: F401
 
     gc.collect()
     gc.freeze()
@@ -73,11 +76,11 @@ def freeze_startup_heap() -> None:
 def main(argv: list[str]) -> int:
     from streamlit.web import cli
 
-    freeze_startup_heap()
+    script, options = (argv[0], argv[1:]) if argv and argv[0].endswith(".py") else (str(APP), argv)
+    freeze_startup_heap(script)
     if not patch_streamlit():
         print("deploy/serve.py: Streamlit's _bind_socket was not found; serving with Nagle's algorithm on",
               file=sys.stderr)
-    script, options = (argv[0], argv[1:]) if argv and argv[0].endswith(".py") else (str(APP), argv)
     sys.argv = ["streamlit", "run", script, *options]
     return cli.main()
 

@@ -1,8 +1,8 @@
 // Attention Lab's view of matrices (mounted by ui/view.py through st.components.v2).
 //
 // It draws, for each panel of its data: the server-made chart as an <img> (so "Save image as" and the
-// text alternative stay), a grid of focusable cells laid exactly over the chart's cells, and the
-// number table. It answers the pointer and the keyboard itself, sending nothing to the server: a
+// text alternative stay), an ARIA grid over the chart's cells (the pointer and the keyboard move its one
+// active cell), and the number table. It answers the pointer and the keyboard itself, sending nothing to the server: a
 // tooltip names the row and column and shows where the value comes from, from this trace's numbers
 // (s = q·k term by term, z = s/√d_k, α = e^(z−m)/Σ, the output's sum); the panels and tables it
 // links to light up, in this view and in the page's others. Only a choice (a click, Enter) reaches
@@ -47,9 +47,11 @@ export default function render(component) {
   view.onLink = (event) => drawn.forEach((d) => d.light(event.detail));
   window.addEventListener(LINK_EVENT, view.onLink);
   if (view.focus) {  // after a rerun, the keyboard stays where it was
-    const again = parentElement.querySelector(`[data-panel="${CSS.escape(view.focus.panel)}"] .alv-grid`);
-    const cell = again && again.querySelector(`[data-r="${view.focus.r}"][data-c="${view.focus.c}"]`);
-    if (cell) cell.focus({ preventScroll: true });
+    const index = drawn.findIndex((d) => d.id === view.focus.panel);
+    const grid = index >= 0 && drawn[index].grid;
+    if (grid && view.focus.r < grid.rows && view.focus.c < grid.cols) {
+      grid.moveTo(Number(view.focus.r), Number(view.focus.c), true);
+    }
   }
   return () => window.removeEventListener(LINK_EVENT, view.onLink);
 }
@@ -95,20 +97,23 @@ function sumOfTerms(terms) {  // "a·b + c·d + … = " pieces: every term, or t
 function drawPanel(panel, view, setTriggerValue) {
   const box = el("div", "alv-panel" + (panel.below ? " alv-below" : ""));
   box.dataset.panel = panel.id;
-  const parts = { grid: null, rows: [], cells: new Map() };
+  const parts = { grid: null, cells: new Map(), detail: null };
   const choose = (r, c) => {
     if (panel.choose) setTriggerValue("chosen", { panel: panel.id, row: r, col: c });
   };
   if (panel.figure) box.appendChild(drawFigure(panel, view, parts, choose));
   if (panel.table !== false && panel.rows) box.appendChild(drawTable(panel, view, parts, choose));
-  return { box, light: (detail) => light(panel, parts, detail) };
+  return { box, id: panel.id, grid: parts.grid, light: (detail) => light(panel, parts, detail) };
 }
 
+// The grid over a chart is an ARIA grid with one rendered cell, the active one (aria-rowindex and
+// aria-colindex say where it is): the pointer is mapped to a cell by its position, and the keyboard moves
+// the cell. A 64 × 64 heatmap is then one element, not 4,096 laid out and painted on every rerun.
 function drawFigure(panel, view, parts, choose) {
   const fig = panel.figure;
   const box = el("div", "alv-figure st-key-fig-" + panel.id);
   const img = document.createElement("img");
-  img.src = fig.src;  // a data: URI of an SVG image: an image runs no script
+  img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(fig.svg);  // an image runs no script
   img.alt = fig.alt || "";
   img.width = fig.width;
   img.style.width = fig.width + "px";
@@ -120,62 +125,86 @@ function drawFigure(panel, view, parts, choose) {
   grid.setAttribute("aria-label", (fig.title || panel.id) + (panel.choose ? ". Enter chooses." : ""));
   grid.setAttribute("aria-rowcount", g.rows);
   grid.setAttribute("aria-colcount", g.cols);
-  for (let r = 0; r < g.rows; r++) {
-    const row = el("div");
-    row.setAttribute("role", "row");
-    for (let c = 0; c < g.cols; c++) {
-      const cell = el("div", "alv-cell" + (panel.choose ? " alv-choose" : ""));
-      cell.setAttribute("role", "gridcell");
-      cell.dataset.r = r;
-      cell.dataset.c = c;
-      cell.tabIndex = r === 0 && c === 0 ? 0 : -1;
-      cell.style.left = (100 * (g.x + c * g.px) / fig.width) + "%";
-      cell.style.top = (100 * (g.y + r * g.py) / fig.height) + "%";
-      cell.style.width = (100 * g.w / fig.width) + "%";
-      cell.style.height = (100 * g.h / fig.height) + "%";
-      cell.setAttribute("aria-label", cellLabel(panel, r, c));
-      row.appendChild(cell);
-    }
-    grid.appendChild(row);
-  }
-  const at = (cell) => [Number(cell.dataset.r), Number(cell.dataset.c)];
-  grid.addEventListener("pointerover", (e) => {
-    const cell = e.target.closest(".alv-cell");
-    if (cell) show(panel, view, parts, cell, ...at(cell));
+  grid.dataset.cells = JSON.stringify({ ...g, width: fig.width, height: fig.height });  // for the tests' pointer
+  const place = (node, r, c, rows = 1, cols = 1) => {  // over cells r … r + rows − 1, c … c + cols − 1
+    node.style.left = (100 * (g.x + c * g.px) / fig.width) + "%";
+    node.style.top = (100 * (g.y + r * g.py) / fig.height) + "%";
+    node.style.width = (100 * ((cols - 1) * g.px + g.w) / fig.width) + "%";
+    node.style.height = (100 * ((rows - 1) * g.py + g.h) / fig.height) + "%";
+  };
+  const row = el("div");
+  row.setAttribute("role", "row");
+  grid.appendChild(row);
+  const bands = el("div");  // what another panel lights up here (a row, a column, a cell)
+  bands.setAttribute("aria-hidden", "true");
+  grid.appendChild(bands);
+  let cell = null;
+  const moveTo = (r, c, focus) => {  // a new element each move, so that a screen reader reads it
+    const next = el("div", "alv-cell" + (panel.choose ? " alv-choose" : ""));
+    next.setAttribute("role", "gridcell");
+    next.setAttribute("aria-colindex", c + 1);
+    next.setAttribute("aria-label", cellLabel(panel, r, c));
+    next.dataset.r = r;
+    next.dataset.c = c;
+    next.tabIndex = 0;
+    place(next, r, c);
+    row.setAttribute("aria-rowindex", r + 1);
+    const old = cell;
+    const hadFocus = old && document.activeElement === old;
+    row.appendChild(next);
+    cell = next;
+    if (focus || hadFocus) next.focus({ preventScroll: true });
+    if (old) old.remove();
+    return next;
+  };
+  moveTo(0, 0, false);
+  const at = (e) => {  // the cell under the pointer, or null (outside the cells, or in a gap between two)
+    const rect = grid.getBoundingClientRect();
+    const x = (e.clientX - rect.left) * fig.width / rect.width - g.x;
+    const y = (e.clientY - rect.top) * fig.height / rect.height - g.y;
+    const r = Math.floor(y / g.py), c = Math.floor(x / g.px);
+    if (r < 0 || c < 0 || r >= g.rows || c >= g.cols || x - c * g.px > g.w || y - r * g.py > g.h) return null;
+    return [r, c];
+  };
+  const same = (p, r, c) => p && p[0] === r && p[1] === c;
+  let hovered = null;
+  grid.addEventListener("pointermove", (e) => {
+    if (e.pointerType === "touch") return;
+    const p = at(e);
+    if (!p) { if (hovered) { hovered = null; hide(view, panel); } return; }
+    if (same(hovered, ...p)) return;
+    hovered = p;
+    show(panel, view, parts, same([Number(cell.dataset.r), Number(cell.dataset.c)], ...p) ? cell : moveTo(...p, false),
+      ...p);
   });
   grid.addEventListener("pointerleave", (e) => {  // a finger lifted leaves too: its tooltip stays until focus moves
-    if (e.pointerType !== "touch") hide(view, panel);
+    if (e.pointerType !== "touch") { hovered = null; hide(view, panel); }
   });
   grid.addEventListener("focusin", (e) => {
-    const cell = e.target.closest(".alv-cell");
-    if (!cell) return;
-    grid.querySelectorAll(".alv-cell[tabindex='0']").forEach((x) => { x.tabIndex = -1; });
-    cell.tabIndex = 0;
-    view.focus = { panel: panel.id, r: cell.dataset.r, c: cell.dataset.c };
-    show(panel, view, parts, cell, ...at(cell));
+    if (!e.target.classList.contains("alv-cell")) return;
+    view.focus = { panel: panel.id, r: e.target.dataset.r, c: e.target.dataset.c };
+    show(panel, view, parts, e.target, Number(e.target.dataset.r), Number(e.target.dataset.c));
   });
   grid.addEventListener("focusout", (e) => {
     if (!grid.contains(e.relatedTarget)) { hide(view, panel); view.focus = null; }
   });
   let tapped = null;  // a touch: the first tap shows the tooltip, a second tap on the same cell chooses
   grid.addEventListener("pointerdown", (e) => {
-    const cell = e.target.closest(".alv-cell");
-    if (!cell) return;
-    if (e.pointerType === "touch") {
-      e.preventDefault();
-      if (tapped === cell) { choose(...at(cell)); tapped = null; return; }
-      tapped = cell;
-      cell.focus({ preventScroll: true });
-    }
+    if (e.pointerType !== "touch") return;
+    const p = at(e);
+    if (!p) return;
+    e.preventDefault();
+    if (same(tapped, ...p)) { choose(...p); tapped = null; return; }
+    tapped = p;
+    moveTo(...p, true);
   });
   grid.addEventListener("click", (e) => {
-    const cell = e.target.closest(".alv-cell");
-    if (cell && e.pointerType !== "touch") choose(...at(cell));
+    const p = at(e);
+    if (p && e.pointerType !== "touch") choose(...p);
   });
   grid.addEventListener("keydown", (e) => {
-    const cell = e.target.closest(".alv-cell");
-    if (!cell) return;
-    let [r, c] = at(cell);
+    if (!e.target.classList.contains("alv-cell")) return;
+    let r = Number(e.target.dataset.r), c = Number(e.target.dataset.c);
     const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
     if (moves[e.key]) {
       r = Math.min(g.rows - 1, Math.max(0, r + moves[e.key][0]));
@@ -186,14 +215,18 @@ function drawFigure(panel, view, parts, choose) {
     else if (e.key === "Escape") { hide(view, panel); return; }
     else return;
     e.preventDefault();
-    const next = grid.querySelector(`[data-r="${r}"][data-c="${c}"]`);
-    if (next) next.focus();
+    moveTo(r, c, true);
   });
   box.appendChild(grid);
-  parts.grid = grid;
+  parts.grid = { moveTo, bands, place, rows: g.rows, cols: g.cols };
   return box;
 }
 
+const ROW_MARGIN = 12;  // a long table draws the rows in its box and this many above and below
+
+// A table of up to 400 cells is drawn whole. A longer one scrolls in a box of its own and draws only the
+// rows in view (spacer rows stand for the others), as Streamlit's own grid did: a 64-token α has 4,096
+// cells, and laying every one out cost a rerun ~0.4 s in Chromium.
 function drawTable(panel, view, parts, choose) {
   const box = el("div", "alv-table st-key-table-" + panel.id + (panel.scroll ? " alv-scroll" : ""));
   const table = el("table");
@@ -205,10 +238,10 @@ function drawTable(panel, view, parts, choose) {
   head.appendChild(hr);
   table.appendChild(head);
   const body = el("tbody");
-  panel.rows.forEach((label, r) => {
+  const drawRow = (r) => {
     const tr = el("tr");
     if (panel.rowHeaders !== false) {
-      const th = el("th", panel.choose ? "alv-choose" : null, label);
+      const th = el("th", panel.choose ? "alv-choose" : null, panel.rows[r]);
       th.scope = "row";
       if (panel.choose) th.addEventListener("click", () => choose(r, null));
       tr.appendChild(th);
@@ -222,12 +255,55 @@ function drawTable(panel, view, parts, choose) {
       tr.appendChild(td);
       parts.cells.set(r + "," + c, td);
     });
-    parts.rows.push(tr);
-    body.appendChild(tr);
-  });
+    return tr;
+  };
+  const n = panel.rows.length;
+  if (!panel.scroll) {
+    for (let r = 0; r < n; r++) body.appendChild(drawRow(r));
+  } else {
+    const spacer = () => {
+      const tr = el("tr", "alv-spacer");
+      const td = el("td");
+      td.colSpan = panel.cols.length + (panel.rowHeaders !== false ? 1 : 0);
+      tr.appendChild(td);
+      return tr;
+    };
+    const above = spacer(), below = spacer();
+    let rowHeight = 29, shown = null;
+    const update = () => {
+      const first = Math.max(0, Math.floor(box.scrollTop / rowHeight) - ROW_MARGIN);
+      const last = Math.min(n, first + Math.ceil((box.clientHeight || 420) / rowHeight) + 2 * ROW_MARGIN);
+      if (shown && shown[0] === first && shown[1] === last) return;
+      shown = [first, last];
+      parts.cells.clear();
+      const rows = [];
+      for (let r = first; r < last; r++) rows.push(drawRow(r));
+      body.replaceChildren(above, ...rows, below);
+      above.firstChild.style.height = first * rowHeight + "px";
+      below.firstChild.style.height = (n - last) * rowHeight + "px";
+      above.hidden = first === 0;
+      below.hidden = last === n;
+      if (parts.detail) light(panel, parts, parts.detail);
+    };
+    let pending = false;
+    box.addEventListener("scroll", () => {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(() => { pending = false; update(); });
+    }, { passive: true });
+    update();
+    requestAnimationFrame(() => {  // once laid out: the rows' true height
+      const drawn = body.querySelector("tr:not(.alv-spacer)");
+      if (drawn && drawn.offsetHeight && drawn.offsetHeight !== rowHeight) {
+        rowHeight = drawn.offsetHeight;
+        shown = null;
+        update();
+      }
+    });
+  }
   body.addEventListener("pointerover", (e) => {
     const td = e.target.closest("td");
-    if (td) show(panel, view, parts, td, Number(td.dataset.r), Number(td.dataset.c));
+    if (td && td.dataset.r !== undefined) show(panel, view, parts, td, Number(td.dataset.r), Number(td.dataset.c));
   });
   body.addEventListener("pointerleave", () => hide(view, panel));
   table.appendChild(body);
@@ -271,22 +347,34 @@ function hide(view, panel) {
 }
 
 function light(panel, parts, detail) {
+  parts.detail = detail;  // a long table lights the rows it draws later, as it scrolls
   parts.cells.forEach((td) => td.classList.remove("alv-lit", "alv-here"));
-  if (parts.grid) parts.grid.querySelectorAll(".alv-lit").forEach((x) => x.classList.remove("alv-lit"));
+  if (parts.grid) parts.grid.bands.replaceChildren();
   for (const l of detail.links || []) {
     if (l.panel !== panel.id) continue;
+    const band = () => {
+      const b = el("div", "alv-band");
+      parts.grid.bands.appendChild(b);
+      return b;
+    };
     if (l.axis === "cell") {
       const td = parts.cells.get(l.r + "," + l.c);
       if (td) td.classList.add("alv-here");
-      const cell = parts.grid && l.source !== panel.id &&
-        parts.grid.querySelector(`.alv-cell[data-r="${l.r}"][data-c="${l.c}"]`);
-      if (cell) cell.classList.add("alv-lit");
+      if (parts.grid && l.source !== panel.id) {
+        const b = band();
+        b.dataset.r = l.r;
+        b.dataset.c = l.c;
+        parts.grid.place(b, l.r, l.c);
+      }
       continue;
     }
     const key = l.axis === "row" ? "r" : "c";
     parts.cells.forEach((td) => { if (Number(td.dataset[key]) === l.index) td.classList.add("alv-lit"); });
     if (parts.grid) {
-      parts.grid.querySelectorAll(`.alv-cell[data-${key}="${l.index}"]`).forEach((x) => x.classList.add("alv-lit"));
+      const b = band();
+      b.dataset[key] = l.index;
+      if (l.axis === "row") parts.grid.place(b, l.index, 0, 1, parts.grid.cols);
+      else parts.grid.place(b, 0, l.index, parts.grid.rows, 1);
     }
   }
 }
@@ -342,6 +430,10 @@ function explain(panel, r, c) {
     const bias = tip.b ? ` + ${paren(tip.b[c])}` : "";
     out.push(line(tip.sym, [ij], " = x", [i], "·", tip.wSym, [`:,${j}`], bias ? " + b" : "", bias ? [j] : "",
       " = ", sumOfTerms(terms), bias, " = ", fmt(v)));
+  } else if (tip.kind === "cache") {  // a cached step's K and V
+    out.push(line(formatNumber(v, panel.decimals)));
+    out.push(el("div", null, r < tip.cached ? `From the cache: stored when token ${r + 1} was read.` :
+      "Computed now, from the token read, and appended to the cache."));
   } else if (tip.kind === "note") {
     out.push(line(formatNumber(v, panel.decimals)));
     const note = tip.notes && tip.notes[`${r},${c}`];

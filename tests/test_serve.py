@@ -57,3 +57,16 @@ def test_the_launcher_serves_the_app():
         proc.terminate()
         output = proc.communicate(timeout=10)[0]
     assert "Nagle's algorithm on" not in output
+
+
+def test_scripts_of_this_checkout_import_its_packages_and_another_checkouts_do_not(tmp_path):
+    """bench/floor_app.py imports the app's packages (the launcher puts the checkout on the path); another
+    checkout's app.py, measured beside this one in bench_browser.py, must import its own, not ours."""
+    probe = ("import sys; sys.path.insert(0, sys.argv[2]); import serve; serve.freeze_startup_heap(sys.argv[1]); "
+             "import importlib.util; print(importlib.util.find_spec('attention') is not None)")
+    found = {}
+    for script in (ROOT / "bench" / "floor_app.py", tmp_path / "app.py"):
+        out = subprocess.run([sys.executable, "-c", probe, str(script), str(ROOT / "deploy")], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=120, check=True)
+        found[script.name] = out.stdout.strip()
+    assert found == {"floor_app.py": "True", "app.py": "False"}

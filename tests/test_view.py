@@ -40,7 +40,7 @@ def test_a_panel_carries_the_engine_numbers_the_labels_and_the_mask():
         else:
             assert panel["values"][i][j] == pytest.approx(t.weights[i, j], abs=1e-6)
     grid = panel["figure"]["grid"]
-    assert (grid["rows"], grid["cols"]) == (3, 3) and panel["figure"]["src"].startswith("data:image/svg+xml;base64,")
+    assert (grid["rows"], grid["cols"]) == (3, 3) and panel["figure"]["svg"].startswith("<svg")
     assert "Its numbers are in the table with it." in panel["figure"]["alt"]
 
 

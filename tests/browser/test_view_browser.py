@@ -4,6 +4,7 @@ link updated; the dark theme is legible; the learner's text reaches the tooltips
 
 from __future__ import annotations
 
+import json
 import re
 from urllib.parse import urlencode
 
@@ -19,8 +20,24 @@ pytestmark = pytest.mark.browser
 TRACE = trace_self_attention(DEFAULT_SENTENCE, d_model=8, d_k=4, seed=DEFAULT_SEED)
 
 
-def cell(page, panel: str, r: int, c: int):
-    return page.locator(f"[data-panel='{panel}'] .alv-cell[data-r='{r}'][data-c='{c}']")
+def cell(page, panel: str):
+    """The chart's active cell: the one element of its grid that takes the keyboard's focus."""
+    return page.locator(f"[data-panel='{panel}'] .alv-cell")
+
+
+def point_at(page, panel: str, r: int, c: int) -> tuple[float, float]:
+    """Where cell (r, c) of the panel's chart is on the screen (scrolled into view): its centre, from
+    the grid's geometry (in the chart's units) and where the chart is drawn."""
+    grid = page.locator(f"[data-panel='{panel}'] .alv-grid")
+    grid.scroll_into_view_if_needed()
+    g = json.loads(grid.get_attribute("data-cells"))
+    box = grid.bounding_box()
+    sx, sy = box["width"] / g["width"], box["height"] / g["height"]
+    return box["x"] + (g["x"] + c * g["px"] + g["w"] / 2) * sx, box["y"] + (g["y"] + r * g["py"] + g["h"] / 2) * sy
+
+
+def hover(page, panel: str, r: int, c: int) -> None:
+    page.mouse.move(*point_at(page, panel, r, c))
 
 
 def tooltip(page) -> str:
@@ -38,9 +55,7 @@ def test_hovering_a_score_shows_its_dot_product_term_by_term_and_lights_q_and_k(
     """All steps on one page: hovering s_2,3 writes q_2·k_3 as a sum of products of the trace's own
     entries, and lights up row 2 of Q and row 3 of K (in their table and over their chart)."""
     page = open_page("/?all_steps=true", ".st-key-table-output table")
-    target = cell(page, "scores", 1, 2)
-    target.scroll_into_view_if_needed()
-    target.hover()
+    hover(page, "scores", 1, 2)
     text = tooltip(page)
     assert "query “forum” (2) · key “is” (3)" in text
     shown = numbers(text)
@@ -53,14 +68,17 @@ def test_hovering_a_score_shows_its_dot_product_term_by_term_and_lights_q_and_k(
     lit = page.evaluate("""() => ({
         q: Array.from(document.querySelectorAll('.st-key-table-q .alv-lit')).map(td => td.dataset.r),
         k: Array.from(document.querySelectorAll('.st-key-table-k .alv-lit')).map(td => td.dataset.r),
-        qGrid: Array.from(document.querySelectorAll("[data-panel='q'] .alv-cell.alv-lit")).map(c => c.dataset.r)})""")
+        qGrid: Array.from(document.querySelectorAll("[data-panel='q'] .alv-band")).map(b => b.dataset.r)})""")
     assert set(lit["q"]) == {"1"} and len(lit["q"]) == 4  # row 2 of Q, all its d_k cells
     assert set(lit["k"]) == {"2"} and len(lit["k"]) == 4  # row 3 of K
     assert set(lit["qGrid"]) == {"1"}
-    box = page.locator("[data-panel='scores']").bounding_box()
-    page.screenshot(path=artifacts / "view-tooltip.png", clip={"x": max(box["x"] - 20, 0), "y": max(box["y"] - 20, 0),
-                                                              "width": min(box["width"] + 40, 1100),
-                                                              "height": box["height"] + 120})
+    panel = page.locator("[data-panel='scores']").bounding_box()
+    tip = page.locator(".alv-tip:not([hidden])").bounding_box()
+    left, top = max(min(panel["x"], tip["x"]) - 20, 0), max(min(panel["y"], tip["y"]) - 20, 0)
+    right = max(panel["x"] + panel["width"], tip["x"] + tip["width"]) + 20
+    bottom = max(panel["y"] + panel["height"], tip["y"] + tip["height"]) + 20
+    page.screenshot(path=artifacts / "view-tooltip.png",  # the README's picture: the chart, its table, the tip
+                    clip={"x": left, "y": top, "width": right - left, "height": bottom - top})
 
 
 def test_hovering_a_weight_shows_its_softmax_and_sends_nothing(open_page):
@@ -72,7 +90,7 @@ def test_hovering_a_weight_shows_its_softmax_and_sends_nothing(open_page):
     page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]")
     before = len(sent)
     for r, c in ((0, 0), (2, 1), (3, 3)):
-        cell(page, "weights", r, c).hover()
+        hover(page, "weights", r, c)
         e, total, alpha = numbers(tooltip(page))[:3]
         assert e == pytest.approx(round(TRACE.exp_scores[r, c], 3), abs=1e-9)
         assert total == pytest.approx(round(TRACE.exp_scores[r].sum(), 3), abs=1e-9)
@@ -92,7 +110,7 @@ def test_clicking_a_row_chooses_the_query_and_the_link_follows(open_page):
 
 def test_the_keyboard_moves_through_a_heatmap_and_enter_chooses(open_page):
     page = open_page("/?step=5", ".st-key-table-scores table")
-    cell(page, "scores", 0, 0).focus()
+    cell(page, "scores").focus()  # it starts at (1, 1)
     for key in ("ArrowDown", "ArrowDown", "ArrowRight", "ArrowLeft", "ArrowRight"):
         page.keyboard.press(key)
     focused = page.evaluate("() => { const e = document.activeElement; return [e.dataset.r, e.dataset.c,"
@@ -112,13 +130,11 @@ def test_a_tap_shows_the_tooltip_and_a_second_tap_chooses(browser, base_url):
     page.set_default_timeout(TIMEOUT_MS)
     page.goto(base_url + "/?step=6")
     page.wait_for_selector("[data-panel='scaled'] .alv-cell", state="attached")
-    target = cell(page, "scaled", 3, 0)
-    target.scroll_into_view_if_needed()
-    target.tap()
+    page.touchscreen.tap(*point_at(page, "scaled", 3, 0))
     text = tooltip(page)
     assert f"z4,1 = s4,1 / √4 = {TRACE.scores[3, 0]:.2f}".replace("-", "−") in text
     assert "Step 6 of 8" in page.locator("h3").first.inner_text() or page.locator("h3:has-text('Step 6')").count()
-    target.tap()
+    page.touchscreen.tap(*point_at(page, "scaled", 3, 0))
     page.wait_for_selector("h3:has-text('Step 8 of 8')")
     expect(page.locator(".st-key-query input")).to_have_value("4 · awesome", timeout=TIMEOUT_MS)
     context.close()
@@ -154,7 +170,7 @@ def test_tables_and_tooltips_read_at_4_5_to_1_in_both_themes(browser, base_url, 
     page.wait_for_selector("[data-panel='scores'] .alv-cell", state="attached")
     background = page.evaluate("() => getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor")
     assert (background == "rgb(255, 255, 255)") == (scheme == "light")
-    cell(page, "scores", 1, 1).hover()
+    hover(page, "scores", 1, 1)
     tooltip(page)
     ratios = page.evaluate(CONTRASTS)
     assert len(ratios) > 20 and min(ratios) >= 4.5, min(ratios)
@@ -168,9 +184,31 @@ def test_a_hostile_sentence_reaches_tooltips_and_labels_as_text(open_page):
     sentence = "<img src=x onerror=window.__pwned=1> **bold** [a](https://evil.example) $x$"
     page = open_page("/?" + urlencode({"sentence": sentence, "step": "5"}), ".st-key-table-scores table")
     page.wait_for_selector("[data-panel='scores'] .alv-cell", state="attached")
-    cell(page, "scores", 1, 2).hover()
+    hover(page, "scores", 1, 2)
     text = tooltip(page)
     assert "query “img” (2) · key “src” (3)" in text
     assert page.evaluate("() => window.__pwned") is None
     assert page.locator(".alv img[src='x'], .alv a, .alv strong, .alv .katex").count() == 0
     assert page.locator(".st-key-table-scores tbody th").first.inner_text() == "<"
+
+
+def test_a_64_token_step_draws_the_rows_in_view_and_answers_every_cell(open_page):
+    """A 64 × 64 α: its table draws only the rows in its scrolling box (scrolling draws the others, with
+    the engine's numbers), and its chart answers the pointer at any cell, with one grid element."""
+    sentence = " ".join(f"w{k}" for k in range(63)) + " zebra"
+    trace = trace_self_attention(sentence, d_model=8, d_k=4, seed=DEFAULT_SEED)
+    assert trace.n == 64
+    page = open_page("/?" + urlencode({"sentence": sentence, "step": "7"}), ".st-key-table-weights table")
+    rows = page.locator(".st-key-table-weights tbody tr:not(.alv-spacer)")
+    assert 0 < rows.count() < 64
+    assert page.locator("[data-panel='weights'] .alv-cell").count() == 1
+    box = page.locator(".st-key-table-weights")
+    box.evaluate("b => { b.scrollTop = b.scrollHeight; }")
+    last = page.locator(".st-key-table-weights tbody tr:not(.alv-spacer)").last
+    expect(last.locator("th")).to_have_text("zebra", timeout=TIMEOUT_MS)
+    cells = [float(t.replace("−", "-")) for t in last.locator("td").all_inner_texts()]
+    np.testing.assert_allclose(cells, np.round(trace.weights[63], 2), atol=1e-9)
+    hover(page, "weights", 50, 10)
+    text = tooltip(page)
+    assert "query “w50” (51) · key “w10” (11)" in text
+    assert numbers(text)[2] == pytest.approx(round(trace.weights[50, 10], 2), abs=1e-9)

@@ -36,14 +36,16 @@ def wait_for_table(page, key: str, cells: list[list[str]]) -> None:
     )
 
 
-# A chart is an <img> whose src is the SVG as a data: URI (what st.image makes of SVG markup).
-# Decode it in the page and read its texts by class, as svg_reading does for the builders. Returns
-# null until the image has loaded, so a wait can never read a half-drawn page.
+# A chart is an <img> whose src is the SVG as a data: URI (base64 from st.image, percent-encoded text
+# from the view). Decode it in the page and read its texts by class, as svg_reading does for the
+# builders. Returns null until the image has loaded, so a wait can never read a half-drawn page.
 CHART_TEXTS = """([key, cls]) => {
   const img = document.querySelector(`.st-key-fig-${key} img`);
   if (!img || !img.complete || !img.naturalWidth || !img.src.startsWith('data:image/svg+xml')) return null;
-  const bytes = Uint8Array.from(atob(img.src.split(',')[1]), c => c.charCodeAt(0));
-  const doc = new DOMParser().parseFromString(new TextDecoder().decode(bytes), 'image/svg+xml');
+  const [head, body] = img.src.split(',');
+  const text = head.endsWith(';base64') ?
+    new TextDecoder().decode(Uint8Array.from(atob(body), c => c.charCodeAt(0))) : decodeURIComponent(body);
+  const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
   const sel = cls === 'num' ? 'g.nums > text' : cls ? `text.${cls}` : 'text';  // 'num': the cells' numbers
   return Array.from(doc.querySelectorAll(sel)).map(t => t.textContent);
 }"""
