@@ -6,6 +6,7 @@ exactly what the engine computed.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -59,10 +60,28 @@ class AttentionTrace:
     b_v: Array | None = None  # b_V   [d_k]
     rope: RopeStep | None = None  # a decoder with rotary positions: q and k before the rotation
     x_is: str | None = None  # a real model's X in LaTeX: what this layer's attention receives
+    # A step with a key/value cache: only the new token is a query. X, Q, the scores, α and the output
+    # then have one row per query (``queries``: their positions), K and V one per token, of which the
+    # first ``cached`` came from the cache. None: every token is a query (n rows everywhere).
+    queries: tuple[int, ...] | None = None
+    cached: int = 0
 
     @property
     def n(self) -> int:
         return len(self.tokens)
+
+    @property
+    def query_positions(self) -> tuple[int, ...]:
+        return tuple(range(self.n)) if self.queries is None else self.queries
+
+    @property
+    def query_tokens(self) -> tuple[str, ...]:
+        return tuple(self.tokens[i] for i in self.query_positions)
+
+    def tokens_of_rows(self, rows: int) -> tuple[str, ...]:
+        """The tokens a matrix of ``rows`` rows is about: the queries' (X, Q, scores, α, output) or
+        every token's (K, V). The same unless this is a cached step."""
+        return self.query_tokens if rows == len(self.query_positions) else self.tokens
 
 
 class RopeStep(NamedTuple):
@@ -177,17 +196,60 @@ def trace_attention(
     if rotate is not None:
         rope = RopeStep(q, k, np.zeros(0), 0, 1)
         q, k = rotate(q), rotate(k)  # [n, d_k] each: every pair of coordinates turned by its position's angle
-    score_terms = q[:, None, :] * k[None, :, :]  # [n, 1, d_k] * [1, n, d_k] -> [n, n, d_k]
-    scores = attention_scores(q, k)  # [n, n]
-    scale = 1.0 / (np.sqrt(d_k) * temperature)
-    scaled = scores * scale  # [n, n]
     mask = causal_mask(n) if causal else np.ones((n, n), dtype=bool)  # [n, n]
-    masked = apply_mask(scaled, mask)  # [n, n], -inf where masked
-    weights = softmax(masked, axis=-1)  # [n, n]
-    row_max = masked.max(axis=-1)  # [n]; finite, since every query may attend to itself
-    exp_scores = np.exp(masked - row_max[:, None])  # [n, n]
-    weighted_values = weights[:, :, None] * v[None, :, :]  # [n, n, 1] * [1, n, d_k] -> [n, n, d_k]
-    output = weighted_values.sum(axis=1)  # Σ_j α_ij v_j: [n, d_k]
+    return _attend(embedded, (w_q, w_k, w_v), q, k, v, mask, preset=preset, causal=causal, temperature=temperature,
+                   biases=(b_q, b_k, b_v), rope=rope)
+
+
+def trace_cached_query(
+    embedded: Embedded,
+    projections: Projections,
+    k_cache: Array,
+    v_cache: Array,
+    rotate: Callable[[Array], Array] | None = None,
+) -> AttentionTrace:
+    r"""One step of a decoder with a key/value cache: the last token of ``embedded.tokens`` is read.
+
+    ``embedded.x`` is that token's row only [1, d_model]; ``k_cache``, ``v_cache`` [t, d_k] hold the t
+    tokens before it (K after RoPE). Its q, k, v = x·W_Q, x·W_K, x·W_V [1, d_k] (``rotate`` turns q and k
+    for its position); k and v are appended to the cache, and q is scored against all t + 1 keys:
+    softmax(q·Kᵀ/√d_k)·V, one row. No mask is needed: the cache holds no later token.
+    """
+    w_q, w_k, w_v = (np.asarray(w, dtype=np.float64) for w in projections)
+    x = embedded.x  # [1, d_model]
+    t = len(embedded.tokens) - 1
+    if x.shape[0] != 1 or k_cache.shape[0] != t or v_cache.shape[0] != t:
+        raise ValueError(f"A cached step reads one token after {t} cached ones; got X {x.shape}, "
+                         f"K {k_cache.shape}, V {v_cache.shape}.")
+    q, k_new, v_new = x @ w_q, x @ w_k, x @ w_v  # [1, d_model] @ [d_model, d_k] -> [1, d_k]
+    rope = None
+    if rotate is not None:
+        rope = RopeStep(q, k_new, np.zeros(0), 0, 1)
+        q, k_new = rotate(q), rotate(k_new)
+    k = np.vstack([k_cache, k_new])  # [t + 1, d_k]: the cache, then the new row
+    v = np.vstack([v_cache, v_new])  # [t + 1, d_k]
+    trace = _attend(embedded, (w_q, w_k, w_v), q, k, v, np.ones((1, t + 1), dtype=bool), preset="pretrained",
+                    causal=False, temperature=1.0, biases=(None, None, None), rope=rope)
+    return dataclasses.replace(trace, queries=(t,), cached=t)
+
+
+def _attend(embedded: Embedded, projections: tuple[Array, Array, Array], q: Array, k: Array, v: Array,
+            mask: npt.NDArray[np.bool_], *, preset: str, causal: bool, temperature: float,
+            biases: tuple[Array | None, Array | None, Array | None], rope: RopeStep | None) -> AttentionTrace:
+    """softmax(mask(Q·Kᵀ/(√d_k·T)))·V from Q [n_q, d_k] and K, V [n, d_k], every step kept."""
+    d_k = q.shape[1]
+    score_terms = q[:, None, :] * k[None, :, :]  # [n_q, 1, d_k] * [1, n, d_k] -> [n_q, n, d_k]
+    scores = attention_scores(q, k)  # [n_q, n]
+    scale = 1.0 / (np.sqrt(d_k) * temperature)
+    scaled = scores * scale  # [n_q, n]
+    masked = apply_mask(scaled, mask)  # [n_q, n], -inf where masked
+    weights = softmax(masked, axis=-1)  # [n_q, n]
+    row_max = masked.max(axis=-1)  # [n_q]; finite, since every query may attend to itself
+    exp_scores = np.exp(masked - row_max[:, None])  # [n_q, n]
+    weighted_values = weights[:, :, None] * v[None, :, :]  # [n_q, n, 1] * [1, n, d_k] -> [n_q, n, d_k]
+    output = weighted_values.sum(axis=1)  # Σ_j α_ij v_j: [n_q, d_k]
+    w_q, w_k, w_v = projections
+    b_q, b_k, b_v = biases
 
     return AttentionTrace(
         sentence=embedded.sentence,
@@ -195,11 +257,11 @@ def trace_attention(
         token_ids=tuple(token_ids(list(embedded.tokens))),
         seed=embedded.seed,
         preset=preset,
-        d_model=d_model,
+        d_model=embedded.x.shape[1],
         d_k=d_k,
         embeddings=embedded.embeddings,
         positional_encoding=embedded.positional_encoding,
-        x=x,
+        x=embedded.x,
         w_q=w_q,
         w_k=w_k,
         w_v=w_v,

@@ -13,7 +13,22 @@ from ui import components as ui
 from ui import view
 from ui.choices import real_model_head
 from ui.links import MODEL_LABELS
-from ui.models import LAYERS_PER_PAGE, attentions_of, head_of, model_named, model_view_of, next_of, open_head
+from ui.models import (
+    LAYERS_PER_PAGE,
+    ablated_next_of,
+    ablated_run_of,
+    attentions_of,
+    head_of,
+    head_options,
+    heads_switched_off,
+    model_named,
+    model_view_of,
+    next_of,
+    open_head,
+    scan_of,
+    scanned_head,
+    switch_off_induction_heads,
+)
 from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
 from ui.walkthrough import lines_panel, render_steps, steps_for
 from viz import figures as F
@@ -56,12 +71,19 @@ if len(pages) > 1:
     page = st.segmented_control("Layers", range(len(pages)), key="rm_layers", default=0,
                                 format_func=lambda k: f"{pages[k].start + 1}–{pages[k].stop}") or 0
     shown = pages[page]
-ui.matrices([view.panel("rm-model-view", fig=model_view_of(name, sentence, shown.start, shown.stop),
+ui.forget_stale_choices("rm_off", head_options(info), why=f"{info.title} has layers 1–{info.layers} and heads "
+                        f"1–{info.heads}")
+off = heads_switched_off(info)  # the multiselect below; read first, so that the view can mark them
+sink_hidden = st.toggle("Hide the attention sink (leave out the first token, renormalise each row)", key="rm_sink",
+                        bind="query-params", help=P.SINK_CAPTION)
+ui.matrices([view.panel("rm-model-view", fig=model_view_of(name, sentence, shown.start, shown.stop, off, sink_hidden),
                         rows=[str(k + 1) for k in shown], cols=[str(h + 1) for h in range(info.heads)],
                         values=P.first_token_share(weights, shown), names=("layer", "head"), choose="cell",
-                        tip={"kind": "note", "notes": P.tile_notes(name, shown, GALLERY),
+                        tip={"kind": "note", "notes": P.tile_notes(name, shown, GALLERY, off),
                              "caption": "The number: this head's mean weight on the first token. Click to open it."})],
             key="rm-model-view", on_choice=real_model_head)
+if sink_hidden:
+    st.caption(P.SINK_CAPTION)
 st.caption(f"{info.layers} layers × {info.heads} heads, each an α of [{n} × {n}] on one colour scale from 0 to 1"
            + (" (a decoder: above the diagonal every tile is empty, no token sees a later one)"
               if info.kind == "decoder" else "") + ". Pick one below to see it large, with its numbers.")
@@ -77,8 +99,13 @@ ui.forget_stale_choice("rm_head", range(1, info.heads + 1), why=f"{info.title} h
 layer = (left.selectbox("Layer", range(1, info.layers + 1), key="rm_layer", bind="query-params") or 1) - 1
 head = (right.selectbox("Head", range(1, info.heads + 1), key="rm_head", bind="query-params") or 1) - 1
 trace = head_of(name, sentence, layer, head)
-ui.matrix(F.query_key_figure(trace, trace.weights, f"α, layer {layer + 1}, head {head + 1}", weights=True),
-          T.query_key_frame(trace, trace.weights, weights=True), "rm-head")
+if sink_hidden:
+    ui.matrix(P.sink_hidden_figure(trace, f"α without the first token, layer {layer + 1}, head {head + 1}"),
+              P.sink_hidden_frame(trace), "rm-head", names=("query", "key"))
+    st.caption(P.SINK_CAPTION)
+else:
+    ui.matrix(F.query_key_figure(trace, trace.weights, f"α, layer {layer + 1}, head {head + 1}", weights=True),
+              T.query_key_frame(trace, trace.weights, weights=True), "rm-head", names=("query", "key"))
 if st.toggle("Show α as lines (head view)", key="rm-head-lines"):
     lines_panel(trace.weights[None], trace.tokens, key="rm-head-lines-view")
 
@@ -105,6 +132,43 @@ if info.kind == "decoder":
     st.button(f"Induction demo: a random sequence said twice, with layer {layer_i + 1}, head {head_i + 1}",
               key="rm_induction", on_click=open_head, args=(demo, name, layer_i, head_i),
               icon=":material/repeat:", help=f"Puts “{demo}” into the sidebar (the seed picks the words).")
+
+st.subheader("Switch heads off", divider="gray")
+ui.lesson(f"real_model/02_heads_off_{name}")
+st.multiselect("Heads switched off", head_options(info), key="rm_off", bind="query-params",
+               placeholder="None: every head is on", help=P.OFF_CAPTION)
+st.caption(P.OFF_CAPTION)
+if info.kind == "decoder":
+    st.button("Switch off the five induction heads, on an induction prompt", key="rm_induction_off",
+              on_click=switch_off_induction_heads, args=(settings.seed,), icon=":material/power_settings_new:")
+    if off:
+        before, after = next_of(name, sentence), ablated_next_of(name, sentence, off)
+        ui.table(P.before_after_frame(before, after), "rm-off-next", decimals=3)
+        st.markdown(P.off_text(before, after, len(off)))
+    st.subheader("Which heads matter here?", divider="gray")
+    ui.lesson("real_model/03_scan")
+    first, last = st.slider("Layers to scan", 1, info.layers, value=(1, info.layers), key="rm_scan_layers")
+    layers = tuple(range(first - 1, last))
+    if st.button(f"Scan {len(layers) * info.heads} heads", key="rm_scan", icon=":material/search:"):
+        st.session_state["_rm_scan"] = (sentence, layers)
+    if st.session_state.get("_rm_scan") == (sentence, layers):
+        bar = st.progress(0.0, text="Switching off each head in turn…")
+        scan = scan_of(name, sentence, layers, lambda done, total: bar.progress(
+            done / total, text=f"Switching off each head in turn… layer {layers[done - 1] + 1} done"))
+        bar.empty()
+        ui.matrix(P.scan_figure(scan), P.scan_frame(scan), "rm-scan", names=("layer", "head"), choose="cell",
+                  on_choice=scanned_head(layers))
+        st.markdown(P.scan_text(scan, model.show(model.vocabulary[scan.token])))
+        st.caption(f"Measured here in {scan.seconds:.1f} s. Click a cell to open that head above.")
+        ui.table(P.scan_ranking(scan), "rm-scan-ranking", decimals=3)
+elif off:
+    run = ablated_run_of(name, sentence, off)
+    original = model.recent(sentence)
+    st.markdown(P.downstream_text(original.embedding, run.embedding, off))
+    later = range(min(layer for layer, _ in off), info.layers)
+    ui.matrix(P.change_figure(original.weights, run.weights, later), P.change_frame(original.weights, run.weights,
+                                                                                   later),
+              "rm-off-change", names=("layer", "head"))
 
 st.subheader("Heads with a job", divider="gray")
 st.markdown("Heads whose behaviour was measured over a family of sentences, each number held by a test; each "

@@ -24,11 +24,6 @@ TOLERANCE = 1e-5
 
 
 @pytest.fixture(scope="module")
-def minilm():
-    return load("minilm")
-
-
-@pytest.fixture(scope="module")
 def golden():
     return np.load(GOLDEN / "minilm.npz")
 
@@ -109,11 +104,6 @@ def test_gelu_is_the_exact_erf_form_to_float32_precision():
 
 
 # --- the decoder ----------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def smollm2():
-    return load("smollm2")
 
 
 @pytest.fixture(scope="module")

@@ -105,6 +105,20 @@ def forget_stale_choice(key: str, options, *, why: str, default) -> None:
         st.session_state[key] = default
 
 
+def forget_stale_choices(key: str, options, *, why: str) -> None:
+    """``forget_stale_choice`` for a multiselect: before drawing it, the chosen values (in the session or
+    the link) that are no longer options are dropped, and the page says which, with ``why`` (a head
+    "L19 H7" chosen for SmolLM2, with MiniLM's six layers)."""
+    allowed = set(options)
+    held = st.session_state.get(key)
+    chosen = list(held) if held is not None else st.query_params.get_all(key)
+    stale = [c for c in chosen if c and c not in allowed]
+    if stale:
+        st.warning(f"{markdown_text(', '.join(stale[:5]))} could not be used: {markdown_text(why)}.",
+                   icon=":material/link_off:")
+        st.session_state[key] = [c for c in chosen if c in allowed]
+
+
 def unless_chosen(key: str, **default) -> dict:
     """The widget's default argument (``index=…`` or ``value=…``), unless the session already holds a
     value for ``key`` (set by ``forget_stale_choice`` or chosen earlier)."""

@@ -65,6 +65,12 @@ def _text(limit: int) -> Callable[[str], bool]:
     return check
 
 
+def _head(text: str) -> bool:
+    """a head such as L19 H7 (layer 1–30, head 1–12), or nothing"""
+    found = re.fullmatch(r"L([0-9]{1,2}) H([0-9]{1,2})", text)
+    return text == "" or (found is not None and 1 <= int(found[1]) <= 30 and 1 <= int(found[2]) <= 12)
+
+
 def _edited_cells(text: str) -> bool:
     """hand-edited cells such as Q1.1:5;K2.3:-0.5"""
     return len(text) <= MAX_EDITS_CHARS and LINK_PATTERN.fullmatch(text) is not None
@@ -109,7 +115,14 @@ SPECS: dict[str, Callable[[str], bool]] = {
     "rm_layer": _whole(1, max(info.layers for info in MODELS.values())),
     "rm_head": _whole(1, max(info.heads for info in MODELS.values())),
     "rm_step": _whole(1, 9),  # the decoder has a RoPE step
+    "rm_off": _head,  # repeated: ?rm_off=L19+H7&rm_off=L18+H4 (a head the model lacks is dropped on its page)
+    "rm_sink": _boolean,
+    "gen_count": _whole(1, 20),
+    "gen_step": _whole(1, 19),
+    "gen_layer": _whole(1, 30),
+    "gen_head": _whole(1, 9),
 }
+LISTS = {"rm_off"}  # settings a link repeats, one value each; every value is checked
 
 
 def check_link(params: dict[str, str | list[str]]) -> dict[str, str]:
@@ -122,10 +135,11 @@ def check_link(params: dict[str, str | list[str]]) -> dict[str, str]:
         if key not in SPECS:
             problems[key] = f"“{shown}” is not a setting of Attention Lab, so it was ignored."
             continue
-        text = (value if isinstance(value, list) else [value])[-1]
+        values = value if isinstance(value, list) else [value]
         check = SPECS[key]
-        if not check(text):
-            problems[key] = f"“{shown}={_short(text)}” was ignored: {key} must be {check.__doc__}. The default is used."
+        bad = next((text for text in (values if key in LISTS else values[-1:]) if not check(text)), None)
+        if bad is not None:
+            problems[key] = f"“{shown}={_short(bad)}” was ignored: {key} must be {check.__doc__}. The default is used."
     heads = params.get("heads")
     if "heads" not in problems and isinstance(heads, str):
         d_model = params.get("d_model")
@@ -148,13 +162,14 @@ def clean_link() -> None:
     values make that raise (``?seed=inf``); others would be dropped without a word. Each run checks
     (a cheap look at a handful of strings); only a URL with a bad part gets a message.
     """
-    problems = check_link(st.query_params.to_dict())
+    problems = check_link(link())
     for key in list(problems):
         try:
             del st.query_params[key]
         except StreamlitAPIException:  # bound to a widget drawn in an earlier run: the URL follows the widget
             held = st.session_state.get(key)
-            if held is not None and SPECS[key](str(held).lower() if isinstance(held, bool) else str(held)):
+            values = held if isinstance(held, list) else [held]
+            if held is not None and all(SPECS[key](str(v).lower() if isinstance(v, bool) else str(v)) for v in values):
                 del problems[key]  # the widget's own value is usable (a box that cut a long paste): the page says
             else:  # what it needs to; otherwise the widget starts again from its default
                 st.session_state.pop(key, None)
@@ -163,10 +178,15 @@ def clean_link() -> None:
                    + "\n".join(f"- {markdown_text(p)}" for p in problems.values()), icon=":material/link_off:")
 
 
+def link() -> dict[str, str | list[str]]:
+    """The URL's settings: each a value, or (a repeated one, LISTS) its values."""
+    return {k: st.query_params.get_all(k) if k in LISTS else v for k, v in st.query_params.to_dict().items()}
+
+
 def share_link() -> None:
     """The current lesson's link with every setting in it, in a box with a copy button."""
     base = st.context.url or "http://127.0.0.1:8501/"
-    query = urlencode({k: v for k, v in st.query_params.to_dict().items() if k in SPECS}, doseq=True)
+    query = urlencode({k: v for k, v in link().items() if k in SPECS}, doseq=True)
     # In a popover: its content is drawn only when opened, so the code box's syntax highlighter
     # (1.6 MB of JavaScript) loads only for a learner who wants the link (issue 9).
     with st.popover("Share this lesson", icon=":material/share:", width="stretch", key="share"):

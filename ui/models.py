@@ -13,6 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from attention.pretrained import MODELS, load
+from attention.pretrained.gallery import INDUCTION_HEAD, INDUCTION_HEADS, induction_prompt
 from viz import pretrained as P
 
 LAYERS_PER_PAGE = 6  # the every-head view of the decoder's 30 layers, a page at a time
@@ -36,9 +37,11 @@ def head_of(name: str, sentence: str, layer: int, head: int):
 
 
 @st.cache_data(max_entries=32, max_size="30MB", show_spinner=False)
-def model_view_of(name: str, sentence: str, first: int, stop: int):
+def model_view_of(name: str, sentence: str, first: int, stop: int, off: frozenset = frozenset(),
+                  sink_hidden: bool = False):
     """The every-head picture (30–50 ms to draw): a class on one sentence draws it once."""
-    return P.model_view(attentions_of(name, sentence).weights, MODELS[name], range(first, stop))
+    return P.model_view(attentions_of(name, sentence).weights, MODELS[name], range(first, stop), off=off,
+                        sink_hidden=sink_hidden)
 
 
 @st.cache_data(max_entries=64, max_size="2MB", show_spinner=False)
@@ -53,3 +56,64 @@ def open_head(sentence: str, model: str, layer: int, head: int) -> None:
     st.session_state["rm_layer"] = layer + 1
     st.session_state["rm_head"] = head + 1
     st.session_state["rm_layers"] = layer // LAYERS_PER_PAGE  # the every-head view shows the head's layers
+
+
+@st.cache_data(max_entries=16, max_size="20MB", show_spinner=False)
+def ablated_next_of(name: str, sentence: str, off: frozenset):
+    """The five likeliest next tokens with the heads in ``off`` switched off (the decoder)."""
+    return model_named(name).next_tokens_without(sentence, off)
+
+
+@st.cache_data(max_entries=8, max_size="60MB", show_spinner=False)
+def ablated_run_of(name: str, sentence: str, off: frozenset):
+    """The encoder's run with the heads in ``off`` switched off: every layer's α and the sentence embedding."""
+    return model_named(name).ablated(sentence, off)
+
+
+def head_options(info) -> list[str]:
+    return [P.head_label(layer, head) for layer in range(info.layers) for head in range(info.heads)]
+
+
+def heads_switched_off(info) -> frozenset:
+    """The heads switched off: the multiselect "rm_off" drawn further down the page (bound to the link
+    as "L19 H7" labels), read now so that the every-head view can mark them; before the widget exists
+    (a link's first run), the link's values. Labels this model does not have are left out."""
+    chosen = st.session_state["rm_off"] if "rm_off" in st.session_state else st.query_params.get_all("rm_off")
+    options = set(head_options(info))
+    return frozenset(P.head_of_label(c) for c in chosen or [] if c in options)
+
+
+def switch_off_induction_heads(seed: int) -> None:
+    """A button's callback: SmolLM2, an induction prompt (the seed picks its words) in the sidebar, and
+    the five induction heads switched off; the every-head view turned to the demo head's layers."""
+    st.session_state["sentence"] = induction_prompt(seed)[0]
+    st.session_state["rm_model"] = "smollm2"
+    st.session_state["rm_off"] = [P.head_label(layer, head) for layer, head in INDUCTION_HEADS]
+    st.session_state["rm_layers"] = INDUCTION_HEAD[0] // LAYERS_PER_PAGE  # the view shows the demo head's layer
+
+
+def scanned_head(layers: tuple[int, ...]):
+    """What a click on the scan's map does: open that head in the pickers above."""
+    def chosen(choice: dict) -> None:
+        st.session_state["rm_layer"] = layers[int(choice["row"])] + 1
+        st.session_state["rm_head"] = int(choice["col"]) + 1
+        st.session_state["rm_layers"] = layers[int(choice["row"])] // LAYERS_PER_PAGE
+    return chosen
+
+
+@st.cache_data(max_entries=16, max_size="2MB", show_spinner=False)
+def scan_of(name: str, sentence: str, layers: tuple[int, ...], _progress=None):
+    """Every head of ``layers`` switched off in turn (seconds): a class on one sentence scans it once.
+    ``_progress`` (not part of the cache's key) is told each layer done."""
+    return model_named(name).scan(sentence, layers, _progress)
+
+
+@st.cache_data(max_entries=8, max_size="80MB", show_spinner=False)
+def generation_of(prompt: str, count: int):
+    """SmolLM2 writing ``count`` tokens after ``prompt`` with its cache, checked against recomputing."""
+    return model_named("smollm2").generate(prompt, count)
+
+
+@st.cache_data(max_entries=8, max_size="40MB", show_spinner=False)
+def step_trace_of(prompt: str, count: int, step: int, layer: int, head: int):
+    return model_named("smollm2").step_trace(generation_of(prompt, count), step, layer, head)

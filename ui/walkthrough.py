@@ -21,7 +21,7 @@ from viz import formulas as L
 from viz import heads as H
 from viz import provenance as P
 from viz import tables as T
-from viz.labels import markdown_text, token_labels
+from viz.labels import markdown_text, query_labels, token_labels
 
 SIGNED_CAPTION = "Colours: blue is positive, red is negative, white is zero. The exact numbers are in the tables."
 MASK_CAPTION = (
@@ -63,7 +63,7 @@ def _query_choice(trace: AttentionTrace, p: str) -> dict:
 
 
 def _embeddings(trace: AttentionTrace, p: str) -> None:
-    n = trace.n
+    n = len(trace.query_positions)  # a cached step: the new token's row only
     if trace.positional_encoding is None:
         source = trace.x_is or r"\mathrm{Embed}(\text{tokens})"  # a real model: what this layer receives
         st.latex(rf"X = {source} \in \mathbb{{R}}^{{{n} \times {trace.d_model}}}")
@@ -105,6 +105,9 @@ def _projections(trace: AttentionTrace, p: str) -> None:
 
 
 def _qkv(trace: AttentionTrace, p: str) -> None:
+    if trace.cached:
+        _cached_qkv(trace, p)
+        return
     n = trace.n
     if trace.b_q is None:
         st.latex(rf"Q = X W_Q,\quad K = X W_K,\quad V = X W_V:\qquad [{n} \times {trace.d_model}] \cdot "
@@ -123,11 +126,31 @@ def _qkv(trace: AttentionTrace, p: str) -> None:
     st.caption("One row per token. " + SIGNED_CAPTION)
 
 
+def _cached_qkv(trace: AttentionTrace, p: str) -> None:
+    """A cached step's step 4: the new token's q, k, v [1 × d_k]; K and V are the cache with k and v
+    appended as their last row."""
+    t, d, n = trace.cached, trace.d_k, trace.n
+    st.latex(rf"q = x W_Q,\quad k = x W_K,\quad v = x W_V:\qquad [1 \times {trace.d_model}] \cdot "
+             rf"[{trace.d_model} \times {d}] = [1 \times {d}]")
+    st.latex(rf"K = \begin{{bmatrix}} K_{{\text{{cache}}}} \\ k \end{{bmatrix}},\quad "
+             rf"V = \begin{{bmatrix}} V_{{\text{{cache}}}} \\ v \end{{bmatrix}}:\qquad [({t} + 1) \times {d}] = "
+             rf"[{n} \times {d}]")
+    tip = P.cached(trace)
+    parts = [("q", "q", trace.q, None), ("K: the cache, then k", "k", trace.k, tip),
+             ("V: the cache, then v", "v", trace.v, tip)]
+    ui.matrices([view.panel(f"{p}{key}", T.token_by_dim_frame(trace, m), F.token_by_dim_figure(trace, m, name,
+                                                                                             compact=True),
+                            below=True, names=TD, tip=cell_tip) for name, key, m, cell_tip in parts], key=f"{p}qkv")
+    st.caption(f"Only the token read is computed: its query, key and value. K's and V's first {t} rows come "
+               "from the cache, where they were stored when those tokens were read; its last row is the new "
+               "k (after RoPE) and v, appended now. " + SIGNED_CAPTION)
+
+
 def _scores(trace: AttentionTrace, p: str) -> None:
-    n = trace.n
+    n, rows = trace.n, len(trace.query_positions)
     st.latex(rf"S = Q K^\top,\qquad s_{{ij}} = q_i \cdot k_j:\qquad "
-             rf"[{n} \times {trace.d_k}] \cdot [{trace.d_k} \times {n}]"
-             rf" = [{n} \times {n}]")
+             rf"[{rows} \times {trace.d_k}] \cdot [{trace.d_k} \times {n}]"
+             rf" = [{rows} \times {n}]")
     ui.matrix(F.query_key_figure(trace, trace.scores, "scores S = Q·Kᵀ"), T.query_key_frame(trace, trace.scores),
               f"{p}scores", names=QK, tip=P.scores(trace), **_query_choice(trace, p),
               links=[{"panel": f"{p}q", "axis": "row", "from": "row"},
@@ -157,12 +180,11 @@ def _softmax(trace: AttentionTrace, p: str) -> None:
     ui.matrix(F.query_key_figure(trace, trace.weights, "α weights", weights=True),
               T.query_key_frame(trace, trace.weights, weights=True), f"{p}weights", names=QK, tip=P.weights(trace),
               links=[{"panel": f"{p}scaled", "axis": "row", "from": "row"}], **_query_choice(trace, p))
-    labels = token_labels(trace.tokens)
     st.caption("Row sums: " + ", ".join(f"{markdown_text(label)} {trace.weights[i].sum():.2f}"
-                                        for i, label in enumerate(labels)))
+                                        for i, label in enumerate(query_labels(trace))))
     if trace.causal:
         st.caption(MASK_CAPTION)
-    if st.toggle("Show α as lines (head view)", key=f"{p}lines",
+    if trace.queries is None and st.toggle("Show α as lines (head view)", key=f"{p}lines",
                  help="Queries on the left, keys on the right; a line's opacity is its weight."):
         lines_panel(trace.weights[None], trace.tokens, key=f"{p}lines")
 
@@ -180,14 +202,18 @@ def lines_panel(weights, tokens, *, key: str, head_names: list[str] | None = Non
 
 
 def _output(trace: AttentionTrace, p: str) -> None:
-    n, labels = trace.n, token_labels(trace.tokens)
-    i = st.selectbox(
-        "Query token i", options=range(n), format_func=lambda q: f"{q + 1} · {labels[q]}", key=f"{p}query",
-        bind=None if p else "query-params",  # the walkthrough's query is part of the link
-        help="Pick the token whose output you want to build. Arrow keys work once the box has focus.",
-    )
-    i = i if i is not None and i < n else 0
-    st.latex(rf"\mathrm{{Att}}(q_{{{i + 1}}}, K, V) = \sum_j \alpha_{{{i + 1}j}}\, v_j")
+    n, labels, positions = trace.n, query_labels(trace), trace.query_positions
+    if trace.queries is None:
+        i = st.selectbox(
+            "Query token i", options=range(n), format_func=lambda q: f"{q + 1} · {labels[q]}", key=f"{p}query",
+            bind=None if p else "query-params",  # the walkthrough's query is part of the link
+            help="Pick the token whose output you want to build. Arrow keys work once the box has focus.",
+        )
+        i = i if i is not None and i < n else 0
+    else:
+        i = 0  # a cached step has one query: the token read
+    qi = positions[i] + 1
+    st.latex(rf"\mathrm{{Att}}(q_{{{qi}}}, K, V) = \sum_j \alpha_{{{qi}j}}\, v_j")
     left, right = st.columns([3, 2], vertical_alignment="center")
     with left:
         ui.chart(F.alpha_bars(trace, i), f"{p}alpha-row")
@@ -196,7 +222,7 @@ def _output(trace: AttentionTrace, p: str) -> None:
     ui.matrix(F.weighted_sum_figure(trace, i), T.weighted_sum_frame(trace, i), f"{p}weighted-sum")
     left, _ = st.columns([3, 2])
     with left:
-        st.markdown(f"**Output for query {i + 1} (“{markdown_text(labels[i])}”)**, "
+        st.markdown(f"**Output for query {qi} (“{markdown_text(labels[i])}”)**, "
                     f"a vector of d_k = {trace.d_k} numbers:")
         ui.table(T.token_by_dim_frame(trace, trace.output).iloc[[i]], f"{p}output-row")
 
@@ -204,7 +230,7 @@ def _output(trace: AttentionTrace, p: str) -> None:
     st.caption("Inputs to a sum or a quotient carry as many decimals as it takes for them to give the shown "
                "result; “≈” marks the rare line where the result sits exactly on a rounding boundary.")
     # on_change="rerun": a closed expander's formulas are not built or sent (64 tokens: 64 long lines)
-    with ui.lazy_expander(f"1 · Scores: s_{i + 1},j = q_{i + 1}·k_j as a sum of products, then z = s ÷ √d_k",
+    with ui.lazy_expander(f"1 · Scores: s_{qi},j = q_{qi}·k_j as a sum of products, then z = s ÷ √d_k",
                           key=f"{p}sums-scores", expanded=n <= 6) as part:
         if part.open:
             for line in L.dot_products(trace, i):
@@ -217,6 +243,8 @@ def _output(trace: AttentionTrace, p: str) -> None:
         if part.open:
             st.latex(L.weighted_sum(trace, i))
 
+    if trace.queries is not None:  # a cached step: its one output row is above
+        return
     st.markdown("##### Every query at once")
     st.latex(rf"\mathrm{{Att}}(Q, K, V) = \alpha V:\qquad [{n} \times {n}] \cdot [{n} \times {trace.d_k}] = "
              rf"[{n} \times {trace.d_k}]")
@@ -245,8 +273,9 @@ def _rope(trace: AttentionTrace, p: str) -> None:
     st.latex(rf"q_i \leftarrow R(i)\,q_i,\quad k_j \leftarrow R(j)\,k_j:\qquad (x_c,\ x_{{c+{half}}}) "
              rf"\mapsto (x_c \cos i\theta_c - x_{{c+{half}}} \sin i\theta_c,\ x_c \sin i\theta_c + "
              rf"x_{{c+{half}}} \cos i\theta_c)")
+    k_after = trace.k[-rope.k_before.shape[0]:]  # a cached step rotates only the new key
     parts = [("Q before RoPE", "q-before", rope.q_before), ("Q after", "q-after", trace.q),
-             ("K before RoPE", "k-before", rope.k_before), ("K after", "k-after", trace.k)]
+             ("K before RoPE", "k-before", rope.k_before), ("K after", "k-after", k_after)]
     ui.matrices([view.panel(f"{p}{key}", T.token_by_dim_frame(trace, m), F.token_by_dim_figure(trace, m, name,
                                                                                              compact=True),
                             below=True, names=TD) for name, key, m in parts], key=f"{p}rope")
@@ -269,7 +298,7 @@ def render_steps(trace: AttentionTrace, *, prefix: str = "", first: int = 1, las
     for number, (_title, _text, render) in enumerate(steps, start=1):
         if first <= number <= last:
             if intro:
-                step_intro(number, prefix, preset=trace.preset, steps=steps)
+                step_intro(number, prefix, preset="cached" if trace.queries is not None else trace.preset, steps=steps)
             render(trace, prefix)
 
 
@@ -280,6 +309,12 @@ OWN_TEXTS = {
     "pretrained": {"walkthrough/01_tokens": "walkthrough/01_tokens_pretrained",
                    "walkthrough/02_embeddings": "walkthrough/02_embeddings_pretrained",
                    "walkthrough/03_projections": "walkthrough/03_projections_pretrained"},
+    "cached": {"walkthrough/01_tokens": "walkthrough/01_tokens_pretrained",  # a decoder's step with its cache
+               "walkthrough/02_embeddings": "walkthrough/02_embeddings_cached",
+               "walkthrough/03_projections": "walkthrough/03_projections_pretrained",
+               "walkthrough/04_qkv": "walkthrough/04_qkv_cached", "walkthrough/04b_rope": "walkthrough/04b_rope_cached",
+               "walkthrough/05_scores": "walkthrough/05_scores_cached",
+               "walkthrough/08_output": "walkthrough/08_output_cached"},
 }
 
 

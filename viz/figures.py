@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from attention import AttentionTrace, MultiHeadTrace
 from viz import svg
-from viz.labels import MASKED_TEXT, dim_labels, format_number, token_labels
+from viz.labels import MASKED_TEXT, dim_labels, format_number, query_labels, row_labels, token_labels
 from viz.tables import weighted_sum_frame
 
 MAX_CELLS_WITH_NUMBERS = 400  # beyond this the numbers would be too small to read; the table has them
@@ -96,7 +96,7 @@ def token_by_dim_figure(trace: AttentionTrace | MultiHeadTrace, m: npt.ArrayLike
     """A [n, d] matrix: one row a token, one column a dimension."""
     m = np.asarray(m)
     return heatmap(
-        m, row_labels=token_labels(trace.tokens), col_labels=dim_labels(m.shape[1]),
+        m, row_labels=row_labels(trace, m.shape[0]), col_labels=dim_labels(m.shape[1]),
         title=f"{name}  [{m.shape[0]} × {m.shape[1]}]", row_title="token", col_title="dimension",
         compact=compact, top=top,
     )
@@ -114,27 +114,29 @@ def projection_figure(w: npt.ArrayLike, name: str, *, compact: bool = False) -> 
 
 def query_key_figure(trace: AttentionTrace, m: npt.ArrayLike, name: str, *, weights: bool = False,
                      top: float | None = None) -> svg.Svg:
-    """An [n, n] matrix of scores or weights: rows are queries, columns are keys.
+    """An [n, n] matrix of scores or weights (a cached step's: [1, n]): rows are queries, columns are keys.
 
     Under a causal mask the masked weights are drawn as masked, not as zeros. ``top``: a shared end
     of the colour scale (see ``heatmap``).
     """
-    labels = token_labels(trace.tokens)
+    rows = query_labels(trace)
     return heatmap(
-        m, row_labels=labels, col_labels=labels, title=f"{name}  [{trace.n} × {trace.n}]",
+        m, row_labels=rows, col_labels=token_labels(trace.tokens), title=f"{name}  [{len(rows)} × {trace.n}]",
         row_title="query i (row)", col_title="key j (column)",
         weights=weights, allowed=trace.mask if weights and trace.causal else None, top=top,
     )
 
 
 def alpha_bars(trace: AttentionTrace, i: int) -> svg.Svg:
-    """Step 8: query i's attention weights α_i1 … α_in as bars over the keys (masked keys: "—")."""
+    """Step 8: query i's attention weights α_i1 … α_in as bars over the keys (masked keys: "—"). ``i``
+    is a row of the trace's queries."""
     labels = token_labels(trace.tokens)
+    query, position = query_labels(trace)[i], trace.query_positions[i] + 1
     row = trace.weights[i]  # [n]
     numbers = [format_number(a) if allowed else MASKED_TEXT for a, allowed in zip(row, trace.mask[i], strict=True)]
     return svg.bars(
         labels, [svg.Series("α", row.tolist(), svg.colours("weights", row), numbers if trace.n <= 24 else None)],
-        title=f"α for query “{labels[i]}” (row {i + 1}); the bars sum to 1", x_title="key j", y_title="α_ij",
+        title=f"α for query “{query}” (position {position}); the bars sum to 1", x_title="key j", y_title="α_ij",
         y_range=(0.0, 1.0),
     )
 
@@ -142,7 +144,7 @@ def alpha_bars(trace: AttentionTrace, i: int) -> svg.Svg:
 def weighted_sum_figure(trace: AttentionTrace, i: int) -> svg.Svg:
     """Step 8: each term α_ij·v_j as a row, and their sum, which is output row i (the table's rows)."""
     frame = weighted_sum_frame(trace, i)  # [n + 1, d_k]
-    query = token_labels(trace.tokens)[i]
+    query = query_labels(trace)[i]
     return heatmap(
         frame.to_numpy(), row_labels=list(frame.index), col_labels=list(frame.columns),
         title=f"Σⱼ αᵢⱼ·vⱼ for query “{query}”  [{trace.n} terms + sum]",

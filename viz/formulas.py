@@ -80,10 +80,11 @@ def dot_products(trace: AttentionTrace, i: int, *, per_line: int = 4) -> list[st
     The products wrap after ``per_line`` terms so that a large d_k still fits the page.
     """
     blocks = []
+    qi = trace.query_positions[i] + 1  # the query's position, as the tables number it
     root = 1 / trace.scale  # √d_k (· T)
     for j in range(trace.n):
-        s_ij, z_ij = rf"s_{{{i + 1},{j + 1}}}", rf"z_{{{i + 1},{j + 1}}}"
-        qk = rf"q_{{{i + 1}}} \cdot k_{{{j + 1}}}"
+        s_ij, z_ij = rf"s_{{{qi},{j + 1}}}", rf"z_{{{qi},{j + 1}}}"
+        qk = rf"q_{{{qi}}} \cdot k_{{{j + 1}}}"
         if not trace.mask[i, j]:
             blocks.append(rf"{s_ij} = {qk} \text{{ is masked: }} {z_ij} = -\infty")
             continue
@@ -118,6 +119,7 @@ def _divisor(trace: AttentionTrace) -> str:
 def softmax_row(trace: AttentionTrace, i: int) -> str:
     r"""α_ij = e^{z_ij − m_i} / Σ_j' e^{z_ij' − m_i}, with the row's numbers."""
     allowed = trace.mask[i]
+    qi = trace.query_positions[i] + 1
     exps, z, m = trace.exp_scores[i], trace.masked_scores[i], float(trace.row_max[i])
     total = float(exps.sum())
     kept = [j for j in range(trace.n) if allowed[j]]
@@ -129,14 +131,14 @@ def softmax_row(trace: AttentionTrace, i: int) -> str:
                                                 for j in kept), 3)
     terms = " + ".join(num(exps[j], de) for j in kept)
     lines = [
-        rf"m_{{{i + 1}}} = \max_j z_{{{i + 1}j}} = {plain(m, dz)}"
-        rf"\qquad \textstyle\sum_j e^{{z_{{{i + 1}j}} - m_{{{i + 1}}}}} = "
+        rf"m_{{{qi}}} = \max_j z_{{{qi}j}} = {plain(m, dz)}"
+        rf"\qquad \textstyle\sum_j e^{{z_{{{qi}j}} - m_{{{qi}}}}} = "
         + (f"{terms} {sum_rel} {plain(total, 3)}" if len(kept) > 1 else plain(total, 3))
     ]
     for j in range(trace.n):
-        a = rf"\alpha_{{{i + 1},{j + 1}}}"
+        a = rf"\alpha_{{{qi},{j + 1}}}"
         if not allowed[j]:
-            lines.append(rf"{a} = 0 \quad \text{{(masked: }} z_{{{i + 1},{j + 1}}} = -\infty\text{{)}}")
+            lines.append(rf"{a} = 0 \quad \text{{(masked: }} z_{{{qi},{j + 1}}} = -\infty\text{{)}}")
             continue
         lines.append(
             rf"{a} = \frac{{e^{{{num(z[j], dz)} - {num(m, dz)}}}}}{{{plain(total, da)}}} {exp_rel} "
@@ -148,6 +150,7 @@ def softmax_row(trace: AttentionTrace, i: int) -> str:
 def weighted_sum(trace: AttentionTrace, i: int) -> str:
     r"""out_i = Σ_j α_ij v_j with every α and v written out (masked keys, α = 0, left out)."""
     kept = [j for j in range(trace.n) if trace.mask[i, j]]
+    qi = trace.query_positions[i] + 1
     a, v, out = trace.weights[i], trace.v, trace.output[i]
     d, rel = enough_decimals(lambda d: all(
         plain(sum(shown(a[j], d) * shown(v[j, c], d) for j in kept)) == plain(out[c]) for c in range(trace.d_k)))
@@ -157,7 +160,7 @@ def weighted_sum(trace: AttentionTrace, i: int) -> str:
         terms += rf" \\ &+ 0 \cdot (\text{{the {masked} masked value vector{'s' if masked > 1 else ''}}})"
     return (
         r"\begin{aligned}"
-        + rf"\mathrm{{out}}_{{{i + 1}}} = \textstyle\sum_j \alpha_{{{i + 1}j}}\, v_j &= {terms} \\ &{rel} {vec(out)}"
+        + rf"\mathrm{{out}}_{{{qi}}} = \textstyle\sum_j \alpha_{{{qi}j}}\, v_j &= {terms} \\ &{rel} {vec(out)}"
         + r"\end{aligned}"
     )
 

@@ -28,6 +28,22 @@ def token_labels(tokens: tuple[str, ...] | list[str]) -> list[str]:
     return labels
 
 
+def query_labels(trace) -> list[str]:
+    """The labels of a trace's query rows: every token's, or a cached step's one new token's. Made over
+    every token, so that a repeated token is numbered as it is everywhere else."""
+    labels = token_labels(trace.tokens)
+    return [labels[i] for i in trace.query_positions]
+
+
+def row_labels(trace, rows: int) -> list[str]:
+    """The labels of a [rows × …] matrix of a trace: its queries' (a cached step's X, Q, output have one
+    row) or every token's (K, V; and every matrix of a trace without a cache)."""
+    positions = getattr(trace, "query_positions", None)
+    if positions is not None and rows == len(positions) and rows != len(trace.tokens):
+        return query_labels(trace)
+    return token_labels(trace.tokens)
+
+
 def dim_labels(d: int) -> list[str]:
     """Column names for the coordinates of a vector: "1" … "d"."""
     return [str(c + 1) for c in range(d)]

@@ -5,22 +5,98 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from attention.pretrained.common import ModelInfo
+from attention.pretrained.common import ModelInfo, Off, Scan, alpha_change, without_first_token
 from attention.pretrained.gallery import GalleryHead, pronoun_target, pronoun_weight
 from viz import svg
-from viz.labels import markdown_text
+from viz.figures import heatmap
+from viz.labels import markdown_text, token_labels
+from viz.tables import MASKED
 
 
-def model_view(weights: np.ndarray, info: ModelInfo, layers: range) -> svg.Svg:
+def model_view(weights: np.ndarray, info: ModelInfo, layers: range, *, off: Off = frozenset(),
+               sink_hidden: bool = False) -> svg.Svg:
     """α of every head in ``layers`` [layers, heads, n, n] as small multiples on one scale 0 … 1: rows
     are layers, columns heads (both counted from 1, under the titles "layer" and "head"); in each tile,
     rows are queries, columns keys. 40-pixel tiles: a 12-head model (651 px) fits the page beside the
     sidebar on a 1024 px tablet or projector (564 px) at 0.87, labels legible (72-pixel tiles and
-    "layer 1" labels were shrunk to 0.76 even at 1280 px)."""
-    return svg.tiles(weights[layers.start:layers.stop], row_labels=[str(i + 1) for i in layers],
-                     col_labels=[str(h + 1) for h in range(info.heads)],
-                     title=f"Every head's α, layers {layers.start + 1}–{layers.stop}", row_title="layer",
-                     col_title="head (in each tile: rows are queries, columns keys)", zmax=1.0, tile=40)
+    "layer 1" labels were shrunk to 0.76 even at 1280 px). The heads in ``off`` are marked; with
+    ``sink_hidden`` each tile is α without the first key, rows renormalised (``without_first_token``)."""
+    shown = weights[layers.start:layers.stop]
+    title = f"Every head's α, layers {layers.start + 1}–{layers.stop}"
+    if sink_hidden:
+        shown = without_first_token(shown)
+        title += ", first token hidden (a view)"
+    return svg.tiles(shown, row_labels=[str(i + 1) for i in layers],
+                     col_labels=[str(h + 1) for h in range(info.heads)], title=title, row_title="layer",
+                     col_title="head (in each tile: rows are queries, columns keys)", zmax=1.0, tile=40,
+                     marked=sorted((layer - layers.start, head) for layer, head in off if layer in layers),
+                     marked_as="switched off")
+
+
+def head_label(layer: int, head: int) -> str:
+    """A head as the pickers and the link write it, counted from 1: "L19 H7"."""
+    return f"L{layer + 1} H{head + 1}"
+
+
+def head_of_label(label: str) -> tuple[int, int]:
+    """(layer, head) from 0, from a label "L19 H7"."""
+    layer, head = label.split()
+    return int(layer[1:]) - 1, int(head[1:]) - 1
+
+
+SINK_CAPTION = ("The first token hidden: its column is left out and each row's other weights are scaled to add up "
+                "to 1 again. A view, not the model: the model's α is unchanged, and a row with nothing left (the "
+                "decoder's first row sees only the first token) is empty.")
+OFF_CAPTION = ("A head switched off writes nothing: its output α·V is set to zero before W_O, at every position "
+               "(zero-ablation). The layers before it run as they did; the later layers get what is left.")
+
+
+def before_after_frame(before: list[tuple[str, float]], after: list[tuple[str, float]]) -> pd.DataFrame:
+    """The five likeliest next tokens with every head on, beside the five with the chosen heads off."""
+    return pd.DataFrame({"every head on": [t for t, _ in before], "p": [p for _, p in before],
+                         "heads switched off": [t for t, _ in after], "p ": [p for _, p in after]},
+                        index=pd.RangeIndex(1, len(before) + 1, name="rank"))
+
+
+def scan_frame(scan: Scan) -> pd.DataFrame:
+    """The scan's drops in log-probability: rows layers, columns heads (both from 1)."""
+    return pd.DataFrame(scan.drops, index=pd.Index([str(layer + 1) for layer in scan.layers], name="layer"),
+                        columns=[str(h + 1) for h in range(scan.drops.shape[1])])
+
+
+def scan_figure(scan: Scan) -> svg.Svg:
+    """The drops as a layers × heads heatmap on a signed scale (blue: switching the head off lowers the
+    likeliest token's log-probability, it helped; red: raises it)."""
+    frame = scan_frame(scan)
+    return heatmap(scan.drops, row_labels=list(frame.index), col_labels=list(frame.columns),
+                   title="Drop in log p(likeliest token) with the head switched off", row_title="layer",
+                   col_title="head")
+
+
+def scan_text(scan: Scan, token: str, threshold: float = 0.1) -> str:
+    """Markdown, measured on the learner's sentence: which head the likeliest token needs most, and how
+    many heads matter (the token escaped: the model's text from the learner's)."""
+    flat = np.argmax(scan.drops)
+    k, head = divmod(int(flat), scan.drops.shape[1])
+    drop = float(scan.drops[k, head])
+    p = float(np.exp(scan.log_p))
+    helped, hurt = int((scan.drops > threshold).sum()), int((scan.drops < -threshold).sum())
+    return (f"Measured on your sentence: the likeliest next token is “{markdown_text(token)}” (p = {p:.3f}). "
+            f"Switching off layer {scan.layers[k] + 1}, head {head + 1} lowers its log-probability most, by "
+            f"{drop:.2f} (p {p:.3f} → {p * np.exp(-drop):.3f}). Of the {scan.drops.size} heads scanned, {helped} "
+            f"lower it by more than {threshold} and {hurt} raise it by more than {threshold}; the rest change "
+            "it less.")
+
+
+def scan_ranking(scan: Scan, k: int = 10) -> pd.DataFrame:
+    """The k heads whose switching off lowers the likeliest token's log-probability most."""
+    order = np.argsort(-scan.drops, axis=None)[:k]
+    heads = [divmod(int(i), scan.drops.shape[1]) for i in order]
+    p = float(np.exp(scan.log_p))
+    return pd.DataFrame({"head": [head_label(scan.layers[r], h) for r, h in heads],
+                         "drop in log p": [float(scan.drops[r, h]) for r, h in heads],
+                         "p with it off": [p * float(np.exp(-scan.drops[r, h])) for r, h in heads]},
+                        index=pd.RangeIndex(1, len(heads) + 1, name="rank"))
 
 
 def next_token_frame(top: list[tuple[str, float]]) -> pd.DataFrame:
@@ -69,10 +145,71 @@ def spaces_text(joined: int, alone: list[str]) -> str:
     return said + f"; {len(alone)} {'is a token' if len(alone) == 1 else 'are tokens'} of its own (before {listed})."
 
 
-def tile_notes(name: str, layers: range, gallery) -> dict[str, str]:
-    """The every-head view's tooltips: for a head of the gallery, its job, keyed "row,col" of the tiles."""
-    return {f"{entry.layer - layers.start},{entry.head}": entry.job.split(": ")[0] + " (one of the heads with a job, "
-            "below)." for entry in gallery if entry.model == name and entry.layer in layers}
+def tile_notes(name: str, layers: range, gallery, off: Off = frozenset()) -> dict[str, str]:
+    """The every-head view's tooltips: for a head of the gallery, its job; for a head switched off, that;
+    keyed "row,col" of the tiles."""
+    notes = {f"{entry.layer - layers.start},{entry.head}": entry.job.split(": ")[0] + " (one of the heads with a "
+             "job, below)." for entry in gallery if entry.model == name and entry.layer in layers}
+    for layer, head in off:
+        if layer in layers:
+            key = f"{layer - layers.start},{head}"
+            notes[key] = "Switched off (below). " + notes.get(key, "")
+    return notes
+
+
+def sink_hidden_frame(trace) -> pd.DataFrame:
+    """A head's α without the first key, rows renormalised: rows queries, columns the keys after the
+    first; a row with nothing left to show is masked."""
+    hidden = without_first_token(trace.weights)  # [n, n − 1]
+    labels = token_labels(trace.tokens)
+    frame = pd.DataFrame(np.nan_to_num(hidden), index=pd.Index(labels, name="query ↓ · key →"), columns=labels[1:])
+    frame.attrs[MASKED] = pd.DataFrame(np.isnan(hidden), index=frame.index, columns=frame.columns)
+    return frame
+
+
+def sink_hidden_figure(trace, title: str) -> svg.Svg:
+    hidden = without_first_token(trace.weights)
+    labels = token_labels(trace.tokens)
+    return heatmap(np.nan_to_num(hidden), row_labels=labels, col_labels=labels[1:], title=f"{title}  [{len(labels)} × "
+                   f"{len(labels) - 1}]", row_title="query i (row)", col_title="key j (column), the first left out",
+                   weights=True, allowed=~np.isnan(hidden))
+
+
+def off_text(before: list[tuple[str, float]], after: list[tuple[str, float]], count: int) -> str:
+    """Markdown, measured on the learner's sentence: what switching the heads off did to the likeliest
+    next token (tokens escaped)."""
+    token, p = before[0]
+    p_after = next((q for t, q in after if t == token), None)
+    heads = "this head" if count == 1 else f"these {count} heads"
+    said = f"Measured on your sentence: with {heads} switched off, “{markdown_text(token)}” "
+    if p_after is None:
+        return said + f"(p = {p:.3f} with every head on) drops out of the five likeliest."
+    return said + f"goes from p = {p:.3f} to {p_after:.3f}" + (
+        "; it is still the likeliest." if after[0][0] == token else
+        f"; the likeliest is now “{markdown_text(after[0][0])}” ({after[0][1]:.3f}).")
+
+
+def downstream_text(embedding: np.ndarray, changed: np.ndarray, off: Off) -> str:
+    """Markdown, measured: the encoder's sentence embedding with the heads off against the original."""
+    cosine = float(np.dot(embedding, changed))  # both unit length
+    heads = "this head" if len(off) == 1 else f"these {len(off)} heads"
+    return (f"MiniLM predicts no next token: what it makes is a sentence embedding (the last layer's output, averaged "
+            f"over the tokens). Measured on your sentence: with {heads} switched off, its cosine similarity to the "
+            f"original is **{cosine:.4f}** (1 would be unchanged). Below: how far each later head's α moved.")
+
+
+def change_frame(before: np.ndarray, after: np.ndarray, layers: range) -> pd.DataFrame:
+    """Each head's α change (``alpha_change``) in ``layers``: rows layers, columns heads (from 1)."""
+    moved = alpha_change(before[layers.start:layers.stop], after[layers.start:layers.stop])
+    return pd.DataFrame(moved, index=pd.Index([str(k + 1) for k in layers], name="layer"),
+                        columns=[str(h + 1) for h in range(moved.shape[1])])
+
+
+def change_figure(before: np.ndarray, after: np.ndarray, layers: range) -> svg.Svg:
+    frame = change_frame(before, after, layers)
+    return heatmap(frame.to_numpy(), row_labels=list(frame.index), col_labels=list(frame.columns),
+                   title="How far each head's α moved (½·Σ|Δα| a row, averaged)", row_title="layer",
+                   col_title="head", weights=True, top=1.0)
 
 
 def first_token_share(weights: np.ndarray, layers: range) -> list[list[float | None]]:

@@ -25,7 +25,7 @@ def rows(m: Any) -> list[list[float | None]]:
 def projection(trace: AttentionTrace, name: str) -> dict | None:
     """q_ic = x_i·W_Q[:, c] (+ b_c): Q, K or V (``name`` "q", "k", "v") from X and its W. None for a
     decoder with rotary positions, whose Q and K in the trace are after the rotation."""
-    if trace.rope is not None and name != "v":
+    if (trace.rope is not None and name != "v") or trace.cached:  # a cached V: see ``cached``
         return None
     bias = {"q": trace.b_q, "k": trace.b_k, "v": trace.b_v}[name]
     tip = {"kind": "matmul", "sym": name, "wSym": f"W_{name.upper()}", "x": rows(trace.x),
@@ -33,6 +33,11 @@ def projection(trace: AttentionTrace, name: str) -> dict | None:
     if bias is not None:
         tip["b"] = rows(np.asarray(bias)[None, :])[0]
     return tip
+
+
+def cached(trace: AttentionTrace) -> dict:
+    """A cached step's K and V: which rows came from the cache and which was computed now."""
+    return {"kind": "cache", "cached": trace.cached}
 
 
 def scores(trace: AttentionTrace) -> dict:

@@ -44,6 +44,7 @@ MASKED_FILL = "#d9d9d9"
 MAX_CELL_ELEMENTS = 400  # a heatmap with more cells (and so no numbers in them) is drawn as one picture
 AXIS_COLOUR = "#444444"
 GRID_COLOUR = "#e6e6e6"
+MARK_COLOUR = "#d55e00"  # Okabe–Ito vermillion: a tile marked (a head switched off)
 # Colour scales as evenly spaced anchors, interpolated linearly (the published tables).
 VIRIDIS = ("#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779", "#6ece58", "#b5de2b",
            "#fde725")
@@ -367,10 +368,14 @@ def tiles(
     zmax: float,
     tile: int = 72,
     gap: int = 6,
+    marked: Sequence[tuple[int, int]] = (),
+    marked_as: str = "",
 ) -> Svg:
     """Small multiples of same-sized matrices, ``z`` [rows, cols, n, m], on one Viridis scale 0 … zmax,
     drawn as one PNG inside the SVG (a model's 6 × 12 heads of 128 × 128 would be a million cells).
-    Each tile is ``tile`` pixels wide; labels name the rows and columns of tiles."""
+    Each tile is ``tile`` pixels wide; labels name the rows and columns of tiles. The tiles in
+    ``marked`` (row, col) get a vermillion frame and a cross, and the text alternative names them as
+    ``marked_as`` ("switched off"). NaN cells (nothing to show) are drawn as 0."""
     z = np.asarray(z, dtype=np.float64)
     n_rows, n_cols, n, m = z.shape
     tile_h = max(8, round(tile * n / m))
@@ -394,9 +399,18 @@ def tiles(
             for i, label in enumerate(row_labels)]
     out.append(text(left + w / 2, 32, col_title, anchor="middle", cls="xtitle", fill=AXIS_COLOUR))
     out.append(text(10, top + h / 2, row_title, anchor="middle", cls="ytitle", fill=AXIS_COLOUR, rotate=-90))
+    for i, j in marked:
+        x0, y0 = left + j * (tile + gap), top + i * (tile_h + gap)
+        out.append(f'<g class="marked" stroke="{MARK_COLOUR}" stroke-width="3" fill="none">'
+                   f'<rect x="{_num(x0 - 1.5)}" y="{_num(y0 - 1.5)}" width="{tile + 3}" height="{tile_h + 3}"/>'
+                   f'<path d="M{_num(x0)} {_num(y0)}L{_num(x0 + tile)} {_num(y0 + tile_h)}M{_num(x0 + tile)} '
+                   f'{_num(y0)}L{_num(x0)} {_num(y0 + tile_h)}"/></g>')
     out.append(_colour_bar(ColourBar("weights", 0.0, zmax), left + w + 8, top, max(min(h, 300), 60)))
     alt = (f"{title}: small pictures of α in a grid, {_count(n_rows, 'row')} ({row_title} {listing(row_labels)}) by "
            f"{_count(n_cols, 'column')} ({col_title}: {listing(col_labels)}), coloured from 0 to {_short(zmax)}.")
+    if marked:
+        alt += f" {marked_as.capitalize() or 'Marked'}: " + listing(
+            [f"{row_title} {row_labels[i]} {col_title.split(' (')[0]} {col_labels[j]}" for i, j in marked]) + "."
     return document("".join(out), max(left + w + 60, text_width(title, 15, bold=True) + 10), top + h + 8, alt,
                     Grid(left, top, tile, tile_h, tile + gap, tile_h + gap, n_rows, n_cols))
 

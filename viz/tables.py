@@ -12,7 +12,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from attention import AttentionTrace, MultiHeadTrace
-from viz.labels import MASKED_TEXT, dim_labels, format_number, markdown_text, token_labels
+from viz.labels import MASKED_TEXT, dim_labels, format_number, markdown_text, query_labels, row_labels, token_labels
 
 MASKED = "masked"  # frame.attrs key: a bool frame, True where the weight is masked
 
@@ -40,7 +40,7 @@ def tokens_frame(tokens: Sequence[str], ids: Sequence[int]) -> pd.DataFrame:
 def token_by_dim_frame(trace: AttentionTrace | MultiHeadTrace, m: npt.ArrayLike) -> pd.DataFrame:
     """A [n, d] matrix (X, P, Q, K, V, an output): rows are tokens, columns dimensions."""
     m = np.asarray(m)
-    return matrix_frame(m, rows=token_labels(trace.tokens), columns=dim_labels(m.shape[1]), rows_name="token")
+    return matrix_frame(m, rows=row_labels(trace, m.shape[0]), columns=dim_labels(m.shape[1]), rows_name="token")
 
 
 def projection_frame(w: npt.ArrayLike) -> pd.DataFrame:
@@ -62,8 +62,7 @@ def query_key_frame(trace: AttentionTrace, m: npt.ArrayLike, *, weights: bool = 
     with the same labels, so it survives row selection), and ``formatted`` shows them as "—",
     as the heatmap beside the table does. The values stay the engine's (a masked weight is 0).
     """
-    labels = token_labels(trace.tokens)
-    frame = matrix_frame(m, rows=labels, columns=labels, rows_name="query ↓ · key →")
+    frame = matrix_frame(m, rows=query_labels(trace), columns=token_labels(trace.tokens), rows_name="query ↓ · key →")
     if weights and trace.causal:
         frame.attrs[MASKED] = pd.DataFrame(~trace.mask, index=frame.index, columns=frame.columns)
     return frame

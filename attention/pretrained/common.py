@@ -42,6 +42,19 @@ MODELS = {
 }
 
 
+Off = frozenset[tuple[int, int]]  # heads switched off, as (layer, head) counted from 0
+
+
+class Scan(NamedTuple):
+    """Every head of the scanned layers switched off in turn, and what it cost the likeliest next token."""
+
+    token: int  # the likeliest next token with every head on (its id)
+    log_p: float  # its log-probability with every head on
+    layers: tuple[int, ...]  # the layers scanned, from 0
+    drops: Array  # log p(token) with every head on − with head (ℓ, h) off   [len(layers), heads]
+    seconds: float  # how long the scan took, measured
+
+
 class ModelMissing(RuntimeError):
     """The model's package is not installed; the message says how to install it."""
 
@@ -74,6 +87,27 @@ def recent_forwards(forward: Callable[[str], F]) -> Callable[[str], F]:
         return result
 
     return remembered
+
+
+def without_first_token(weights: Array) -> Array:
+    r"""α with the first token's column left out and each row renormalised over the rest:
+    α'_ij = α_ij / Σ_{j′ ≥ 2} α_ij′ for keys j ≥ 2 (counting from 1)   [..., n, n] → [..., n, n − 1].
+
+    A view for the learner, not the model: what a head does with the weight it does not park on the
+    first token (an attention sink). A row with no weight left to share (a decoder's first row, which
+    sees only the first token; or a row that put all of it there) is NaN: nothing to show.
+    """
+    rest = np.asarray(weights, dtype=np.float64)[..., 1:]  # [..., n, n − 1]
+    total = rest.sum(axis=-1, keepdims=True)  # [..., n, 1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, rest / total, np.nan)
+
+
+def alpha_change(before: Array, after: Array) -> Array:
+    """How far each head's α moved: the total variation ½·Σ_j |α_ij − α′_ij| of each row (0: the same
+    weights, 1: on different keys altogether), averaged over the rows   [..., n, n] → [...]."""
+    diff = np.abs(np.asarray(before, dtype=np.float64) - np.asarray(after, dtype=np.float64))
+    return 0.5 * diff.sum(axis=-1).mean(axis=-1)
 
 
 def check_sentence(sentence: str) -> str:

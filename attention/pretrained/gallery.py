@@ -121,6 +121,9 @@ INDUCTION_WORDS = (
     "anchor", "blossom", "kettle", "glacier", "puzzle", "trumpet", "oyster", "pillow", "rocket", "sponge",
 )
 INDUCTION_HEAD = (18, 6)  # SmolLM2, counted from 0
+# SmolLM2's heads whose mean induction weight over induction_family() is at least 0.5 (a test holds the
+# set): switched off together, the model can no longer continue a repeated sequence
+INDUCTION_HEADS = ((17, 3), (17, 4), (17, 5), (18, 6), (18, 7))
 
 
 def induction_sentence(seed: int, words: int = 6) -> str:
@@ -130,6 +133,14 @@ def induction_sentence(seed: int, words: int = 6) -> str:
     rng = np.random.default_rng(seed)
     chosen = " ".join(rng.choice(INDUCTION_WORDS, size=words, replace=False))
     return f"The {chosen}. The {chosen}."
+
+
+def induction_prompt(seed: int, said: int = 4) -> tuple[str, str]:
+    """The seed's sequence of induction_sentence, then "The" and its first ``said`` words again: (the
+    prompt, the word that came next the first time). An induction head lets the model predict it."""
+    rng = np.random.default_rng(seed)
+    chosen = list(rng.choice(INDUCTION_WORDS, size=6, replace=False))  # as induction_sentence draws them
+    return f"The {' '.join(chosen)}. The {' '.join(chosen[:said])}", str(chosen[said])
 
 
 GALLERY = (

@@ -58,6 +58,7 @@ class Forward(NamedTuple):
     tokens: list[str]
     inputs: list[Array]  # hˡ, the hidden state each layer's attention receives   [layers][n, d_model]
     weights: Array  # α   [layers, heads, n, n]
+    embedding: Array  # the sentence embedding: the last layer's output, averaged, unit length   [d_model]
 
 
 class MiniLM:
@@ -105,26 +106,56 @@ class MiniLM:
 
     def forward(self, sentence: str) -> Forward:
         ids, tokens = self.tokenize(sentence)
-        n, d, heads, d_head = len(ids), self.info.d_model, self.info.heads, self.info.d_head
-        h = layer_norm(self.word[ids] + self.position[:n] + self.type0, *self.ln_embed, self.eps)  # [n, d]
-        inputs, weights = [], np.empty((self.info.layers, heads, n, n), dtype=np.float32)
-        for index, layer in enumerate(self.layers):
+        h = layer_norm(self.word[ids] + self.position[:len(ids)] + self.type0, *self.ln_embed, self.eps)  # [n, d]
+        return self.run(ids, tokens, h, 0, frozenset())
+
+    def run(self, ids: list[int], tokens: list[str], h: Array, start: int, off: frozenset[tuple[int, int]],
+            before: Forward | None = None) -> Forward:
+        """Layers ``start`` … 5 on h (what layer ``start`` receives), with the heads in ``off`` switched
+        off; the layers before ``start`` are ``before``'s."""
+        n = len(ids)
+        inputs = list(before.inputs[:start]) if before else []
+        weights = np.empty((self.info.layers, self.info.heads, n, n), dtype=np.float32)
+        if before:
+            weights[:start] = before.weights[:start]
+        for index in range(start, self.info.layers):
             inputs.append(h)
-            qkv = h @ layer.w_qkv + layer.b_qkv  # [n, d] @ [d, 3d] -> [n, 3d]
-            q, k, v = (qkv[:, i * d:(i + 1) * d].reshape(n, heads, d_head).transpose(1, 0, 2) for i in range(3))
-            scores = q @ k.transpose(0, 2, 1)  # [heads, n, d_head] @ [heads, d_head, n] -> [heads, n, n]
-            scores *= np.float32(1 / np.sqrt(d_head))
-            alpha = softmax_(scores)  # [heads, n, n]
-            weights[index] = alpha
-            context = (alpha @ v).transpose(1, 0, 2).reshape(n, d)  # [heads, n, d_head] -> [n, d]
-            a = layer_norm(h + context @ layer.w_o + layer.b_o, *layer.ln1, self.eps)
-            inner = a @ layer.w_1  # [n, 1536]
-            inner += layer.b_1
-            out = gelu_(inner) @ layer.w_2
-            out += layer.b_2
-            out += a
-            h = layer_norm(out, *layer.ln2, self.eps)
-        return Forward(ids, tokens, inputs, weights)
+            h, weights[index] = self.layer_forward(self.layers[index], h,
+                                                   [head for layer, head in off if layer == index])
+        pooled = h.mean(axis=0)  # sentence-transformers' mean pooling, then its Normalize layer
+        return Forward(ids, tokens, inputs, weights, pooled / np.linalg.norm(pooled))
+
+    def layer_forward(self, layer: Layer, h: Array, off: list[int]) -> tuple[Array, Array]:
+        """One encoder layer on h [n, d]: (its output [n, d], α [heads, n, n]). The heads in ``off``
+        are switched off: their α·V is set to zero before W_O."""
+        n, d, heads, d_head = h.shape[0], self.info.d_model, self.info.heads, self.info.d_head
+        qkv = h @ layer.w_qkv + layer.b_qkv  # [n, d] @ [d, 3d] -> [n, 3d]
+        q, k, v = (qkv[:, i * d:(i + 1) * d].reshape(n, heads, d_head).transpose(1, 0, 2) for i in range(3))
+        scores = q @ k.transpose(0, 2, 1)  # [heads, n, d_head] @ [heads, d_head, n] -> [heads, n, n]
+        scores *= np.float32(1 / np.sqrt(d_head))
+        alpha = softmax_(scores)  # [heads, n, n]
+        heads_out = alpha @ v  # [heads, n, d_head]
+        heads_out[off] = 0
+        context = heads_out.transpose(1, 0, 2).reshape(n, d)  # [n, d]
+        a = layer_norm(h + context @ layer.w_o + layer.b_o, *layer.ln1, self.eps)
+        inner = a @ layer.w_1  # [n, 1536]
+        inner += layer.b_1
+        out = gelu_(inner) @ layer.w_2
+        out += layer.b_2
+        out += a
+        return layer_norm(out, *layer.ln2, self.eps), alpha
+
+    def ablated(self, sentence: str, off: frozenset[tuple[int, int]]) -> Forward:
+        """The sentence's run with the heads in ``off`` switched off (their α·V zero before W_O): every
+        later layer's α and the sentence embedding, as they become. The layers before the first head
+        switched off are the original run's."""
+        fwd = self.recent(sentence)
+        for layer, head in off:
+            check_head(self.info, layer, head)
+        if not off:
+            return fwd
+        start = min(layer for layer, _ in off)
+        return self.run(fwd.ids, fwd.tokens, fwd.inputs[start], start, off, before=fwd)
 
     def attentions(self, sentence: str) -> Attentions:
         """(the model's tokens, α of every head [layers, heads, n, n])."""

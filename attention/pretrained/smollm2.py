@@ -25,6 +25,8 @@ import json
 import os
 import shutil
 import tempfile
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -38,6 +40,8 @@ from attention.pretrained.common import (
     MODELS,
     Array,
     Attentions,
+    Off,
+    Scan,
     check_head,
     check_length,
     check_sentence,
@@ -45,9 +49,11 @@ from attention.pretrained.common import (
 )
 from attention.projections import Projections
 from attention.tokens import visible
-from attention.trace import AttentionTrace, Embedded, trace_attention
+from attention.trace import AttentionTrace, Embedded, trace_attention, trace_cached_query
 
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+MAX_WRITTEN = 20  # tokens the generation lesson writes at most
+END_OF_TEXT = ("<|endoftext|>", "<|im_end|>")  # writing stops at either
 
 
 def byte_table() -> dict[str, int]:
@@ -88,9 +94,48 @@ class Layer(NamedTuple):
 class Forward(NamedTuple):
     ids: list[int]
     tokens: list[str]
+    residual: list[Array]  # hˡ, the residual stream each layer receives   [layers][n, 576]
     inputs: list[Array]  # RMSNorm(hˡ)·γ₁, what each layer's attention projects   [layers][n, 576]
     weights: Array  # α   [layers, heads, n, n]
     logits: Array  # the next-token logits after the last token   [vocabulary]
+
+
+class CachedStep(NamedTuple):
+    """One token read with the key/value cache: what every layer computed for it, and nothing else."""
+
+    position: int  # t, from 0: the cache held the keys and values of positions 0 … t − 1 before it
+    token: int  # the token's id
+    x: Array  # RMSNorm(hˡ)·γ₁ of this token only   [layers, 576]
+    q_before: Array  # its queries before RoPE   [layers, heads, 64]
+    k_before: Array  # its keys before RoPE (appended to the cache after RoPE)   [layers, kv_heads, 64]
+    weights: Array  # its α rows over the t + 1 cached keys   [layers, heads, t + 1]
+    logits: Array  # the next-token logits after it   [vocabulary]
+
+
+class Generation(NamedTuple):
+    """Greedy generation with a key/value cache, checked against recomputing the whole sequence."""
+
+    ids: list[int]  # the prompt's tokens, then the written ones
+    tokens: list[str]  # as shown
+    prompt: int  # how many of them are the prompt's
+    probabilities: list[float]  # each written token's probability when it was chosen
+    keys: Array  # the cache at the end: K after RoPE   [layers, kv_heads, T, 64], T = tokens read
+    values: Array  # V   [layers, kv_heads, T, 64]
+    steps: list[CachedStep]  # one per written token read back (every written token but the last)
+    logits: Array  # the next-token logits after the prompt and after each step   [written, vocabulary]
+    recomputed_logits: Array  # the same from a forward pass over the whole sequence so far   [written, vocabulary]
+    weights_difference: float  # the largest |α| difference, cached steps against the whole-sequence passes
+    seconds_cached: list[float]  # measured per written token: the prompt's pass, then each cached step
+    seconds_recomputed: list[float]  # measured per written token: a pass over the whole sequence so far
+
+    @property
+    def written(self) -> list[int]:
+        return self.ids[self.prompt:]
+
+    @property
+    def logits_difference(self) -> float:
+        """The largest |logit| difference between the cached and the recomputed runs."""
+        return float(np.max(np.abs(self.logits - self.recomputed_logits)))
 
 
 LAYER_PARTS = Layer._fields
@@ -180,6 +225,7 @@ class SmolLM2:
         self.tokenizer = tokenizer  # the learner's text is plain text: "<|im_start|>" is not a control token
         self.bytes_of = byte_table()
         self.recent = recent_forwards(self.forward)  # what attentions, head_trace, next_tokens use
+        self.end_of_text = {self.vocabulary.index(t) for t in END_OF_TEXT if t in self.vocabulary}
 
     def show(self, token: str) -> str:
         """A byte-level token as a learner reads it: a leading space as "␣", bytes that are only part
@@ -219,32 +265,229 @@ class SmolLM2:
         both = np.concatenate([angles, angles], axis=1)  # [n, 64]
         return np.cos(both).astype(np.float32), np.sin(both).astype(np.float32)
 
+    def attention(self, layer: Layer, a: Array, cos: Array, sin: Array,
+                  allowed: np.ndarray | None) -> tuple[Array, Array, Array, Array]:
+        """softmax(mask(Q·Kᵀ/8))·V for every head, on a = RMSNorm(h)·γ₁ [..., n, 576] (any leading axes:
+        the scan runs nine copies of the sentence at once). ``allowed``: the causal mask [n, n], or None
+        when every key may be read (a cached step's one query). Returns (the heads' outputs α·V
+        [..., heads, n, 64], α [..., heads, n, n], K and V after RoPE [..., kv_heads, n, 64])."""
+        *lead, n, _ = a.shape
+        heads, kv, d = self.info.heads, self.kv_heads, self.info.d_head
+        q = (a @ layer.w_q).reshape(*lead, n, heads, d).swapaxes(-2, -3)  # [..., 9, n, 64]
+        k = (a @ layer.w_k).reshape(*lead, n, kv, d).swapaxes(-2, -3)  # [..., 3, n, 64]
+        v = (a @ layer.w_v).reshape(*lead, n, kv, d).swapaxes(-2, -3)  # [..., 3, n, 64]
+        q, k = rotate(q, cos, sin), rotate(k, cos, sin)
+        return (*self.attend(q, k, v, allowed), k, v)
+
+    def attend(self, q: Array, k: Array, v: Array, allowed: np.ndarray | None) -> tuple[Array, Array]:
+        """(α·V, α) for queries q [..., heads, n_q, 64] over keys and values k, v [..., kv_heads, n_k, 64]
+        (after RoPE): query head h reads key/value head h // 3 (grouped-query attention)."""
+        group = self.info.heads // self.kv_heads
+        k, v = np.repeat(k, group, axis=-3), np.repeat(v, group, axis=-3)  # head h reads h // 3
+        scores = q @ k.swapaxes(-1, -2) * np.float32(1 / np.sqrt(self.info.d_head))  # [..., 9, n_q, n_k]
+        if allowed is not None:
+            scores[..., ~allowed] = -np.inf
+        alpha = softmax_(scores)
+        return alpha @ v, alpha
+
+    def mix(self, layer: Layer, h: Array, heads_out: Array) -> Array:
+        """h + concat(α·V)·W_O: the heads' outputs [..., heads, n, 64] written into the residual stream."""
+        *lead, n, _ = h.shape
+        return h + heads_out.swapaxes(-2, -3).reshape(*lead, n, -1) @ layer.w_o
+
+    def feed_forward(self, layer: Layer, h: Array) -> Array:
+        """h + (SiLU(m·W_gate) ⊙ m·W_up)·W_down,  m = RMSNorm(h)·γ₂."""
+        m = rms_norm(h, layer.norm_ffn, self.eps)
+        gate = m @ layer.w_gate
+        return h + (gate / (1 + np.exp(-gate)) * (m @ layer.w_up)) @ layer.w_down  # SiLU(g)·u
+
+    def next_logits(self, h_last: Array) -> Array:
+        """RMSNorm(h)·γ · Eᵀ for the last position's residual stream [..., 576] (tied embeddings)."""
+        return rms_norm(h_last, self.norm_out, self.eps) @ self.embedding.T  # [..., 49152]
+
     def forward(self, sentence: str) -> Forward:
         ids, tokens = self.tokenize(sentence)
-        n, heads, kv, d = len(ids), self.info.heads, self.kv_heads, self.info.d_head
+        return self.forward_ids(ids, tokens)
+
+    def forward_ids(self, ids: list[int], tokens: list[str]) -> Forward:
+        n = len(ids)
         cos, sin = self.rope(n)
         allowed = causal_mask(n)
         h = self.embedding[ids]  # [n, 576]
-        inputs, weights = [], np.empty((self.info.layers, heads, n, n), dtype=np.float32)
+        residual, inputs = [], []
+        weights = np.empty((self.info.layers, self.info.heads, n, n), dtype=np.float32)
         for index, layer in enumerate(self.layers):
+            residual.append(h)
             a = rms_norm(h, layer.norm_attn, self.eps)  # [n, 576]
             inputs.append(a)
-            q = (a @ layer.w_q).reshape(n, heads, d).transpose(1, 0, 2)  # [9, n, 64]
-            k = (a @ layer.w_k).reshape(n, kv, d).transpose(1, 0, 2)  # [3, n, 64]
-            v = (a @ layer.w_v).reshape(n, kv, d).transpose(1, 0, 2)  # [3, n, 64]
-            q, k = rotate(q, cos, sin), rotate(k, cos, sin)
-            k, v = np.repeat(k, heads // kv, axis=0), np.repeat(v, heads // kv, axis=0)  # head h reads h // 3
-            scores = q @ k.transpose(0, 2, 1) * np.float32(1 / np.sqrt(d))  # [9, n, n]
-            scores[:, ~allowed] = -np.inf
-            alpha = softmax_(scores)
-            weights[index] = alpha
-            h = h + (alpha @ v).transpose(1, 0, 2).reshape(n, heads * d) @ layer.w_o
-            m = rms_norm(h, layer.norm_ffn, self.eps)
-            gate = m @ layer.w_gate
-            h = h + (gate / (1 + np.exp(-gate)) * (m @ layer.w_up)) @ layer.w_down  # SiLU(g)·u
-        last = rms_norm(h[-1:], self.norm_out, self.eps)  # [1, 576]
-        logits = (last @ self.embedding.T)[0]  # tied embeddings: [49152]
-        return Forward(ids, tokens, inputs, weights, logits)
+            out, weights[index], _, _ = self.attention(layer, a, cos, sin, allowed)
+            h = self.feed_forward(layer, self.mix(layer, h, out))
+        logits = self.next_logits(h[-1])  # [49152]
+        return Forward(ids, tokens, residual, inputs, weights, logits)
+
+    # ---- heads switched off ---------------------------------------------------------------------------
+
+    def ablated_logits(self, sentence: str, off: Off) -> Array:
+        """The next-token logits with the heads in ``off`` switched off: their output α·V set to zero
+        before W_O, at every position (zero-ablation: the head writes nothing into the residual stream).
+        The layers before the first head switched off are the sentence's run as it was (its residual
+        stream is kept), so only the layers from there on are computed again."""
+        fwd = self.recent(sentence)
+        for layer, head in off:
+            check_head(self.info, layer, head)
+        if not off:
+            return fwd.logits
+        n = len(fwd.ids)
+        cos, sin = self.rope(n)
+        allowed = causal_mask(n)
+        start = min(layer for layer, _ in off)
+        h = fwd.residual[start]
+        for index in range(start, self.info.layers):
+            layer = self.layers[index]
+            out, _, _, _ = self.attention(layer, rms_norm(h, layer.norm_attn, self.eps), cos, sin, allowed)
+            out[[head for lay, head in off if lay == index]] = 0  # a fresh array: the heads switched off
+            h = self.feed_forward(layer, self.mix(layer, h, out))
+        return self.next_logits(h[-1])
+
+    def next_tokens_without(self, sentence: str, off: Off, k: int = 5) -> list[tuple[str, float]]:
+        """The k likeliest next tokens with the heads in ``off`` switched off."""
+        return self.top(self.ablated_logits(sentence, off), k)
+
+    def scan(self, sentence: str, layers: Sequence[int],
+             progress: Callable[[int, int], None] | None = None) -> Scan:
+        """Switch off each head of ``layers`` in turn and measure how much the log-probability of the
+        likeliest next token (every head on) drops. ``progress(done, total)`` after each layer.
+
+        Per layer, the nine variants run as one batch from that layer on: the layer's attention is
+        computed once, each head's share of it, its α·V times its 64 rows of W_O, is taken out of the
+        residual stream in turn, and the later layers see nine residual streams at once."""
+        t0 = time.perf_counter()
+        fwd = self.recent(sentence)
+        for layer in layers:
+            check_head(self.info, layer, 0)
+        n, heads, d = len(fwd.ids), self.info.heads, self.info.d_head
+        cos, sin = self.rope(n)
+        allowed = causal_mask(n)
+        log_p = log_softmax(fwd.logits)
+        token = int(np.argmax(fwd.logits))
+        drops = np.empty((len(layers), heads))
+        for done, index in enumerate(layers):
+            layer = self.layers[index]
+            out, _, _, _ = self.attention(layer, fwd.inputs[index], cos, sin, allowed)  # [9, n, 64]
+            shares = np.einsum("jnd,jdm->jnm", out, layer.w_o.reshape(heads, d, -1))  # head j's α·V·W_O  [9, n, 576]
+            h = (fwd.residual[index] + shares.sum(axis=0))[None] - shares  # head j off, in copy j   [9, n, 576]
+            h = self.feed_forward(layer, h)
+            for later in self.layers[index + 1:]:
+                out, _, _, _ = self.attention(later, rms_norm(h, later.norm_attn, self.eps), cos, sin, allowed)
+                h = self.feed_forward(later, self.mix(later, h, out))
+            drops[done] = log_p[token] - log_softmax(self.next_logits(h[:, -1]))[:, token]
+            if progress is not None:
+                progress(done + 1, len(layers))
+        return Scan(token, float(log_p[token]), tuple(layers), drops, time.perf_counter() - t0)
+
+    # ---- writing with a key/value cache --------------------------------------------------------------
+
+    def generate(self, prompt: str, count: int) -> Generation:
+        """Write ``count`` tokens after ``prompt``, greedily (the likeliest each time), with a key/value
+        cache, and check every step against recomputing the whole sequence.
+
+        The prompt is read in one pass, which fills the cache with its keys and values (after RoPE) in
+        every layer. Then each written token is read alone: only its own query, key and value are
+        computed; its key and value are appended to the cache, and its query is scored against every
+        cached key. Writing stops early at an end-of-text token. Each step's logits are also computed by
+        a pass over the whole sequence so far (``recomputed_logits``), and both ways are timed.
+        """
+        if not 1 <= count <= MAX_WRITTEN:
+            raise ValueError(f"SmolLM2 writes 1 to {MAX_WRITTEN} tokens here; got {count}.")
+        ids, tokens = self.tokenize(prompt)
+        check_length(tokens + [""] * (count - 1), "SmolLM2, with the tokens it writes,")
+        layers, kv, d = self.info.layers, self.kv_heads, self.info.d_head
+        size = len(ids) + count - 1  # the last written token is never read back
+        keys = np.zeros((layers, kv, size, d), dtype=np.float32)
+        values = np.zeros_like(keys)
+        t0 = time.perf_counter()
+        logits = self.prefill(ids, keys, values)
+        seconds_cached, logits_seen, steps, probabilities = [time.perf_counter() - t0], [logits], [], []
+        while True:
+            p = softmax(logits)
+            chosen = int(np.argmax(logits))
+            ids.append(chosen)
+            probabilities.append(float(p[chosen]))
+            if len(ids) - len(tokens) == count or chosen in self.end_of_text:
+                break
+            t0 = time.perf_counter()
+            step = self.cached_step(chosen, len(ids) - 1, keys, values)
+            seconds_cached.append(time.perf_counter() - t0)
+            steps.append(step)
+            logits = step.logits
+            logits_seen.append(logits)
+        read = len(ids) - 1  # the tokens whose keys and values are in the cache
+        recomputed, seconds_recomputed, alpha_difference = [], [], 0.0
+        for end in range(len(tokens), len(ids)):  # the whole sequence up to each token that predicted the next
+            t0 = time.perf_counter()
+            whole = self.forward_ids(ids[:end], [])
+            seconds_recomputed.append(time.perf_counter() - t0)
+            recomputed.append(whole.logits)
+            if end > len(tokens):
+                cached = steps[end - len(tokens) - 1].weights  # [layers, heads, end]
+                alpha_difference = max(alpha_difference, float(np.max(np.abs(cached - whole.weights[:, :, -1]))))
+        shown = tokens + [self.show(self.vocabulary[i]) for i in ids[len(tokens):]]
+        return Generation(ids, shown, len(tokens), probabilities, keys[:, :, :read], values[:, :, :read], steps,
+                          np.array(logits_seen), np.array(recomputed), alpha_difference, seconds_cached,
+                          seconds_recomputed)
+
+    def prefill(self, ids: list[int], keys: Array, values: Array) -> Array:
+        """Read the prompt in one pass, writing its keys and values into the cache; the next-token logits."""
+        n = len(ids)
+        cos, sin = self.rope(n)
+        allowed = causal_mask(n)
+        h = self.embedding[ids]
+        for index, layer in enumerate(self.layers):
+            out, _, keys[index, :, :n], values[index, :, :n] = self.attention(
+                layer, rms_norm(h, layer.norm_attn, self.eps), cos, sin, allowed)
+            h = self.feed_forward(layer, self.mix(layer, h, out))
+        return self.next_logits(h[-1])
+
+    def cached_step(self, token: int, t: int, keys: Array, values: Array) -> CachedStep:
+        """Read ``token`` at position t with the cache holding positions 0 … t − 1: its query, key and
+        value [1 × 64] per head, its key and value appended at row t, its one row of scores against the
+        t + 1 cached keys (no mask: the cache holds nothing later), then W_O and the MLP for it alone."""
+        heads, kv, d = self.info.heads, self.kv_heads, self.info.d_head
+        cos, sin = (m[t:t + 1] for m in self.rope(t + 1))  # position t's angles   [1, 64]
+        h = self.embedding[[token]]  # [1, 576]
+        xs, q_before, k_before = [], [], []
+        weights = np.empty((self.info.layers, heads, t + 1), dtype=np.float32)
+        for index, layer in enumerate(self.layers):
+            a = rms_norm(h, layer.norm_attn, self.eps)  # [1, 576]
+            q = (a @ layer.w_q).reshape(1, heads, d).swapaxes(0, 1)  # [9, 1, 64]
+            k = (a @ layer.w_k).reshape(1, kv, d).swapaxes(0, 1)  # [3, 1, 64]
+            v = (a @ layer.w_v).reshape(1, kv, d).swapaxes(0, 1)  # [3, 1, 64]
+            xs.append(a[0])
+            q_before.append(q[:, 0])
+            k_before.append(k[:, 0])
+            keys[index, :, t] = rotate(k, cos, sin)[:, 0]  # appended to the cache
+            values[index, :, t] = v[:, 0]
+            out, alpha = self.attend(rotate(q, cos, sin), keys[index, :, :t + 1], values[index, :, :t + 1], None)
+            weights[index] = alpha[:, 0]  # [9, t + 1]
+            h = self.feed_forward(layer, self.mix(layer, h, out))
+        return CachedStep(t, token, np.array(xs), np.array(q_before), np.array(k_before), weights,
+                          self.next_logits(h[-1]))
+
+    def multiply_adds(self, t: int, *, cached: bool) -> int:
+        """Multiply-adds to read the token at position t (from 0) and predict the next one, with the cache
+        (this token's projections and MLP, its one query against t + 1 keys) or without (a pass over all
+        t + 1 tokens, with the full (t + 1) × (t + 1) scores this forward computes)."""
+        d, heads, kv, d_head = self.info.d_model, self.info.heads, self.kv_heads, self.info.d_head
+        ffn = self.layers[0].w_up.shape[1]
+        per_token = d * (heads + 2 * kv) * d_head + heads * d_head * d + 3 * d * ffn  # Q, K, V; W_O; MLP
+        n = t + 1
+        rows, pairs = (1, n) if cached else (n, n * n)  # tokens computed; query-key pairs scored
+        attention = 2 * heads * d_head * pairs  # q·k for each pair, then α·v
+        return self.info.layers * (rows * per_token + attention) + d * self.embedding.shape[0]
+
+    def top(self, logits: Array, k: int = 5) -> list[tuple[str, float]]:
+        p = softmax(logits)  # float64
+        return [(self.show(self.vocabulary[i]), float(p[i])) for i in np.argsort(-p)[:k]]
 
     def attentions(self, sentence: str) -> Attentions:
         fwd = self.recent(sentence)
@@ -252,9 +495,7 @@ class SmolLM2:
 
     def next_tokens(self, sentence: str, k: int = 5) -> list[tuple[str, float]]:
         """The k likeliest next tokens after the sentence, with their probabilities."""
-        p = softmax(self.recent(sentence).logits)  # float64
-        top = np.argsort(-p)[:k]
-        return [(self.show(self.vocabulary[i]), float(p[i])) for i in top]
+        return self.top(self.recent(sentence).logits, k)
 
     def head_trace(self, sentence: str, layer: int, head: int) -> AttentionTrace:
         """One real query head as the walkthrough's trace. X is RMSNorm(hˡ)·γ₁; W_Q is the head's 64
@@ -276,6 +517,30 @@ class SmolLM2:
         rope = trace.rope._replace(theta=self.theta(), kv_head=kv_head, group=group)
         return dataclasses.replace(trace, token_ids=tuple(fwd.ids), rope=rope, x_is=self.x_is(layer))
 
+    def step_trace(self, generation: Generation, step: int, layer: int, head: int) -> AttentionTrace:
+        """Query head ``head`` of layer ``layer`` at cached step ``step`` (from 0) as the walkthrough's
+        trace: X is the read token's RMSNorm(hˡ)·γ₁ alone [1 × 576]; K and V are its key/value head's
+        cache (t rows, K after RoPE) and the token's own new row; one row of scores, of α, of output."""
+        check_head(self.info, layer, head)
+        if not 0 <= step < len(generation.steps):
+            raise ValueError(f"This generation has cached steps 1–{len(generation.steps)}; got {step + 1}.")
+        read = generation.steps[step]
+        t, d, group = read.position, self.info.d_head, self.info.heads // self.kv_heads
+        kv_head = head // group
+        lay = self.layers[layer]
+        w_q = lay.w_q[:, head * d:(head + 1) * d].astype(np.float64)
+        w_k = lay.w_k[:, kv_head * d:(kv_head + 1) * d].astype(np.float64)
+        w_v = lay.w_v[:, kv_head * d:(kv_head + 1) * d].astype(np.float64)
+        cos, sin = (m[t:t + 1].astype(np.float64) for m in self.rope(t + 1))  # position t's angles
+        x = read.x[layer][None].astype(np.float64)  # [1, 576]
+        embedded = Embedded("", tuple(generation.tokens[:t + 1]), 0, x, None, x)
+        trace = trace_cached_query(embedded, Projections(w_q, w_k, w_v),
+                                   generation.keys[layer, kv_head, :t].astype(np.float64),
+                                   generation.values[layer, kv_head, :t].astype(np.float64),
+                                   rotate=lambda m: rotate(m, cos, sin))
+        rope = trace.rope._replace(theta=self.theta(), kv_head=kv_head, group=group)
+        return dataclasses.replace(trace, token_ids=tuple(generation.ids[:t + 1]), rope=rope, x_is=self.x_is(layer))
+
     @staticmethod
     def x_is(layer: int) -> str:
         """What layer ``layer`` (from 0) receives as X, in LaTeX with layers counted from 1 as on the page."""
@@ -283,6 +548,13 @@ class SmolLM2:
             return r"\mathrm{RMSNorm}\big(E[\text{ids}]\big) \cdot \gamma^{(1)}"
         return (rf"\mathrm{{RMSNorm}}\big(h^{{({layer})}}\big) \cdot \gamma^{{({layer + 1})}},\ "
                 rf"h^{{({layer})}} = \text{{the output of layer }} {layer}")
+
+
+def log_softmax(logits: Array) -> Array:
+    """log p = z − log Σ e^z over the last axis, in float64."""
+    z = np.asarray(logits, dtype=np.float64)
+    top = z.max(axis=-1, keepdims=True)
+    return z - top - np.log(np.exp(z - top).sum(axis=-1, keepdims=True))
 
 
 def strings(field) -> list[str]:

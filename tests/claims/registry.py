@@ -288,11 +288,100 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("shown as ⟨F0 9F⟩", f"{R}::test_an_emoji_may_be_cut_into_its_bytes_and_a_space_before_it_stays_visible"),
         ("each token seeing itself and the tokens before it", f"{R}::test_the_decoder_sees_itself_and_the_tokens_before"),
     ],
+    "assets/real_model/02_heads_off_smollm2.md": [
+        ("a probability of 0.64 at the median, and it is the likeliest next token on 21 of the 24",
+         f"{R}::test_induction_prompts_give_the_next_word_0_64_at_the_median_and_the_top_on_21"),
+        ("lowers it on each of the 24, to 0.29 at the median",
+         f"{R}::test_the_demo_induction_head_off_lowers_it_on_each_prompt_to_0_29_at_the_median"),
+        ("takes it below 0.06 on every one, and below 0.001 at the median",
+         f"{R}::test_the_five_induction_heads_off_take_it_below_0_06_on_every_prompt"),
+        ("(a mean weight of at least 0.5 on the token after the earlier occurrence: layer 18, heads 4, 5 and 6, "
+         "and layer 19, heads 7 and 8)",
+         f"{R}::test_the_five_induction_heads_are_those_with_a_mean_induction_weight_of_at_least_half"),
+        ("Five other heads picked at random leave it at 0.41 at the median",
+         f"{R}::test_five_other_heads_at_random_leave_it_at_0_41_at_the_median"),
+    ],
+    "assets/real_model/02_heads_off_minilm.md": [
+        ("(their cosine similarity: 1 is unchanged)", f"{R}::test_minilm_layers_before_the_first_head_off_run_as_they_did"),
+        ("The layers before the first head switched off run exactly as they did, so the map starts at that head's layer",
+         f"{R}::test_minilm_layers_before_the_first_head_off_run_as_they_did"),
+    ],
+    "assets/real_model/03_scan.md": [
+        ("A drop of 0.69 (ln 2) halves its probability",
+         f"{R}::test_a_scan_drop_is_the_ablated_runs_drop_and_0_69_halves_the_probability"),
+        ("the nine heads run as one batch from that layer on: the layers before it are not computed again",
+         f"{R}::test_a_scan_computes_no_layer_before_the_scanned_one_again"),
+        ("measures how much the log-probability of the likeliest next token drops",
+         f"{R}::test_the_scans_ranking_finds_an_induction_head_on_each_induction_prompt"),
+    ],
+    # --- writing with a key/value cache ------------------------------------------------------------
+    "assets/generate/00_intro.md": [
+        ("a token's key and value in each layer never change once it has been read",
+         "tests.test_heads_off_and_cache::test_the_cache_gives_what_recomputing_the_whole_sequence_gives"),
+        ("each new token computes only its own query, key and value, adds its key and value to the cache",
+         "tests.test_heads_off_and_cache::test_a_steps_trace_is_one_query_against_every_cached_key_by_naive_loops"),
+    ],
+    "assets/generate/01_cache.md": [
+        ("Its keys are stored after RoPE, each turned by the angle of its own position",
+         "tests.test_heads_off_and_cache::test_the_cache_holds_each_read_tokens_rotated_key_and_value"),
+        ("The last token written is not in it", "tests.test_heads_off_and_cache::test_the_cache_holds_each_read_tokens_rotated_key_and_value"),
+    ],
+    "assets/generate/02_step.md": [
+        ("there is one query; K and V are the cache with the new key and value as their last row",
+         "tests.test_heads_off_and_cache::test_a_steps_trace_is_one_query_against_every_cached_key_by_naive_loops"),
+    ],
+    "assets/generate/03_same.md": [
+        ("The cache changes how much is computed, not what",
+         "tests.test_heads_off_and_cache::test_the_cache_gives_what_recomputing_the_whole_sequence_gives"),
+        ("it grows **linearly** with t", "tests.test_heads_off_and_cache::test_multiply_adds_grow_linearly_with_the_cache_and_quadratically_without"),
+        ("it grows with **t²**", "tests.test_heads_off_and_cache::test_multiply_adds_grow_linearly_with_the_cache_and_quadratically_without"),
+    ],
+    "assets/walkthrough/02_embeddings_cached.md": [
+        ("X is **one row**: the hidden state of the token being read",
+         "tests.test_heads_off_and_cache::test_the_step_reads_the_hidden_state_the_layer_receives"),
+    ],
+    "assets/walkthrough/04_qkv_cached.md": [
+        ("Its k and v are appended to the cache as the last rows of K and V",
+         "tests.test_heads_off_and_cache::test_the_cache_holds_each_read_tokens_rotated_key_and_value"),
+    ],
+    "assets/walkthrough/04b_rope_cached.md": [
+        ("The cached keys were rotated when they were stored, each by its own position",
+         "tests.test_heads_off_and_cache::test_the_cache_holds_each_read_tokens_rotated_key_and_value"),
+    ],
+    "assets/walkthrough/05_scores_cached.md": [
+        ("No mask is needed", "tests.test_heads_off_and_cache::test_a_steps_trace_is_one_query_against_every_cached_key_by_naive_loops"),
+    ],
+    "assets/walkthrough/08_output_cached.md": [
+        ("the last layer's output at this token gives the next token's logits",
+         "tests.test_heads_off_and_cache::test_the_cache_gives_what_recomputing_the_whole_sequence_gives"),
+    ],
+    "lessons/generate.py": [
+        ("the model reads at most {MAX_MODEL_TOKENS} ", "tests.test_heads_off_and_cache::test_a_prompt_near_the_limit_writes_what_fits_and_one_token_has_no_step"),
+        ("it wrote an end-of-text token", "tests.test_heads_off_and_cache::test_writing_stops_at_an_end_of_text_token"),
+        ("counted from the weights' shapes", "tests.test_heads_off_and_cache::test_multiply_adds_grow_linearly_with_the_cache_and_quadratically_without"),
+        ("Query heads 1–3 read key/value head 1, 4–6 head 2, 7–9 head 3",
+         "tests.test_pretrained::test_smollm2_head_trace_has_hugging_faces_q_k_v_in_the_true_head_order"),
+    ],
+    "viz/generation.py": [
+        ("× as much: in grouped-query", "tests.test_heads_off_and_cache::test_the_lesson_shows_what_the_engine_writes_its_cache_and_one_step"),
+        ("both ways do the same work", "tests.test_heads_off_and_cache::test_multiply_adds_grow_linearly_with_the_cache_and_quadratically_without"),
+        ("Measured on your prompt: the largest difference between a logit",
+         "tests.test_heads_off_and_cache::test_the_lesson_shows_what_the_engine_writes_its_cache_and_one_step"),
+    ],
     "viz/pretrained.py": [
         ("the attention and feed-forward matrices as 4-bit numbers", f"{R}::test_smollm2s_weights_are_the_quantization_the_page_names"),
         ("each a whole word with a character the vocabulary lacks", f"{R}::test_minilm_writes_unk_for_the_whole_word_not_the_character"),
         ("belong to the token after them", f"{R}::test_a_space_before_a_word_belongs_to_the_words_token"),
         ("it does its job here", f"{R}::test_the_reading_on_the_learners_sentence_says_whether_the_head_does_its_job"),
+        ("its output α·V is set to zero before W_O, at every position",
+         "tests.test_heads_off_and_cache::test_smollm2_with_heads_off_matches_hugging_face"),
+        ("each row's other weights are scaled to add up to 1 again",
+         "tests.test_heads_off_and_cache::test_hiding_the_first_token_renormalises_each_row_over_the_rest"),
+        ("the decoder's first row sees only the first token",
+         "tests.test_heads_off_and_cache::test_a_decoders_first_row_has_nothing_left_when_the_sink_is_hidden"),
+        ("the last layer's output, averaged over the tokens",
+         "tests.test_heads_off_and_cache::test_minilm_with_heads_off_matches_hugging_face"),
+        ("(½·Σ|Δα| a row, averaged)", "tests.test_heads_off_and_cache::test_how_far_alpha_moved_is_a_distance_between_0_and_1"),
     ],
     "attention/pretrained/gallery.py": [
         ("every row but the first puts nearly all its weight (at least 0.95) one place to the left",
@@ -319,5 +408,6 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
 
 # Modules whose strings explain numbers to the learner: each must be a key above.
 PAGE_MODULES = ("lessons/*.py", "static/*.js", "ui/walkthrough.py", "viz/training.py", "viz/cross.py", "viz/pretrained.py",
+                "viz/generation.py",
                 "viz/parts.py", "viz/relevance.py", "viz/scaling.py", "viz/phonebook.py",
                 "attention/pretrained/gallery.py")

@@ -30,16 +30,6 @@ GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
-@pytest.fixture(scope="module")
-def minilm():
-    return load("minilm")
-
-
-@pytest.fixture(scope="module")
-def smollm2():
-    return load("smollm2")
-
-
 def family_readings(entry):
     model = load(entry.model)
     for sentence in entry.family:
@@ -322,3 +312,132 @@ def test_rope_pairs_meet_at_the_angle_i_minus_j_times_theta_c(smollm2):
                 assert np.isclose(np.sin(turned), np.sin(expected), atol=1e-6)
     q = np.random.default_rng(0).standard_normal((1, 64))
     assert np.allclose(rotate(q, *[m[:1] for m in smollm2.rope(1)]), q)  # position 0 is not turned
+
+
+# --- switching heads off (assets/real_model/02_heads_off_*.md, 03_scan.md) ----------------------------
+
+
+@pytest.fixture(scope="module")
+def induction_readings(smollm2):
+    """On each of the 24 induction prompts: the next word's probability with every head on, with the
+    demo's head off, with the five induction heads off, and with five other heads drawn at random (drawn
+    per prompt from one generator seeded 0, never an induction head)."""
+    from attention.core import softmax
+    from attention.pretrained.gallery import INDUCTION_HEAD, INDUCTION_HEADS, induction_prompt
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for seed in range(24):
+        prompt, word = induction_prompt(seed)
+        target = smollm2.tokenizer.encode(" " + word).ids[0]
+        others: set[tuple[int, int]] = set()
+        while len(others) < 5:
+            head = (int(rng.integers(30)), int(rng.integers(9)))
+            if head not in INDUCTION_HEADS:
+                others.add(head)
+        rows.append([softmax(smollm2.recent(prompt).logits)[target]] +
+                    [softmax(smollm2.ablated_logits(prompt, frozenset(off)))[target]
+                     for off in ({INDUCTION_HEAD}, set(INDUCTION_HEADS), others)])
+    return np.array(rows)  # [24, 4]: on, demo head off, five induction heads off, five others off
+
+
+def test_induction_prompts_give_the_next_word_0_64_at_the_median_and_the_top_on_21(induction_readings, smollm2):
+    """ "a probability of 0.64 at the median, and it is the likeliest next token on 21 of the 24"."""
+    from attention.pretrained.gallery import induction_prompt
+
+    assert round(float(np.median(induction_readings[:, 0])), 2) == 0.64
+    top = 0
+    for seed in range(24):
+        prompt, word = induction_prompt(seed)
+        top += int(np.argmax(smollm2.recent(prompt).logits)) == smollm2.tokenizer.encode(" " + word).ids[0]
+    assert top == 21
+
+
+def test_the_demo_induction_head_off_lowers_it_on_each_prompt_to_0_29_at_the_median(induction_readings):
+    """ "Switching off layer 19, head 7 … lowers it on each of the 24, to 0.29 at the median"."""
+    on, off = induction_readings[:, 0], induction_readings[:, 1]
+    assert (off < on).all()
+    assert round(float(np.median(off)), 2) == 0.29
+
+
+def test_the_five_induction_heads_off_take_it_below_0_06_on_every_prompt(induction_readings):
+    """ "takes it below 0.06 on every one, and below 0.001 at the median"."""
+    assert (induction_readings[:, 2] < 0.06).all(), induction_readings[:, 2]
+    assert np.median(induction_readings[:, 2]) < 0.001
+
+
+def test_five_other_heads_at_random_leave_it_at_0_41_at_the_median(induction_readings):
+    """ "Five other heads picked at random leave it at 0.41 at the median"."""
+    assert round(float(np.median(induction_readings[:, 3])), 2) == 0.41
+
+
+def test_the_five_induction_heads_are_those_with_a_mean_induction_weight_of_at_least_half(smollm2):
+    """ "(a mean weight of at least 0.5 on the token after the earlier occurrence: layer 18, heads 4, 5 and 6,
+    and layer 19, heads 7 and 8)": measured over the induction family, exactly these five, as the page counts
+    them from 1."""
+    from attention.pretrained.gallery import INDUCTION_HEADS, induction, induction_family
+
+    readings = [[[induction(smollm2.recent(s).tokens, smollm2.recent(s).weights[layer, head]) for head in range(9)]
+                 for layer in range(30)] for s in induction_family()]
+    found = {(int(layer), int(head)) for layer, head in np.argwhere(np.mean(readings, axis=0) >= 0.5)}
+    assert found == set(INDUCTION_HEADS)
+    assert sorted(P.head_label(*h) for h in INDUCTION_HEADS) == ["L18 H4", "L18 H5", "L18 H6", "L19 H7", "L19 H8"]
+    text = " ".join((ASSETS / "real_model" / "02_heads_off_smollm2.md").read_text().split())
+    assert "layer 18, heads 4, 5 and 6, and layer 19, heads 7 and 8" in text
+
+
+def test_minilm_layers_before_the_first_head_off_run_as_they_did(minilm):
+    """ "The layers before the first head switched off run exactly as they did, so the map starts at that
+    head's layer" and "1 is unchanged": on varied sentences, every α before that layer (and the layer's own
+    α, which the switch acts after) is the original bit for bit, and nothing off gives cosine 1."""
+    for sentence in TEST_SENTENCES[:8]:
+        original = minilm.recent(sentence)
+        for off in ({(3, 4)}, {(0, 0), (5, 11)}, {(5, h) for h in range(12)}):
+            run = minilm.ablated(sentence, frozenset(off))
+            first = min(layer for layer, _ in off)
+            np.testing.assert_array_equal(run.weights[:first + 1], original.weights[:first + 1])
+            if first < 5:
+                assert not np.allclose(run.weights[first + 1:], original.weights[first + 1:])
+        same = minilm.ablated(sentence, frozenset())
+        assert abs(float(np.dot(same.embedding, original.embedding)) - 1) < 1e-6
+
+
+def test_a_scan_drop_is_the_ablated_runs_drop_and_0_69_halves_the_probability(smollm2):
+    """ "A drop of 0.69 (ln 2) halves its probability": the drop is log p(on) − log p(off) of the same
+    token, so p(off) = p · e^(−drop); checked against runs with each head off on its own."""
+    from attention.pretrained.smollm2 import log_softmax
+
+    assert abs(np.exp(-0.69) - 0.5) < 0.002
+    for sentence in ("The capital of France is", "1, 2, 3, 4,", "<b>bold</b> and *stars*"):
+        scan = smollm2.scan(sentence, (2, 17))
+        for k, layer in enumerate(scan.layers):
+            for head in (0, 4, 8):
+                off = log_softmax(smollm2.ablated_logits(sentence, frozenset({(layer, head)})))[scan.token]
+                assert abs(scan.drops[k, head] - (scan.log_p - off)) < 1e-4
+                assert np.isclose(np.exp(scan.log_p) * np.exp(-scan.drops[k, head]), np.exp(off), rtol=1e-4)
+
+
+def test_a_scan_computes_no_layer_before_the_scanned_one_again(smollm2, monkeypatch):
+    """ "the nine heads run as one batch from that layer on: the layers before it are not computed again":
+    scanning layer k calls attention once per layer from k to the last, each on a batch of nine."""
+    sentence = "Attention is all you need"
+    smollm2.recent(sentence)  # the forward with every head on is the page's, already there
+    calls = []
+    attention = smollm2.attention
+    monkeypatch.setattr(smollm2, "attention",
+                        lambda layer, a, *rest: calls.append(a.shape) or attention(layer, a, *rest))
+    smollm2.scan(sentence, (20,))
+    n = len(smollm2.recent(sentence).ids)
+    assert calls == [(n, 576)] + [(9, n, 576)] * 9
+
+
+def test_the_scans_ranking_finds_an_induction_head_on_each_induction_prompt(smollm2):
+    """The ranking is stable on a family: on each of the 24 induction prompts, scanning layers 18–19 puts
+    one of the five induction heads among its three largest drops."""
+    from attention.pretrained.gallery import INDUCTION_HEADS, induction_prompt
+
+    for seed in range(24):
+        prompt, _ = induction_prompt(seed)
+        scan = smollm2.scan(prompt, (17, 18))
+        top = [divmod(int(i), 9) for i in np.argsort(-scan.drops, axis=None)[:3]]
+        assert any((scan.layers[k], head) in INDUCTION_HEADS for k, head in top), (prompt, top)

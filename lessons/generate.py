@@ -1,0 +1,79 @@
+"""Writing with a key/value cache: SmolLM2 continues the learner's sentence greedily, one token at a
+time, with its cache; the cache drawn growing, one cached step walked with the walkthrough's renderer,
+and the cached run checked against recomputing the whole sequence (numbers: ``SmolLM2.generate``)."""
+
+import streamlit as st
+
+from attention.pretrained import MODELS, ModelMissing, package_dir
+from attention.pretrained.common import MAX_MODEL_TOKENS
+from attention.pretrained.smollm2 import MAX_WRITTEN
+from ui import components as ui
+from ui import view
+from ui.models import generation_of, model_named, step_trace_of
+from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
+from ui.walkthrough import render_steps, steps_for
+from viz import generation as G
+
+st.title("Writing with a key/value cache")
+ui.lesson("generate/00_intro")
+settings = shared()
+info = MODELS["smollm2"]
+try:
+    package_dir("smollm2")  # a missing package: its message says how to install it, and the page stops here
+except ModelMissing as missing:
+    st.error(str(missing), icon=":material/download:")
+    st.stop()
+model = model_named("smollm2")
+prompt = usable_sentence(settings.sentence, memory="_last_gen_prompt", default=DEFAULT_SENTENCE, check=model.tokenize)
+asked = st.slider("Tokens to write", 1, MAX_WRITTEN, 8, key="gen_count", bind="query-params",
+                  help="Greedy: each time the likeliest next token.")
+room = MAX_MODEL_TOKENS - len(model.tokenize(prompt)[0]) + 1  # the prompt and what it writes fit in 128 tokens
+count = min(asked, room)
+if count < asked:
+    st.warning(f"Your sentence has {MAX_MODEL_TOKENS - room + 1} tokens; the model reads at most {MAX_MODEL_TOKENS} "
+               f"here (the sentence and every token written but the last), so SmolLM2 writes {count}.",
+               icon=":material/content_cut:")
+with st.spinner("Writing, and checking each token against a pass over the whole sequence…"):
+    gen = generation_of(prompt, count)
+
+st.subheader("What it writes", divider="gray")
+st.markdown(G.written_text(prompt, model.tokenizer.decode(gen.written)))
+if len(gen.written) < count:
+    st.caption(f"It stopped after {len(gen.written)}: it wrote an end-of-text token.")
+ui.table(G.written_frame(gen, model.multiply_adds), "gen-written", decimals=3)
+st.caption("p: the token's probability when it was chosen. Reads: what was read to choose it, with the cache "
+           "(one token against the cached keys and its own); “whole” reads every token so far instead. Millions of "
+           "multiply-adds, counted from the weights' shapes; ms measured here, on this server, both ways.")
+
+st.subheader("The cache grows", divider="gray")
+ui.lesson("generate/01_cache")
+left, right = st.columns(2)
+layer = (left.selectbox("Layer", range(1, info.layers + 1), key="gen_layer", bind="query-params") or 1) - 1
+head = (right.selectbox("Query head", range(1, info.heads + 1), key="gen_head", bind="query-params",
+                        help="Query heads 1–3 read key/value head 1, 4–6 head 2, 7–9 head 3.") or 1) - 1
+kv = head // (info.heads // gen.keys.shape[1])
+ui.matrices([view.panel(f"gen-cache-{name.lower()}", G.cache_frame(gen, m), G.cache_figure(
+    gen, m, f"{name} cache, layer {layer + 1}, key/value head {kv + 1}"), below=True, names=("token", "dimension"))
+             for name, m in (("K", gen.keys[layer, kv]), ("V", gen.values[layer, kv]))], key="gen-cache")
+st.markdown(G.cache_text(gen, info.heads))
+
+st.subheader("One step, with the cache", divider="gray")
+ui.lesson("generate/02_step")
+if not gen.steps:
+    st.info("Write at least two tokens to see a step with the cache: the first comes from the prompt's pass.",
+            icon=":material/info:")
+else:
+    ui.forget_stale_choice("gen_step", range(1, len(gen.steps) + 1), why=f"this text has cached steps 1–"
+                           f"{len(gen.steps)}", default=len(gen.steps))
+    # no format_func: a bound selectbox writes the option as shown into the link; the caption names the step
+    step = (st.selectbox("Step", range(1, len(gen.steps) + 1), key="gen_step", bind="query-params",
+                         **ui.unless_chosen("gen_step", index=len(gen.steps) - 1)) or 1) - 1
+    st.caption(G.step_label(gen, step) + f"; layer {layer + 1}, query head {head + 1} (pick them above).")
+    trace = step_trace_of(prompt, count, step, layer, head)
+    render_steps(trace, prefix="gen-", first=2, last=2)
+    render_steps(trace, prefix="gen-", first=4, last=len(steps_for(trace)))
+
+st.subheader("The same numbers, less work", divider="gray")
+ui.lesson("generate/03_same")
+st.markdown(G.same_text(gen))
+st.markdown(G.work_text(gen, model.multiply_adds))
