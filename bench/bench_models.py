@@ -8,6 +8,9 @@ in the environment of tests/by_hand/make_golden.py:
     .venv/bin/python bench/bench_models.py                        # without torch: our times, and the
                                                                   # server's RSS with one and both models
 Both forwards return every head's α (Hugging Face with output_attentions=True). Best of 15 runs, in turns.
+Then what the lessons of issue 25 cost: the scan of "Which heads matter here?" (per head, every layer,
+at 10 and 32 tokens), MiniLM with heads off, and writing with the cache (per token, cached against a
+pass over the whole sequence, and Hugging Face's generate with its own cache).
 """
 
 from __future__ import annotations
@@ -99,8 +102,47 @@ def main() -> None:
             else:
                 line += f" {'(no torch)':>12}"
             print(line)
+        if name == "smollm2":
+            lessons(ours)
     if importlib.util.find_spec("playwright") is not None:
         server_memory()
+
+
+def lessons(model: SmolLM2) -> None:
+    """The scan per head, and the generation lesson per token (ours cached and recomputed; HF cached)."""
+    print("\nscan, every head of every layer switched off in turn (270 heads), best of 3:")
+    for n in (10, 32):
+        sentence = sentence_of(model, n)
+        model.recent(sentence)  # the page has the forward already
+        best = min(model.scan(sentence, range(30)).seconds for _ in range(3))
+        print(f"  {n:>3} tokens: {best:6.2f} s, {1000 * best / 270:6.1f} ms a head")
+    prompt, count = "The capital of France is", 20
+    gen = min((model.generate(prompt, count) for _ in range(3)), key=lambda g: sum(g.seconds_cached[1:]))
+    steps = len(gen.seconds_cached) - 1
+    print(f"\ngenerate {len(gen.written)} tokens after “{prompt}” ({gen.prompt} tokens), best of 3:")
+    print(f"  prompt's pass            {1000 * gen.seconds_cached[0]:7.1f} ms")
+    print(f"  cached, per token        {1000 * sum(gen.seconds_cached[1:]) / steps:7.1f} ms (mean of {steps})")
+    print(f"  recomputed, per token    {1000 * sum(gen.seconds_recomputed[1:]) / steps:7.1f} ms")
+    print(f"  multiply-adds, last token: {model.multiply_adds(len(gen.ids) - 2, cached=True):,} cached, "
+          f"{model.multiply_adds(len(gen.ids) - 2, cached=False):,} recomputed")
+    print(f"  largest logit difference {gen.logits_difference:.1e}, α {gen.weights_difference:.1e}")
+    if importlib.util.find_spec("torch") is not None:
+        import torch
+        from transformers import AutoModelForCausalLM
+
+        hf = AutoModelForCausalLM.from_pretrained(package_dir("smollm2"), gguf_file=GGUF_FILE,
+                                                  attn_implementation="eager", dtype=torch.float32).eval()
+        ids = torch.tensor([gen.ids[:gen.prompt]])
+        best = float("inf")
+        for _ in range(3):
+            with torch.no_grad():
+                t0 = time.perf_counter()
+                hf.generate(input_ids=ids, max_new_tokens=1, do_sample=False, pad_token_id=0)
+                prefill = time.perf_counter() - t0
+                t0 = time.perf_counter()
+                hf.generate(input_ids=ids, max_new_tokens=count, min_new_tokens=count, do_sample=False, pad_token_id=0)
+                best = min(best, (time.perf_counter() - t0 - prefill) / (count - 1))
+        print(f"  HF generate, cached, per token {1000 * best:7.1f} ms (eager; its prompt's pass taken off)")
 
 
 def server_memory() -> None:
@@ -129,6 +171,9 @@ def server_memory() -> None:
         page.goto(url + f"/real_model?rm_model={decoder}")
         page.wait_for_selector(".st-key-table-rm-head table", timeout=120_000)
         print(f"  + SmolLM2 (both loaded)     {rss(url.process.pid):7.0f}")
+        page.goto(url + "/generate?gen_count=20")
+        page.wait_for_selector(".st-key-table-gen-written table", timeout=120_000)
+        print(f"  + the generation lesson     {rss(url.process.pid):7.0f}")
         browser.close()
 
 

@@ -413,3 +413,17 @@ def test_the_lesson_says_how_to_install_a_missing_model(monkeypatch):
     at = open_generate()
     assert_no_exception(at)
     assert "not installed" in at.error[0].value
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list(" \n*_`[]()<>!#:.aZ⏎")), min_size=1, max_size=30))
+def test_what_was_written_is_one_line_of_bold_text(written):
+    """Line breaks would end the bold text (the model often writes them: " Paris.\\n\\nThe answer is:"),
+    and bold text may not start with a space."""
+    from viz.generation import written_text
+
+    shown = written_text("The capital of France is", written)
+    assert "\n" not in shown
+    if written.strip():
+        bold = shown.split(" → **", 1)[1]
+        assert bold.endswith("**") and not bold[0].isspace() and not bold[-3].isspace()

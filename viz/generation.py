@@ -103,6 +103,10 @@ def step_label(gen, step: int) -> str:
 
 
 def written_text(prompt: str, written: str) -> str:
-    """The prompt and what the model wrote after it (decoded text), as Markdown-safe text."""
-    return f"“{markdown_text(prompt)}” → **{markdown_text(written)}**" if written.strip() else \
-        f"“{markdown_text(prompt)}” → (only spaces or line breaks: {markdown_text(repr(written)[:60])})"
+    """The prompt and what the model wrote after it (decoded text) on one line, as Markdown-safe text: a
+    line break is shown as ⏎ (in Markdown it would end the bold text, or the paragraph), and the bold
+    text starts and ends with a character (“** Paris**” would not be bold)."""
+    def line(text: str) -> str:
+        return markdown_text(" ⏎ ".join(text.splitlines()) + (" ⏎" if text.endswith("\n") else ""))
+    return f"“{line(prompt)}” → **{line(written.strip())}**" if written.strip() else \
+        f"“{line(prompt)}” → (only spaces or line breaks: {markdown_text(repr(written)[:60])})"
