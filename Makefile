@@ -1,6 +1,6 @@
 # Two commands do all the set-up on a fresh Debian machine:
 #   make run    create .venv, install the app, serve it on http://127.0.0.1:8501
-#   make test   create .venv, install the test tools (and Debian's chromium and nginx if missing), run every test
+#   make test   create .venv, install the test tools (and Debian's chromium, nginx and postgresql if missing), run every test
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -37,10 +37,10 @@ $(VENV)/.test-installed: requirements.txt requirements-test.txt requirements-mod
 	touch $@ $(VENV)/.run-installed
 
 chromium:
-	@if [ ! -x $(CHROMIUM) ] || [ ! -x /usr/sbin/nginx ]; then \
-		echo "Installing Debian's chromium and nginx for the browser and replica tests"; \
+	@if [ ! -x $(CHROMIUM) ] || [ ! -x /usr/sbin/nginx ] || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+		echo "Installing Debian's chromium, nginx and postgresql for the browser, replica and class-mode tests"; \
 		$(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-dejavu-core nginx-light; \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-dejavu-core nginx-light postgresql; \
 	fi
 
 clean:

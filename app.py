@@ -28,6 +28,7 @@ page = st.navigation(
         st.Page("lessons/learn.py", title="Watch a head learn", icon=":material/model_training:"),
         st.Page("lessons/real_model.py", title="A real model", icon=":material/psychology:"),
         st.Page("lessons/generate.py", title="Writing with a cache", icon=":material/edit_note:"),
+        st.Page("lessons/classmode.py", title="Class mode", icon=":material/groups:"),
     ]
 )
 page.run()

@@ -71,6 +71,21 @@ def _head(text: str) -> bool:
     return text == "" or (found is not None and 1 <= int(found[1]) <= 30 and 1 <= int(found[2]) <= 12)
 
 
+def _class_code(text: str) -> bool:
+    """a class code: 4–12 letters and digits"""
+    return re.fullmatch(r"[A-Za-z0-9]{4,12}", text) is not None
+
+
+def _teacher_secret(text: str) -> bool:
+    """a teacher's key: 20–64 letters, digits, - and _"""
+    return re.fullmatch(r"[A-Za-z0-9_-]{20,64}", text) is not None
+
+
+def _student_id(text: str) -> bool:
+    """a student's id: 32 hexadecimal digits"""
+    return re.fullmatch(r"[0-9a-f]{32}", text) is not None
+
+
 def _edited_cells(text: str) -> bool:
     """hand-edited cells such as Q1.1:5;K2.3:-0.5"""
     return len(text) <= MAX_EDITS_CHARS and LINK_PATTERN.fullmatch(text) is not None
@@ -121,7 +136,11 @@ SPECS: dict[str, Callable[[str], bool]] = {
     "gen_step": _whole(1, 19),
     "gen_layer": _whole(1, 30),
     "gen_head": _whole(1, 9),
+    "class": _class_code,  # a student's join link
+    "teach": _teacher_secret,  # the teacher's link; never in a shared link (share_link leaves it out)
+    "me": _student_id,  # a student in class mode (so a page that reconnects elsewhere is the same student)
 }
+PRIVATE = {"teach", "me"}
 LISTS = {"rm_off"}  # settings a link repeats, one value each; every value is checked
 
 
@@ -186,7 +205,7 @@ def link() -> dict[str, str | list[str]]:
 def share_link() -> None:
     """The current lesson's link with every setting in it, in a box with a copy button."""
     base = st.context.url or "http://127.0.0.1:8501/"
-    query = urlencode({k: v for k, v in link().items() if k in SPECS}, doseq=True)
+    query = urlencode({k: v for k, v in link().items() if k in SPECS and k not in PRIVATE}, doseq=True)
     # In a popover: its content is drawn only when opened, so the code box's syntax highlighter
     # (1.6 MB of JavaScript) loads only for a learner who wants the link (issue 9).
     with st.popover("Share this lesson", icon=":material/share:", width="stretch", key="share"):

@@ -35,15 +35,21 @@ class Served(str):
 
 
 @contextlib.contextmanager
-def streamlit_server(script: str | Path = "app.py", *, timeout: float = 60.0) -> Iterator[Served]:
-    """Serve ``script`` on a free loopback port; yield its base URL once /_stcore/health says ok."""
+def streamlit_server(script: str | Path = "app.py", *, timeout: float = 60.0,
+                     env: dict[str, str] | None = None) -> Iterator[Served]:
+    """Serve ``script`` on a free loopback port (``env`` added to its environment); yield its base URL
+    once /_stcore/health says ok."""
     port = free_port()
     artifacts = ROOT / "test-artifacts"
     log = open(artifacts / f"server-{port}.log", "w") if artifacts.is_dir() else subprocess.DEVNULL
     proc = subprocess.Popen(
         [sys.executable, str(SERVE), str(script), "--server.address", "127.0.0.1",
          "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        # class mode's SQLite file: a fresh folder for each server, unless the caller chose one
+        env={**os.environ, "PYTHONUNBUFFERED": "1",
+             "ATTENTION_LAB_DATA": os.environ.get("ATTENTION_LAB_DATA") or tempfile.mkdtemp(prefix="attention-lab-"),
+             **(env or {})},
     )
     try:
         with _serving(proc, port, timeout) as base:

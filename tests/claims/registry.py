@@ -368,6 +368,23 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("Measured on your prompt: the largest difference between a logit",
          "tests.test_heads_off_and_cache::test_the_lesson_shows_what_the_engine_writes_its_cache_and_one_step"),
     ],
+    # --- class mode --------------------------------------------------------------------------------
+    "lessons/classmode.py": NO_CLAIM + ": the page only dispatches to ui/classmode.py",
+    "ui/classmode.py": [
+        ("Students follow the lesson of your sidebar", "tests.test_classmode_pages::test_a_student_follows_the_teachers_sentence"),
+        ("The link in your address bar is the teacher's key: do not share it",
+         "tests.test_classmode_pages::test_the_teachers_share_link_leaves_the_teachers_key_out"),
+        ("You can change it until your teacher reveals the answer",
+         "tests.test_classmode_store::test_a_student_answers_once_and_a_change_of_mind_replaces_it_until_the_reveal"),
+        ("this page updates when the lesson or the question changes",
+         "tests.browser.test_classmode_browser::test_a_teacher_and_three_students"),
+        ("The attention weights are hidden while a question is open",
+         "tests.test_classmode_pages::test_a_question_from_ask_to_reveal_with_two_students"),
+    ],
+    "viz/classmode.py": [
+        ("are within 0.005", "tests.test_classmode_pages::test_a_guess_within_0_005_counts_as_right_and_the_spread_hides_the_value_until_the_reveal"),
+        ("Right: {share}", "tests.test_classmode_pages::test_a_question_from_ask_to_reveal_with_two_students"),
+    ],
     "viz/pretrained.py": [
         ("the attention and feed-forward matrices as 4-bit numbers", f"{R}::test_smollm2s_weights_are_the_quantization_the_page_names"),
         ("each a whole word with a character the vocabulary lacks", f"{R}::test_minilm_writes_unk_for_the_whole_word_not_the_character"),
@@ -408,6 +425,6 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
 
 # Modules whose strings explain numbers to the learner: each must be a key above.
 PAGE_MODULES = ("lessons/*.py", "static/*.js", "ui/walkthrough.py", "viz/training.py", "viz/cross.py", "viz/pretrained.py",
-                "viz/generation.py",
+                "viz/generation.py", "viz/classmode.py", "ui/classmode.py",
                 "viz/parts.py", "viz/relevance.py", "viz/scaling.py", "viz/phonebook.py",
                 "attention/pretrained/gallery.py")

@@ -1,0 +1,169 @@
+"""Class mode's storage (issue 24), every test against SQLite and against a real PostgreSQL server that
+the tests start (tests/postgres.py): who may do what, one answer a student a question, caps, rate
+limits, expiry, migrations, and hostile text kept as data."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from classmode import store as S
+from classmode.store import ClassError, Store
+from tests.postgres import throwaway_postgres
+
+QUESTION = {"prompt": "Which key will “forum” attend to most?", "options": ["This", "forum", "is", "awesome"],
+            "answer": "is", "also": [], "explanation": "α row 2 is largest at “is” (0.41)."}
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    with throwaway_postgres() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path):
+    if request.param == "sqlite":
+        return Store(f"sqlite:///{tmp_path / 'classes.sqlite3'}")
+    url = request.getfixturevalue("postgres_url")
+    db = Store(url)
+    with db.transaction() as cursor:  # a clean database for each test
+        for table in ("answers", "students", "questions", "classes", "failed_joins"):
+            cursor.execute(f"DELETE FROM {table}")
+    return db
+
+
+def test_migrations_run_once_and_record_the_schemas_version(store):
+    assert store.migrate() == len(S.MIGRATIONS)
+    assert Store(store.url).migrate() == len(S.MIGRATIONS)  # a second start finds it done
+    with store.transaction() as db:
+        assert db.all("SELECT version FROM schema_version") == [(1,)]
+
+
+def test_a_class_has_a_short_code_and_a_long_secret_unrelated_to_it(store):
+    teachers = [store.create_class({"sentence": "This forum is awesome"}) for _ in range(20)]
+    for t in teachers:
+        assert len(t.code) == S.CODE_LENGTH and set(t.code) <= set(S.CODE_ALPHABET)
+        assert len(t.secret) >= 32 and t.code not in t.secret  # 24 random bytes: 192 bits
+    assert len({t.code for t in teachers}) == len({t.secret for t in teachers}) == 20
+    with store.transaction() as db:  # the secret itself is never stored
+        stored = {r[0] for r in db.all("SELECT teacher_hash FROM classes")}
+    assert not stored & {t.secret for t in teachers}
+
+
+def test_only_the_teachers_secret_changes_the_class(store):
+    t = store.create_class({"sentence": "a"})
+    for wrong in ("", t.code, t.secret[:-1] + ("A" if t.secret[-1] != "A" else "B"), "' OR '1'='1"):
+        for act in (lambda s: store.set_state(s, {"sentence": "b"}), lambda s: store.open_question(s, QUESTION),
+                    store.reveal, store.close, store.answers):
+            with pytest.raises(ClassError, match="no class"):
+                act(wrong)
+    store.set_state(t.secret, {"sentence": "b"})
+    assert store.join(t.code, "s1", "", "1.2.3.4").state == {"sentence": "b"}
+
+
+def test_a_student_answers_once_and_a_change_of_mind_replaces_it_until_the_reveal(store):
+    t = store.create_class({})
+    view = store.join(t.code, "s1", "Ann", "ip")
+    assert view.question is None
+    number = store.open_question(t.secret, QUESTION)
+    view = store.join(t.code, "s1", "Ann", "ip")
+    assert view.question_no == number and "answer" not in view.question and "explanation" not in view.question
+    store.answer(t.code, "s1", number, "forum", now=100.0)
+    store.answer(t.code, "s1", number, "is", now=101.0)
+    store.join(t.code, "s2", "", "ip")
+    store.answer(t.code, "s2", number, "This", now=100.0)
+    assert store.answers(t.secret) == [(1, "", "This"), (1, "Ann", "is")]
+    assert store.questions(t.secret) == {1: QUESTION}
+    store.reveal(t.secret)
+    with pytest.raises(ClassError, match="revealed"):
+        store.answer(t.code, "s1", number, "forum", now=200.0)
+    assert store.join(t.code, "s1", "Ann", "ip").question["answer"] == "is"  # after the reveal, the answer
+    assert store.my_answer(t.code, "s1", number) == "is"
+
+
+def test_answers_to_a_closed_question_or_not_among_the_options_are_refused(store):
+    t = store.create_class({})
+    store.join(t.code, "s1", "", "ip")
+    first = store.open_question(t.secret, QUESTION)
+    second = store.open_question(t.secret, {**QUESTION, "prompt": "again"})
+    with pytest.raises(ClassError, match="no longer open"):
+        store.answer(t.code, "s1", first, "is")
+    with pytest.raises(ClassError, match="not one of the answers"):
+        store.answer(t.code, "s1", second, "<b>bold</b>")
+    with pytest.raises(ClassError, match="Join the class first"):
+        store.answer(t.code, "nobody", second, "is")
+    number = store.open_question(t.secret, {"prompt": "α₂₃ to two decimals?", "options": [], "answer": 0.41,
+                                            "explanation": ""})
+    for bad in ("nan", "inf", "1e999", "x", "1" * 40):
+        with pytest.raises(ClassError, match="not one of the answers"):
+            store.answer(t.code, "s1", number, bad, now=1000.0)
+    store.answer(t.code, "s1", number, "0.4", now=1000.0)
+
+
+def test_one_answer_at_a_time(store):
+    t = store.create_class({})
+    store.join(t.code, "s1", "", "ip")
+    number = store.open_question(t.secret, QUESTION)
+    store.answer(t.code, "s1", number, "is", now=10.0)
+    with pytest.raises(ClassError, match="One answer at a time"):
+        store.answer(t.code, "s1", number, "forum", now=10.2)
+    store.answer(t.code, "s1", number, "forum", now=10.6)
+
+
+def test_wrong_codes_are_rate_limited_per_client(store):
+    t = store.create_class({})
+    for k in range(S.FAILED_JOINS):
+        with pytest.raises(ClassError, match="No class has this code"):
+            store.join("ZZZZZZ", f"s{k}", "", "10.0.0.1", now=1000.0 + k)
+    with pytest.raises(ClassError, match="Too many wrong codes"):
+        store.join(t.code, "s1", "", "10.0.0.1", now=1100.0)  # even the right one, for a while
+    assert store.join(t.code, "s1", "", "10.0.0.2", now=1100.0).code == t.code  # another client
+    assert store.join(t.code.lower(), "s1", "", "10.0.0.1", now=1000.0 + S.FAILED_JOIN_WINDOW + 20).code == t.code
+
+
+def test_a_full_class_and_too_many_classes_are_refused_with_a_message(store, monkeypatch):
+    monkeypatch.setattr(S, "MAX_STUDENTS", 3)
+    monkeypatch.setattr(S, "MAX_OPEN_CLASSES", 2)
+    t = store.create_class({})
+    for k in range(3):
+        store.join(t.code, f"s{k}", "", "ip")
+    with pytest.raises(ClassError, match="full"):
+        store.join(t.code, "s9", "", "ip")
+    store.join(t.code, "s1", "again", "ip")  # a student already in may come back
+    store.create_class({})
+    with pytest.raises(ClassError, match="2 open classes"):
+        store.create_class({})
+    store.close(t.secret)
+    store.create_class({})  # a closed class no longer counts
+
+
+def test_a_class_idle_for_a_day_is_deleted_with_its_answers(store):
+    t = store.create_class({}, now=1000.0)
+    store.join(t.code, "s1", "", "ip", now=1000.0)
+    number = store.open_question(t.secret, QUESTION)
+    store.answer(t.code, "s1", number, "is", now=2000.0)
+    assert store.expire(now=2000.0 + S.IDLE_SECONDS - 1) == 0  # the answer kept it alive
+    assert store.expire(now=2000.0 + S.IDLE_SECONDS + 1) == 1
+    with store.transaction() as db:
+        assert [db.one(f"SELECT COUNT(*) FROM {table}")[0]
+                for table in ("classes", "students", "answers", "questions")] == [0, 0, 0, 0]
+    with pytest.raises(ClassError, match="No class"):
+        store.join(t.code, "s1", "", "ip")
+
+
+def test_hostile_nicknames_and_states_are_kept_as_data(store):
+    hostile = ["'); DROP TABLE classes; --", "**bold** <img src=x onerror=alert(1)>", "=HYPERLINK(\"x\")",
+               "a\nb\x00c\u202e", "😀" * 30]
+    t = store.create_class({"sentence": hostile[0]})
+    for k, name in enumerate(hostile):
+        store.join(t.code, f"s{k}", name, "ip")
+    number = store.open_question(t.secret, QUESTION)
+    for k in range(len(hostile)):
+        store.answer(t.code, f"s{k}", number, "is", now=10.0)
+    names = sorted(n for _, n, _ in store.answers(t.secret))
+    assert names == sorted(S.clean_nickname(h) for h in hostile)
+    assert all(len(n) <= S.MAX_NICKNAME and "\n" not in n and "\x00" not in n for n in names)
+    assert store.join(t.code, "s0", "", "ip").state == {"sentence": hostile[0]}  # the table is still there
+    assert json.loads(json.dumps(QUESTION)) == store.teacher_view(t.secret).question
