@@ -128,10 +128,15 @@ class Store:
             path = Path(self.url.removeprefix("sqlite:///"))
             path.parent.mkdir(parents=True, exist_ok=True)
             self.path = path
+            db = sqlite3.connect(path, timeout=30, isolation_level=None)
+            try:
+                db.execute("PRAGMA journal_mode=WAL")  # kept in the file: readers never wait for a writer
+            finally:
+                db.close()
         self.migrate()
 
     @contextmanager
-    def transaction(self) -> Iterator:
+    def transaction(self, *, write: bool = True) -> Iterator:
         if self.postgres:
             db = self._borrow()
             try:
@@ -142,8 +147,8 @@ class Store:
         else:
             db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             try:
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("BEGIN IMMEDIATE")  # one writer at a time; readers go on (WAL)
+                # a writer takes the lock at once (no deadlock between two that read first); readers go on
+                db.execute("BEGIN IMMEDIATE" if write else "BEGIN")  # beside it (WAL, set by migrate)
                 yield _Cursor(db.cursor(), "?")
                 db.execute("COMMIT")
             except BaseException:
@@ -324,6 +329,12 @@ class Store:
                        "ON CONFLICT (class_id, question_no, student) DO UPDATE SET answer = excluded.answer, "
                        "at = excluded.at", (class_id, question_no, student, answer, now))
             db.execute("UPDATE classes SET touched = ? WHERE id = ?", (now, class_id))
+
+    def version(self, code: str) -> tuple | None:
+        """What a student's page polls: (state, question number, revealed, closed) as stored, or None for
+        no such class. One read; the page draws itself again only when this changes."""
+        with self.transaction(write=False) as db:
+            return db.one("SELECT state, question_no, revealed, closed FROM classes WHERE code = ?", (code,))
 
     def my_answer(self, code: str, student: str, question_no: int) -> str | None:
         with self.transaction() as db:

@@ -25,6 +25,9 @@ with settings_popover("d_k and W_Q, W_K, W_V", key="walkthrough_settings"):
 st.sidebar.caption(f"d_k {d_k} · W_Q, W_K, W_V: {PRESET_LABELS[preset]}")
 presenting = st.sidebar.toggle("Presenter mode", key="present", bind="query-params",
                                help="One step a screen with large type, for a projector.")
+if presenting:  # a teacher at the projector: the class can predict along (class mode)
+    st.sidebar.page_link("lessons/classmode.py", label="Start a class: students answer on their devices",
+                         icon=":material/groups:")
 choice = Choice(settings, d_k, preset, preset_projections(preset, settings.d_model, d_k, settings.seed))
 
 # No st.stop() here: it would also stop app.py, which draws the share-link box after the page.

@@ -143,3 +143,12 @@ def test_a_link_holds_a_class_code_or_a_teachers_key_or_is_refused(key, value, o
     from ui.links import check_link
 
     assert (key not in check_link({key: value})) is ok
+
+
+def test_presenter_mode_leads_to_class_mode():
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["present"] = "true"
+    at.run()
+    assert_no_exception(at)
+    links = [link for link in at.get("page_link") if "Start a class" in link.proto.label]
+    assert links and links[0].proto.page.endswith("classmode")

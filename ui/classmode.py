@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import io
+import json
 import secrets
 from dataclasses import asdict
 from urllib.parse import urlencode, urlsplit
@@ -265,16 +266,15 @@ def _question(code: str, me: str, view: ClassView) -> None:
 
 
 def _version(view: ClassView) -> tuple:
+    """What the poll compares: the class as this page last drew it."""
     return (view.state, view.question_no, view.revealed, view.closed)
 
 
 @st.fragment(run_every=2)
 def _student_live(code: str, me: str) -> None:
-    """Polls the class; when it changed, the whole page is drawn again once."""
-    try:
-        view = store().join(code, me, st.session_state.get("cm_nick") or "", client())
-    except ClassError:
-        st.rerun(scope="app")
-    if _version(view) != st.session_state.get("_cm_seen"):
+    """Polls the class; when it changed, the whole page is drawn again once (a wrong or expired code
+    too: the page then says so)."""
+    row = store().version(code)  # one read: joining again (a write) only when the page is drawn again
+    if row is None or (json.loads(row[0]), int(row[1]), bool(row[2]), bool(row[3])) != st.session_state.get("_cm_seen"):
         st.rerun(scope="app")
     st.caption(":material/sync: Following your teacher: this page updates when the lesson or the question changes.")
