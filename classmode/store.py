@@ -32,6 +32,7 @@ MAX_NICKNAME = 24
 MAX_STUDENTS = 500  # a class
 MAX_OPEN_CLASSES = 200  # a database (all replicas)
 IDLE_SECONDS = 24 * 3600  # a class idle this long is deleted with its answers
+EXPIRY_CHECK = 600.0  # seconds between two looks for idle classes, per process
 FAILED_JOINS = 30  # a client's failed joins allowed … (a school behind one address shares them)
 FAILED_JOIN_WINDOW = 600.0  # … in this many seconds
 ANSWER_INTERVAL = 0.5  # seconds a student waits between two answers
@@ -124,6 +125,7 @@ class Store:
         self.url = url or database_url()
         self.postgres = self.url.startswith(("postgresql://", "postgres://"))
         self._idle: queue.Queue = queue.LifoQueue(maxsize=IDLE_CONNECTIONS)
+        self._expired_at = float("-inf")  # when this process last deleted idle classes
         if not self.postgres:
             path = Path(self.url.removeprefix("sqlite:///"))
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -212,6 +214,12 @@ class Store:
                        (uuid.uuid4().hex, code, secret_hash(secret), json.dumps(state), now))
         return Teacher(code, secret)
 
+    def _expire_now_and_then(self, now: float) -> None:
+        """Idle classes are deleted at most every EXPIRY_CHECK seconds per process, on any teacher's or
+        student's visit (so they go even if nobody starts a new class)."""
+        if now - self._expired_at >= EXPIRY_CHECK:
+            self.expire(now)
+
     def _teacher_class(self, db, secret: str, *, closed_too: bool = False) -> tuple:
         row = db.one("SELECT id, code, closed FROM classes WHERE teacher_hash = ?", (secret_hash(secret),))
         if row is None:
@@ -221,7 +229,8 @@ class Store:
             raise ClassError("This class is closed.")
         return row
 
-    def teacher_view(self, secret: str) -> ClassView:
+    def teacher_view(self, secret: str, now: float | None = None) -> ClassView:
+        self._expire_now_and_then(time.time() if now is None else now)
         with self.transaction() as db:
             class_id, *_ = self._teacher_class(db, secret)
             return self._view(db, class_id, teacher=True)
@@ -279,6 +288,7 @@ class Store:
         """A student joins (or looks again at) the class with this code. ``client`` (an address) counts
         failed joins: after FAILED_JOINS in FAILED_JOIN_WINDOW seconds it is refused for a while."""
         now = time.time() if now is None else now
+        self._expire_now_and_then(now)
         nickname = clean_nickname(nickname)
         with self.transaction() as db:
             failed = db.one("SELECT COUNT(*) FROM failed_joins WHERE client = ? AND at > ?",
@@ -347,6 +357,7 @@ class Store:
     def expire(self, now: float | None = None) -> int:
         """Delete the classes idle for IDLE_SECONDS, with their students and answers; old failed joins."""
         now = time.time() if now is None else now
+        self._expired_at = now
         with self.transaction() as db:
             old = [r[0] for r in db.all("SELECT id FROM classes WHERE touched < ?", (now - IDLE_SECONDS,))]
             for class_id in old:

@@ -167,3 +167,14 @@ def test_hostile_nicknames_and_states_are_kept_as_data(store):
     assert all(len(n) <= S.MAX_NICKNAME and "\n" not in n and "\x00" not in n for n in names)
     assert store.join(t.code, "s0", "", "ip").state == {"sentence": hostile[0]}  # the table is still there
     assert json.loads(json.dumps(QUESTION)) == store.teacher_view(t.secret).question
+
+
+def test_idle_classes_go_even_when_nobody_starts_a_new_class(store):
+    """A student's visit (or a teacher's) deletes the classes idle for a day, at most every 10 minutes."""
+    old = store.create_class({}, now=1000.0)
+    live = store.create_class({}, now=1000.0 + S.IDLE_SECONDS)
+    store.join(live.code, "s1", "", "ip", now=1000.0 + S.IDLE_SECONDS + 10)  # within 10 minutes of the last look
+    assert store.teacher_view(old.secret, now=1000.0 + S.IDLE_SECONDS + 20).code == old.code
+    store.join(live.code, "s1", "", "ip", now=1000.0 + S.IDLE_SECONDS + S.EXPIRY_CHECK + 10)
+    with pytest.raises(ClassError, match="no class"):
+        store.teacher_view(old.secret, now=1000.0 + S.IDLE_SECONDS + S.EXPIRY_CHECK + 11)
