@@ -61,10 +61,9 @@ class AttentionTrace:
     rope: RopeStep | None = None  # a decoder with rotary positions: q and k before the rotation
     x_is: str | None = None  # a real model's X in LaTeX: what this layer's attention receives
     # A step with a key/value cache: only the new token is a query. X, Q, the scores, α and the output
-    # then have one row per query (``queries``: their positions), K and V one per token, of which the
-    # first ``cached`` came from the cache. None: every token is a query (n rows everywhere).
+    # then have one row per query (``queries``: their positions), K and V one per token. None: every
+    # token is a query (n rows everywhere).
     queries: tuple[int, ...] | None = None
-    cached: int = 0
 
     @property
     def n(self) -> int:
@@ -75,13 +74,9 @@ class AttentionTrace:
         return tuple(range(self.n)) if self.queries is None else self.queries
 
     @property
-    def query_tokens(self) -> tuple[str, ...]:
-        return tuple(self.tokens[i] for i in self.query_positions)
-
-    def tokens_of_rows(self, rows: int) -> tuple[str, ...]:
-        """The tokens a matrix of ``rows`` rows is about: the queries' (X, Q, scores, α, output) or
-        every token's (K, V). The same unless this is a cached step."""
-        return self.query_tokens if rows == len(self.query_positions) else self.tokens
+    def cached(self) -> int:
+        """How many rows of K and V came from a key/value cache (0 without one)."""
+        return 0 if self.queries is None else self.n - len(self.queries)
 
 
 class RopeStep(NamedTuple):
@@ -230,7 +225,7 @@ def trace_cached_query(
     v = np.vstack([v_cache, v_new])  # [t + 1, d_k]
     trace = _attend(embedded, (w_q, w_k, w_v), q, k, v, np.ones((1, t + 1), dtype=bool), preset="pretrained",
                     causal=False, temperature=1.0, biases=(None, None, None), rope=rope)
-    return dataclasses.replace(trace, queries=(t,), cached=t)
+    return dataclasses.replace(trace, queries=(t,))
 
 
 def _attend(embedded: Embedded, projections: tuple[Array, Array, Array], q: Array, k: Array, v: Array,

@@ -53,9 +53,14 @@ def open_head(sentence: str, model: str, layer: int, head: int) -> None:
     """A button's callback: the sentence into the sidebar box, the head (from 0) into the pickers."""
     st.session_state["sentence"] = sentence
     st.session_state["rm_model"] = model
+    pick_head(layer, head)
+
+
+def pick_head(layer: int, head: int) -> None:
+    """The head (from 0) into the pickers, and the every-head view turned to its page of layers."""
     st.session_state["rm_layer"] = layer + 1
     st.session_state["rm_head"] = head + 1
-    st.session_state["rm_layers"] = layer // LAYERS_PER_PAGE  # the every-head view shows the head's layers
+    st.session_state["rm_layers"] = layer // LAYERS_PER_PAGE
 
 
 @st.cache_data(max_entries=16, max_size="20MB", show_spinner=False)
@@ -95,9 +100,7 @@ def switch_off_induction_heads(seed: int) -> None:
 def scanned_head(layers: tuple[int, ...]):
     """What a click on the scan's map does: open that head in the pickers above."""
     def chosen(choice: dict) -> None:
-        st.session_state["rm_layer"] = layers[int(choice["row"])] + 1
-        st.session_state["rm_head"] = int(choice["col"]) + 1
-        st.session_state["rm_layers"] = layers[int(choice["row"])] // LAYERS_PER_PAGE
+        pick_head(layers[int(choice["row"])], int(choice["col"]))
     return chosen
 
 

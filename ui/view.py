@@ -81,15 +81,6 @@ def number(x: Any) -> float | str | None:
     return round(float(x), 6)
 
 
-def matrix(m: Any) -> list[list[float | None]]:
-    """A NumPy matrix as JSON rows (masked, −∞ and NaN as None)."""
-    a = np.asarray(m, dtype=np.float64)
-    rounded = np.round(a, 6).tolist()
-    finite = np.isfinite(a).tolist()
-    return [[v if ok else None for v, ok in zip(row, oks, strict=True)] for row, oks in zip(rounded, finite,
-                                                                                             strict=True)]
-
-
 def figure(fig: Svg, *, table_too: bool = True) -> dict:
     """The chart's SVG (the browser shows it as an image, from a data: URI it makes) with its size, text
     alternative and cell grid. Sent as text: base64 would add a third to every rerun's bytes."""

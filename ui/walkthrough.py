@@ -34,6 +34,12 @@ QK = ("query", "key")  # what a row and a column of an n × n matrix are, for th
 TD = ("token", "dimension")
 
 
+def _vectors(trace: AttentionTrace, p: str, name: str, key: str, m, **options) -> dict:
+    """A matrix with a row a token (X, Q, K, V …) as a compact panel, its table under it."""
+    return view.panel(f"{p}{key}", T.token_by_dim_frame(trace, m), F.token_by_dim_figure(trace, m, name, compact=True),
+                      below=True, names=TD, **options)
+
+
 def _tokens(trace: AttentionTrace, p: str) -> None:
     ui.matrix(F.tokens_figure(trace), T.token_frame(trace), f"{p}tokens", decimals=None, names=("", "position"))
 
@@ -72,9 +78,7 @@ def _embeddings(trace: AttentionTrace, p: str) -> None:
     st.latex(L.positional_encoding(trace))
     parts = [("E (token embeddings)", "e", trace.embeddings), ("P (positions)", "p", trace.positional_encoding),
              ("X = E + P", "x", trace.x)]
-    ui.matrices([view.panel(f"{p}{key}", T.token_by_dim_frame(trace, m), F.token_by_dim_figure(trace, m, name,
-                                                                                             compact=True),
-                            below=True, names=TD) for name, key, m in parts], key=f"{p}embeddings")
+    ui.matrices([_vectors(trace, p, name, key, m) for name, key, m in parts], key=f"{p}embeddings")
     st.caption(SIGNED_CAPTION)
 
 
@@ -117,11 +121,9 @@ def _qkv(trace: AttentionTrace, p: str) -> None:
                  rf"{trace.d_model}] \cdot [{trace.d_model} \times {trace.d_k}] + [{trace.d_k}] = "
                  rf"[{n} \times {trace.d_k}]")
     parts = [("Q", "q", trace.q), ("K", "k", trace.k), ("V", "v", trace.v)]
-    ui.matrices([view.panel(f"{p}{key}", T.token_by_dim_frame(trace, m), F.token_by_dim_figure(trace, m, name,
-                                                                                             compact=True),
-                            below=True, names=TD, tip=P.projection(trace, key),
-                            links=[{"panel": f"{p}x", "axis": "row", "from": "row"},
-                                   {"panel": f"{p}w_{key}", "axis": "col", "from": "col"}])
+    ui.matrices([_vectors(trace, p, name, key, m, tip=P.projection(trace, key),
+                          links=[{"panel": f"{p}x", "axis": "row", "from": "row"},
+                                 {"panel": f"{p}w_{key}", "axis": "col", "from": "col"}])
                  for name, key, m in parts], key=f"{p}qkv")
     st.caption("One row per token. " + SIGNED_CAPTION)
 
@@ -138,9 +140,7 @@ def _cached_qkv(trace: AttentionTrace, p: str) -> None:
     tip = P.cached(trace)
     parts = [("q", "q", trace.q, None), ("K: the cache, then k", "k", trace.k, tip),
              ("V: the cache, then v", "v", trace.v, tip)]
-    ui.matrices([view.panel(f"{p}{key}", T.token_by_dim_frame(trace, m), F.token_by_dim_figure(trace, m, name,
-                                                                                             compact=True),
-                            below=True, names=TD, tip=cell_tip) for name, key, m, cell_tip in parts], key=f"{p}qkv")
+    ui.matrices([_vectors(trace, p, name, key, m, tip=cell_tip) for name, key, m, cell_tip in parts], key=f"{p}qkv")
     st.caption(f"Only the token read is computed: its query, key and value. K's and V's first {t} rows come "
                "from the cache, where they were stored when those tokens were read; its last row is the new "
                "k (after RoPE) and v, appended now. " + SIGNED_CAPTION)
@@ -276,9 +276,7 @@ def _rope(trace: AttentionTrace, p: str) -> None:
     k_after = trace.k[-rope.k_before.shape[0]:]  # a cached step rotates only the new key
     parts = [("Q before RoPE", "q-before", rope.q_before), ("Q after", "q-after", trace.q),
              ("K before RoPE", "k-before", rope.k_before), ("K after", "k-after", k_after)]
-    ui.matrices([view.panel(f"{p}{key}", T.token_by_dim_frame(trace, m), F.token_by_dim_figure(trace, m, name,
-                                                                                             compact=True),
-                            below=True, names=TD) for name, key, m in parts], key=f"{p}rope")
+    ui.matrices([_vectors(trace, p, name, key, m) for name, key, m in parts], key=f"{p}rope")
     st.caption(f"Position i counts from 0 here, as the model does; the first pair turns by {rope.theta[0]:.2f} radians "
                f"per position, the last by {rope.theta[-1]:.2g}. " + SIGNED_CAPTION)
 

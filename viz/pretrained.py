@@ -58,19 +58,27 @@ def before_after_frame(before: list[tuple[str, float]], after: list[tuple[str, f
                         index=pd.RangeIndex(1, len(before) + 1, name="rank"))
 
 
+def layer_head_frame(values: np.ndarray, layers) -> pd.DataFrame:
+    """A number a head [len(layers), heads]: rows the layers, columns the heads (both counted from 1)."""
+    return pd.DataFrame(values, index=pd.Index([str(layer + 1) for layer in layers], name="layer"),
+                        columns=[str(h + 1) for h in range(values.shape[1])])
+
+
+def layer_head_figure(frame: pd.DataFrame, title: str, **scale) -> svg.Svg:
+    """``layer_head_frame``'s numbers as a layers × heads heatmap (``scale``: heatmap's colour options)."""
+    return heatmap(frame.to_numpy(), row_labels=list(frame.index), col_labels=list(frame.columns), title=title,
+                   row_title="layer", col_title="head", **scale)
+
+
 def scan_frame(scan: Scan) -> pd.DataFrame:
     """The scan's drops in log-probability: rows layers, columns heads (both from 1)."""
-    return pd.DataFrame(scan.drops, index=pd.Index([str(layer + 1) for layer in scan.layers], name="layer"),
-                        columns=[str(h + 1) for h in range(scan.drops.shape[1])])
+    return layer_head_frame(scan.drops, scan.layers)
 
 
 def scan_figure(scan: Scan) -> svg.Svg:
     """The drops as a layers × heads heatmap on a signed scale (blue: switching the head off lowers the
     likeliest token's log-probability, it helped; red: raises it)."""
-    frame = scan_frame(scan)
-    return heatmap(scan.drops, row_labels=list(frame.index), col_labels=list(frame.columns),
-                   title="Drop in log p(likeliest token) with the head switched off", row_title="layer",
-                   col_title="head")
+    return layer_head_figure(scan_frame(scan), "Drop in log p(likeliest token) with the head switched off")
 
 
 def scan_text(scan: Scan, token: str, threshold: float = 0.1) -> str:
@@ -200,16 +208,12 @@ def downstream_text(embedding: np.ndarray, changed: np.ndarray, off: Off) -> str
 
 def change_frame(before: np.ndarray, after: np.ndarray, layers: range) -> pd.DataFrame:
     """Each head's α change (``alpha_change``) in ``layers``: rows layers, columns heads (from 1)."""
-    moved = alpha_change(before[layers.start:layers.stop], after[layers.start:layers.stop])
-    return pd.DataFrame(moved, index=pd.Index([str(k + 1) for k in layers], name="layer"),
-                        columns=[str(h + 1) for h in range(moved.shape[1])])
+    return layer_head_frame(alpha_change(before[layers.start:layers.stop], after[layers.start:layers.stop]), layers)
 
 
 def change_figure(before: np.ndarray, after: np.ndarray, layers: range) -> svg.Svg:
-    frame = change_frame(before, after, layers)
-    return heatmap(frame.to_numpy(), row_labels=list(frame.index), col_labels=list(frame.columns),
-                   title="How far each head's α moved (½·Σ|Δα| a row, averaged)", row_title="layer",
-                   col_title="head", weights=True, top=1.0)
+    title = "How far each head's α moved (½·Σ|Δα| a row, averaged)"
+    return layer_head_figure(change_frame(before, after, layers), title, weights=True, top=1.0)
 
 
 def first_token_share(weights: np.ndarray, layers: range) -> list[list[float | None]]:

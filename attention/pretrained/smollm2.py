@@ -271,13 +271,18 @@ class SmolLM2:
         the scan runs nine copies of the sentence at once). ``allowed``: the causal mask [n, n], or None
         when every key may be read (a cached step's one query). Returns (the heads' outputs α·V
         [..., heads, n, 64], α [..., heads, n, n], K and V after RoPE [..., kv_heads, n, 64])."""
+        q, k, v = self.project(layer, a)
+        q, k = rotate(q, cos, sin), rotate(k, cos, sin)
+        return (*self.attend(q, k, v, allowed), k, v)
+
+    def project(self, layer: Layer, a: Array) -> tuple[Array, Array, Array]:
+        """Q = a·W_Q, K = a·W_K, V = a·W_V split into heads, before RoPE: [..., 9, n, 64], [..., 3, n, 64] ×2."""
         *lead, n, _ = a.shape
         heads, kv, d = self.info.heads, self.kv_heads, self.info.d_head
         q = (a @ layer.w_q).reshape(*lead, n, heads, d).swapaxes(-2, -3)  # [..., 9, n, 64]
         k = (a @ layer.w_k).reshape(*lead, n, kv, d).swapaxes(-2, -3)  # [..., 3, n, 64]
         v = (a @ layer.w_v).reshape(*lead, n, kv, d).swapaxes(-2, -3)  # [..., 3, n, 64]
-        q, k = rotate(q, cos, sin), rotate(k, cos, sin)
-        return (*self.attend(q, k, v, allowed), k, v)
+        return q, k, v
 
     def attend(self, q: Array, k: Array, v: Array, allowed: np.ndarray | None) -> tuple[Array, Array]:
         """(α·V, α) for queries q [..., heads, n_q, 64] over keys and values k, v [..., kv_heads, n_k, 64]
@@ -309,7 +314,10 @@ class SmolLM2:
         ids, tokens = self.tokenize(sentence)
         return self.forward_ids(ids, tokens)
 
-    def forward_ids(self, ids: list[int], tokens: list[str]) -> Forward:
+    def forward_ids(self, ids: list[int], tokens: list[str], keys: Array | None = None,
+                    values: Array | None = None) -> Forward:
+        """A pass over ``ids``. ``keys``, ``values`` [layers, kv_heads, ≥ n, 64]: a key/value cache whose
+        first n rows are filled with every layer's K (after RoPE) and V, as a prompt's pass fills it."""
         n = len(ids)
         cos, sin = self.rope(n)
         allowed = causal_mask(n)
@@ -320,7 +328,9 @@ class SmolLM2:
             residual.append(h)
             a = rms_norm(h, layer.norm_attn, self.eps)  # [n, 576]
             inputs.append(a)
-            out, weights[index], _, _ = self.attention(layer, a, cos, sin, allowed)
+            out, weights[index], k, v = self.attention(layer, a, cos, sin, allowed)
+            if keys is not None:
+                keys[index, :, :n], values[index, :, :n] = k, v
             h = self.feed_forward(layer, self.mix(layer, h, out))
         logits = self.next_logits(h[-1])  # [49152]
         return Forward(ids, tokens, residual, inputs, weights, logits)
@@ -337,17 +347,21 @@ class SmolLM2:
             check_head(self.info, layer, head)
         if not off:
             return fwd.logits
-        n = len(fwd.ids)
+        start = min(layer for layer, _ in off)
+        return self.next_logits(self.layers_from(fwd.residual[start], start, off)[..., -1, :])
+
+    def layers_from(self, h: Array, start: int, off: Off = frozenset()) -> Array:
+        """The residual stream after the last layer, running layers ``start`` … 29 on h (what layer
+        ``start`` receives) [..., n, 576], with the heads in ``off`` switched off (α·V zero before W_O)."""
+        n = h.shape[-2]
         cos, sin = self.rope(n)
         allowed = causal_mask(n)
-        start = min(layer for layer, _ in off)
-        h = fwd.residual[start]
         for index in range(start, self.info.layers):
             layer = self.layers[index]
             out, _, _, _ = self.attention(layer, rms_norm(h, layer.norm_attn, self.eps), cos, sin, allowed)
-            out[[head for lay, head in off if lay == index]] = 0  # a fresh array: the heads switched off
+            out[..., [head for lay, head in off if lay == index], :, :] = 0  # a fresh array: the heads switched off
             h = self.feed_forward(layer, self.mix(layer, h, out))
-        return self.next_logits(h[-1])
+        return h
 
     def next_tokens_without(self, sentence: str, off: Off, k: int = 5) -> list[tuple[str, float]]:
         """The k likeliest next tokens with the heads in ``off`` switched off."""
@@ -376,10 +390,7 @@ class SmolLM2:
             out, _, _, _ = self.attention(layer, fwd.inputs[index], cos, sin, allowed)  # [9, n, 64]
             shares = np.einsum("jnd,jdm->jnm", out, layer.w_o.reshape(heads, d, -1))  # head j's α·V·W_O  [9, n, 576]
             h = (fwd.residual[index] + shares.sum(axis=0))[None] - shares  # head j off, in copy j   [9, n, 576]
-            h = self.feed_forward(layer, h)
-            for later in self.layers[index + 1:]:
-                out, _, _, _ = self.attention(later, rms_norm(h, later.norm_attn, self.eps), cos, sin, allowed)
-                h = self.feed_forward(later, self.mix(later, h, out))
+            h = self.layers_from(self.feed_forward(layer, h), index + 1)
             drops[done] = log_p[token] - log_softmax(self.next_logits(h[:, -1]))[:, token]
             if progress is not None:
                 progress(done + 1, len(layers))
@@ -407,7 +418,7 @@ class SmolLM2:
         values = np.zeros_like(keys)
         self.forward_ids(ids[:1], [])  # a one-token pass reads every weight, so that no timing below pays for
         t0 = time.perf_counter()  # bringing the memory-mapped weights into memory (~0.4 s the first time)
-        logits = self.prefill(ids, keys, values)
+        logits = self.forward_ids(ids, tokens, keys, values).logits  # the prompt's pass fills the cache
         seconds_cached, logits_seen, steps, probabilities = [time.perf_counter() - t0], [logits], [], []
         while True:
             p = softmax(logits)
@@ -437,32 +448,18 @@ class SmolLM2:
                           np.array(logits_seen), np.array(recomputed), alpha_difference, seconds_cached,
                           seconds_recomputed)
 
-    def prefill(self, ids: list[int], keys: Array, values: Array) -> Array:
-        """Read the prompt in one pass, writing its keys and values into the cache; the next-token logits."""
-        n = len(ids)
-        cos, sin = self.rope(n)
-        allowed = causal_mask(n)
-        h = self.embedding[ids]
-        for index, layer in enumerate(self.layers):
-            out, _, keys[index, :, :n], values[index, :, :n] = self.attention(
-                layer, rms_norm(h, layer.norm_attn, self.eps), cos, sin, allowed)
-            h = self.feed_forward(layer, self.mix(layer, h, out))
-        return self.next_logits(h[-1])
-
     def cached_step(self, token: int, t: int, keys: Array, values: Array) -> CachedStep:
         """Read ``token`` at position t with the cache holding positions 0 … t − 1: its query, key and
         value [1 × 64] per head, its key and value appended at row t, its one row of scores against the
         t + 1 cached keys (no mask: the cache holds nothing later), then W_O and the MLP for it alone."""
-        heads, kv, d = self.info.heads, self.kv_heads, self.info.d_head
+        heads = self.info.heads
         cos, sin = (m[t:t + 1] for m in self.rope(t + 1))  # position t's angles   [1, 64]
         h = self.embedding[[token]]  # [1, 576]
         xs, q_before, k_before = [], [], []
         weights = np.empty((self.info.layers, heads, t + 1), dtype=np.float32)
         for index, layer in enumerate(self.layers):
             a = rms_norm(h, layer.norm_attn, self.eps)  # [1, 576]
-            q = (a @ layer.w_q).reshape(1, heads, d).swapaxes(0, 1)  # [9, 1, 64]
-            k = (a @ layer.w_k).reshape(1, kv, d).swapaxes(0, 1)  # [3, 1, 64]
-            v = (a @ layer.w_v).reshape(1, kv, d).swapaxes(0, 1)  # [3, 1, 64]
+            q, k, v = self.project(layer, a)  # [9, 1, 64], [3, 1, 64], [3, 1, 64]
             xs.append(a[0])
             q_before.append(q[:, 0])
             k_before.append(k[:, 0])
