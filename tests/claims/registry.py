@@ -289,6 +289,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("each token seeing itself and the tokens before it", f"{R}::test_the_decoder_sees_itself_and_the_tokens_before"),
     ],
     "assets/real_model/02_heads_off_smollm2.md": [
+        ("the table puts the five likeliest next tokens with every head on beside the five with those heads off",
+         "tests.test_heads_off_and_cache::test_switching_off_the_induction_heads_shows_the_next_tokens_before_and_after"),
         ("a probability of 0.64 at the median, and it is the likeliest next token on 21 of the 24",
          f"{R}::test_induction_prompts_give_the_next_word_0_64_at_the_median_and_the_top_on_21"),
         ("lowers it on each of the 24, to 0.29 at the median",
@@ -307,6 +309,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          f"{R}::test_minilm_layers_before_the_first_head_off_run_as_they_did"),
     ],
     "assets/real_model/03_scan.md": [
+        ("a negative drop means the model is surer of that token without the head",
+         f"{R}::test_a_scan_drop_is_the_ablated_runs_drop_and_0_69_halves_the_probability"),
         ("A drop of 0.69 (ln 2) halves its probability",
          f"{R}::test_a_scan_drop_is_the_ablated_runs_drop_and_0_69_halves_the_probability"),
         ("the nine heads run as one batch from that layer on: the layers before it are not computed again",
@@ -316,12 +320,18 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     ],
     # --- writing with a key/value cache ------------------------------------------------------------
     "assets/generate/00_intro.md": [
+        ("picks the likeliest next token (greedy decoding, as here)",
+         "tests.test_heads_off_and_cache::test_the_cache_gives_what_recomputing_the_whole_sequence_gives"),
         ("a token's key and value in each layer never change once it has been read",
          "tests.test_heads_off_and_cache::test_the_cache_gives_what_recomputing_the_whole_sequence_gives"),
         ("each new token computes only its own query, key and value, adds its key and value to the cache",
          "tests.test_heads_off_and_cache::test_a_steps_trace_is_one_query_against_every_cached_key_by_naive_loops"),
     ],
     "assets/generate/01_cache.md": [
+        ("The prompt's pass fills the cache with one row per prompt token",
+         "tests.test_heads_off_and_cache::test_the_cache_holds_each_read_tokens_rotated_key_and_value"),
+        ("each token read after it adds one row",
+         "tests.test_heads_off_and_cache::test_the_cache_holds_each_read_tokens_rotated_key_and_value"),
         ("Its keys are stored after RoPE, each turned by the angle of its own position",
          "tests.test_heads_off_and_cache::test_the_cache_holds_each_read_tokens_rotated_key_and_value"),
         ("The last token written is not in it", "tests.test_heads_off_and_cache::test_the_cache_holds_each_read_tokens_rotated_key_and_value"),
@@ -341,17 +351,25 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_heads_off_and_cache::test_the_step_reads_the_hidden_state_the_layer_receives"),
     ],
     "assets/walkthrough/04_qkv_cached.md": [
+        ("the rows above them were stored when the earlier tokens were read",
+         "tests.test_heads_off_and_cache::test_the_cache_holds_each_read_tokens_rotated_key_and_value"),
         ("Its k and v are appended to the cache as the last rows of K and V",
          "tests.test_heads_off_and_cache::test_the_cache_holds_each_read_tokens_rotated_key_and_value"),
     ],
     "assets/walkthrough/04b_rope_cached.md": [
+        ("V is not rotated",
+         "tests.test_heads_off_and_cache::test_the_cache_holds_each_read_tokens_rotated_key_and_value"),
         ("The cached keys were rotated when they were stored, each by its own position",
          "tests.test_heads_off_and_cache::test_the_cache_holds_each_read_tokens_rotated_key_and_value"),
     ],
     "assets/walkthrough/05_scores_cached.md": [
+        ("the new token's query against every key in the cache and its own",
+         "tests.test_heads_off_and_cache::test_a_steps_trace_is_one_query_against_every_cached_key_by_naive_loops"),
         ("No mask is needed", "tests.test_heads_off_and_cache::test_a_steps_trace_is_one_query_against_every_cached_key_by_naive_loops"),
     ],
     "assets/walkthrough/08_output_cached.md": [
+        ("the weighted sum of the value vectors, the cached ones and its own",
+         "tests.test_heads_off_and_cache::test_a_steps_trace_is_one_query_against_every_cached_key_by_naive_loops"),
         ("the last layer's output at this token gives the next token's logits",
          "tests.test_heads_off_and_cache::test_the_cache_gives_what_recomputing_the_whole_sequence_gives"),
     ],
