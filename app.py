@@ -7,30 +7,23 @@ found" (and AppTest reruns lose this script).
 
 import streamlit as st
 
+from ui.classmode import publish
 from ui.components import TABLE_CSS
 from ui.links import clean_link, share_link
+from ui.navigation import pages
 from ui.settings import draw_shared_sidebar
 
-st.set_page_config(page_title="Attention Lab", page_icon=":material/search:", layout="wide")
+# A student's class-mode page, and the lesson in its frame (ui.classmode), open with the sidebar closed:
+# the learner's own settings there are not the lesson the class follows.
+student = "class" in st.query_params or st.query_params.get("follow") == "true"
+st.set_page_config(page_title="Attention Lab", page_icon=":material/search:", layout="wide",
+                   initial_sidebar_state="collapsed" if student else "auto")
 clean_link()  # first: a bad value in the URL must never reach a widget
 st.html(TABLE_CSS)
 st.session_state["_shared"] = draw_shared_sidebar()
 
-page = st.navigation(
-    [
-        st.Page("lessons/walkthrough.py", title="Step-by-step walkthrough", icon=":material/stairs:", default=True),
-        st.Page("lessons/multihead.py", title="Multi-head attention", icon=":material/hub:"),
-        st.Page("lessons/scaling.py", title="Why divide by √d_k?", icon=":material/straighten:"),
-        st.Page("lessons/phonebook.py", title="Phonebook: keys vs values", icon=":material/contact_phone:"),
-        st.Page("lessons/relevance.py", title="Similar is not relevant", icon=":material/call_split:"),
-        st.Page("lessons/parts.py", title="Attention from its parts", icon=":material/construction:"),
-        st.Page("lessons/cross.py", title="Cross-attention", icon=":material/translate:"),
-        st.Page("lessons/learn.py", title="Watch a head learn", icon=":material/model_training:"),
-        st.Page("lessons/real_model.py", title="A real model", icon=":material/psychology:"),
-        st.Page("lessons/generate.py", title="Writing with a cache", icon=":material/edit_note:"),
-        st.Page("lessons/classmode.py", title="Class mode", icon=":material/groups:"),
-    ]
-)
+page = st.navigation(pages())
 page.run()
+publish(page.url_path)  # a teacher's lesson page: the class follows it
 with st.sidebar:
     share_link()

@@ -19,13 +19,16 @@ import http.cookiejar
 import time
 import urllib.parse
 import urllib.request
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import connect
 
 XSRF_COOKIE = "_streamlit_xsrf"
+EARLY_FOR_RERUN = ForwardMsg.FINISHED_EARLY_FOR_RERUN
 
 
 def calibrate(base: str, path: str, ready: str, sentence: str = "the cat sat on the mat") -> BackMsg:
@@ -86,6 +89,13 @@ def _is_rerun(data: bytes | str) -> bool:
     return msg.WhichOneof("type") == "rerun_script"
 
 
+def trigger(widget_id: str) -> WidgetState:
+    """A button's press, as the page sends it."""
+    state = WidgetState(id=widget_id)
+    state.trigger_value = True
+    return state
+
+
 @dataclass
 class Answer:
     """What the server sent for one run, and how long it took."""
@@ -108,6 +118,26 @@ class Answer:
                 texts.append(element.bidi_component.json)
         return texts
 
+    def elements(self) -> Iterable:
+        """Every element the run drew (the protobuf ``Element``s), in order."""
+        for m in self.messages:
+            if m.WhichOneof("type") == "delta" and m.delta.WhichOneof("type") == "new_element":
+                yield m.delta.new_element
+
+    def widgets(self) -> dict[str, str]:
+        """The widgets the run drew that have a key: key → widget id (Streamlit writes ``$$ID-<hash>-<key>``)."""
+        ids = {}
+        for element in self.elements():
+            widget_id = getattr(getattr(element, element.WhichOneof("type")), "id", "")
+            if widget_id.startswith("$$ID-") and widget_id.count("-") >= 2:
+                ids[widget_id.split("-", 2)[2]] = widget_id
+        return ids
+
+    def fragments(self) -> list[str]:
+        """The fragments that asked to be rerun on a timer (``st.fragment(run_every=…)``), as the page's
+        JavaScript would rerun them."""
+        return [m.auto_rerun.fragment_id for m in self.messages if m.WhichOneof("type") == "auto_rerun"]
+
     @property
     def exception(self) -> bool:
         return any(m.WhichOneof("type") == "delta" and m.delta.WhichOneof("type") == "new_element"
@@ -121,6 +151,7 @@ class Learner:
     base: str
     path: str
     cached: dict[str, ForwardMsg] = field(default_factory=dict)  # the cacheable messages received, by hash
+    page_hash: str = ""  # the page's script hash, from its first run
 
     async def open(self) -> Answer:
         """Load the page as a browser does, connect, and run the page once."""
@@ -139,7 +170,32 @@ class Learner:
         first.rerun_script.context_info.url = self.base + self.path
         first.rerun_script.context_info.timezone = "UTC"
         first.rerun_script.context_info.locale = "en-US"
-        return await self._run(first)
+        opened = await self._run(first)
+        self.page_hash = next((m.navigation.page_script_hash for m in opened.messages
+                               if m.WhichOneof("type") == "navigation"), "")
+        return opened
+
+    async def rerun(self, query: str, widgets: Iterable[WidgetState] = (), fragment_id: str = "") -> Answer:
+        """A rerun of this page as the browser asks for one: its query string, the widget values that
+        changed (a button's press is a trigger), the fragment a timer reruns (or the whole page)."""
+        return await self._run(self.rerun_message(query, widgets, fragment_id))
+
+    async def send(self, msg: BackMsg) -> None:
+        """Send without waiting for an answer (the server may rightly give none, e.g. for a fragment
+        this session does not hold)."""
+        await self.ws.send(msg.SerializeToString())
+
+    def rerun_message(self, query: str, widgets: Iterable[WidgetState] = (), fragment_id: str = "") -> BackMsg:
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string = query
+        state.page_script_hash = self.page_hash
+        state.widget_states.widgets.extend(widgets)
+        state.context_info.url = self.base + self.path
+        if fragment_id:
+            state.fragment_id, state.is_auto_rerun = fragment_id, True
+        state.cached_message_hashes.extend(sorted(self.cached))
+        return msg
 
     async def edit(self, template: BackMsg, sentence: str) -> Answer:
         """Type ``sentence`` into the sidebar's box: the calibrated BackMsg with the new sentence."""
@@ -170,7 +226,8 @@ class Learner:
             elif fwd.metadata.cacheable and fwd.hash:
                 self.cached[fwd.hash] = fwd
             received.append(fwd)
-            if fwd.WhichOneof("type") == "script_finished":
+            # a run stopped by st.rerun() is followed by the run it asked for: the answer is that one's end
+            if fwd.WhichOneof("type") == "script_finished" and fwd.script_finished != EARLY_FOR_RERUN:
                 return Answer(time.perf_counter() - start, received, fwd.script_finished)
 
     async def close(self) -> None:

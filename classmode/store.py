@@ -97,7 +97,7 @@ class ClassView:
     """What a student (and the teacher) sees of a class."""
 
     code: str
-    state: dict  # the teacher's lesson state: the shared settings
+    state: dict  # the lesson the class follows: {"page": its address, "query": its link's settings}
     question: dict | None  # the open question (its answer only after the reveal, for a student)
     question_no: int
     revealed: bool

@@ -3,9 +3,13 @@ SQLite database; who may do what, the follow view, a question from ask to reveal
 
 from __future__ import annotations
 
+import json
 import re
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st_
 from streamlit.testing.v1 import AppTest
 
 from attention import trace_self_attention
@@ -31,8 +35,8 @@ def open_page(**query) -> AppTest:
     return at.switch_page(PAGE).run()
 
 
-def start_class() -> tuple[AppTest, str, str]:
-    teacher = open_page()
+def start_class(**query) -> tuple[AppTest, str, str]:
+    teacher = open_page(**query)
     teacher.button(key="cm_start").click().run()
     assert_no_exception(teacher)
     secret = teacher.query_params["teach"]
@@ -75,12 +79,79 @@ def test_a_question_from_ask_to_reveal_with_two_students():
     assert f"the answer is {question.answer}" in texts(bob)
 
 
-def test_a_student_follows_the_teachers_sentence():
-    teacher, _, code = start_class()
+def frame(at: AppTest) -> str | None:
+    """The address of the lesson frame on a student's page (None when there is none)."""
+    return next((e.proto.src for e in at.get("iframe")), None)
+
+
+def test_a_student_follows_the_teachers_page_and_every_setting_of_its_link(database):
+    """The class follows the teacher's lesson as its share link holds it: the page and its settings. A
+    student's page names it and shows it in a frame opened at that link; it is hidden while a question is
+    open; the teacher's key is never part of it; the teacher's sidebar leads back to the class."""
+    teacher, secret, code = start_class(sentence="the cat sat on the mat")
     ann = open_page(**{"class": code})
-    teacher.text_input(key="sentence").set_value("the cat sat on the mat").run()
+    assert "**Step-by-step walkthrough** · Sentence: “the cat sat on the mat”" in texts(ann)
+    assert frame(ann) == "/?sentence=the+cat+sat+on+the+mat&follow=true&embed=true"
+
+    teacher.query_params["heads"] = "4"
+    teacher.query_params["dk_demo"] = "64"  # a setting of another lesson: carried, harmless
+    teacher.switch_page("lessons/multihead.py").run()
+    assert_no_exception(teacher)
     ann.run()
-    assert "the cat sat on the mat" in texts(ann)
+    assert "**Multi-head attention** · Sentence: “the cat sat on the mat”" in texts(ann)
+    assert frame(ann) == "/multihead?sentence=the+cat+sat+on+the+mat&heads=4&dk_demo=64&follow=true&embed=true"
+    assert [b.label for b in ann.get("link_button")] == ["Explore this lesson on my own (new tab)"]
+    assert ann.get("link_button")[0].proto.url == "/multihead?sentence=the+cat+sat+on+the+mat&heads=4&dk_demo=64"
+    assert secret not in str(database.teacher_view(secret).state)
+
+    teacher.button(key="cm_back").click().run()
+    assert teacher.query_params["teach"] in (secret, [secret]) and teacher.button(key="cm_ask")
+    teacher.switch_page(PAGE)  # AppTest's next run would go back to the page it last switched to itself
+    teacher.button(key="cm_ask").click().run()
+    ann.run()
+    assert frame(ann) is None and "The lesson is hidden while a question is open" in texts(ann)
+    teacher.button(key="cm_reveal").click().run()
+    ann.run()
+    assert frame(ann) == "/multihead?sentence=the+cat+sat+on+the+mat&heads=4&dk_demo=64&follow=true&embed=true"
+
+
+def test_a_closed_class_stops_taking_the_teachers_pages(database):
+    teacher, _, code = start_class()
+    teacher.button(key="cm_close").click().run()
+    teacher.query_params["heads"] = "4"
+    teacher.switch_page("lessons/multihead.py").run()
+    assert_no_exception(teacher)
+    assert not [b for b in teacher.sidebar.button if b.key == "cm_back"]
+    assert json.loads(database.version(code)[0]) == {"page": "", "query": {}}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st_.fixed_dictionaries({}, optional={
+    "page": st_.one_of(st_.sampled_from(["", "multihead", "classmode", "../x", "//ev.il", "javascript:x"]), st_.text(),
+                       st_.integers(), st_.none()),
+    "query": st_.one_of(st_.dictionaries(
+        st_.one_of(st_.sampled_from(["sentence", "seed", "teach", "me", "class", "embed", "heads", "w", "rm_off"]),
+                   st_.text(max_size=8)),
+        st_.one_of(st_.text(max_size=40), st_.integers(), st_.lists(st_.text(max_size=12), max_size=3), st_.none()),
+        max_size=6), st_.lists(st_.text()), st_.text()),
+}))
+def test_a_lesson_frame_opens_only_a_lesson_with_settings_a_shared_link_may_hold(state):
+    """Whatever a class's state holds (it is read from the database): the frame's address is a lesson of
+    this app on this server, with only settings that pass the link's checks, never a key, an id or a code."""
+    from ui.classmode import lesson_url
+    from ui.links import PRIVATE, check_link
+    from ui.navigation import LESSONS
+
+    url = lesson_url(state, embed=True)
+    if url is None:
+        assert state.get("page") not in LESSONS or not isinstance(state.get("query"), dict)
+        return
+    parts = urlsplit(url)
+    assert not parts.scheme and not parts.netloc and parts.path.removeprefix("/") in LESSONS
+    query = parse_qs(parts.query, keep_blank_values=True)
+    assert query.pop("embed") == ["true"] and query.pop("follow") == ["true"]
+    settings = {k: v if k in ("rm_off",) else v[-1] for k, v in query.items()}
+    assert not check_link(settings) and not set(settings) & (PRIVATE | {"class"})
 
 
 def test_a_student_link_cannot_act_as_the_teacher():

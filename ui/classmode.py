@@ -1,6 +1,12 @@
 """Class mode's page flow: start or join a class, the teacher's projector view (code, link, QR code,
 questions, the class's answers live, reveal), and a student's view that follows the teacher.
 
+What a class follows is the teacher's lesson as its share link holds it: the page and every setting
+in its address (sentence, seed, sizes, step, hand edits…). The teacher's other pages publish it
+(``publish``, called by app.py after each run); a student's page shows that lesson in a frame of
+its own, opened at the teacher's link, so it starts from exactly those settings as any shared link
+does.
+
 Live updates: a small fragment polls the database (every 1.5 s for the teacher, 2 s for a student) and
 draws only a status line; when the class changed (the teacher's lesson, a new question, the reveal),
 it reruns the whole page once. So a class of students waiting costs one query each per poll.
@@ -12,28 +18,27 @@ import html
 import io
 import json
 import secrets
-from dataclasses import asdict
 from urllib.parse import urlencode, urlsplit
 
 import segno
 import streamlit as st
 
 from attention import trace_self_attention
-from attention.tokens import SentenceError
 from classmode.store import MAX_NICKNAME, ClassError, ClassView, Store, database_url
 from ui import components as ui
-from ui.settings import Shared, trace_or_explain
+from ui.links import PRIVATE, SPECS, check_link, link
+from ui.navigation import CLASS_PAGE, LESSONS
+from ui.settings import DEFAULT_SENTENCE, Shared, trace_or_explain
 from viz import classmode as V
-from viz import figures as F
-from viz import tables as T
 from viz.exercises import make_questions
 from viz.labels import markdown_text
 
 CODE_CSS = """<style>
 .class-code { font-size: clamp(3rem, 12vw, 7rem); font-weight: 700; letter-spacing: .15em; line-height: 1.1;
               font-family: ui-monospace, monospace; }
+.st-key-cm-lesson iframe { height: min(75vh, 900px); border: 1px solid rgba(128, 128, 128, .4); border-radius: .5rem; }
 </style>"""
-STATE_KEYS = ("sentence", "seed", "d_model", "positional", "causal")
+SHARED_KEYS = ("sentence", "seed", "d_model", "positional", "causal")  # the sidebar's: every lesson reads them
 
 
 def store() -> Store:
@@ -53,16 +58,32 @@ def _opened(url: str) -> Store:
     return Store(url)
 
 
-def state_of(settings: Shared) -> dict:
-    """The teacher's lesson state that students follow: the shared settings."""
-    return {k: v for k, v in asdict(settings).items() if k in STATE_KEYS}
+def lesson_state(page: str, params: dict) -> dict:
+    """What a class follows: a lesson's address and its link's settings (the share link's, so never the
+    teacher's key, a student's id or the class code)."""
+    return {"page": page, "query": {k: v for k, v in params.items() if k in SPECS and k not in PRIVATE | {"class"}}}
 
 
-def lesson_link(state: dict) -> str:
-    """The walkthrough at the class's state, as a path with its query (the learner's own copy)."""
-    query = {"sentence": state["sentence"], "seed": state["seed"], "d_model": state["d_model"],
-             "pe": str(state["positional"]).lower(), "causal": str(state["causal"]).lower(), "step": 7}
-    return "/?" + urlencode(query)
+def lesson_url(state: dict, *, embed: bool = False) -> str | None:
+    """The lesson a class's state names, as a path with its query; None if its page is not a lesson.
+
+    Built only from what a shared link may hold: a known page, and the settings that pass the link's
+    own checks (a state is read from the database, so it is treated as a link from anyone)."""
+    page, query = state.get("page"), state.get("query")
+    if not isinstance(page, str) or page not in LESSONS or not isinstance(query, dict):
+        return None
+    settings = {k: v for k, v in query.items()
+                if isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))}
+    settings = {k: v for k, v in settings.items() if k not in check_link(settings) and k not in PRIVATE | {"class"}}
+    text = urlencode(settings, doseq=True)
+    if embed:  # Streamlit's own embed: no header or toolbar; follow: the sidebar starts closed (app.py)
+        text += ("&" if text else "") + "follow=true&embed=true"
+    return "/" + page + ("?" + text if text else "")
+
+
+def sidebar_settings(params: dict) -> dict:
+    """The sidebar's settings in a link (the ones every lesson reads)."""
+    return {k: v for k, v in params.items() if k in SHARED_KEYS}
 
 
 def client() -> str:
@@ -74,8 +95,8 @@ def client() -> str:
 
 def start_class(settings: Shared) -> None:
     """The "Start a class" button: a new class with the teacher's lesson; the page becomes the teacher's."""
-    try:
-        teacher = store().create_class(state_of(settings))
+    try:  # the class starts on the walkthrough, with the sidebar's settings
+        teacher = store().create_class(lesson_state("", sidebar_settings(link())))
     except ClassError as error:
         st.session_state["_cm_error"] = str(error)
         return
@@ -94,9 +115,9 @@ def landing(settings: Shared) -> None:
     with left:
         st.subheader("Teach", divider="gray")
         st.markdown("Start a class: your students join with a code on their laptops or phones, follow the "
-                    "lesson you show (your sentence and settings in the sidebar) and answer your questions; you "
-                    "see the class's answers arrive, then reveal. Your page's link is your key to the class: "
-                    "keep it to yourself.")
+                    "lesson you show (the page, its step and every setting in its link) and answer your "
+                    "questions; you see the class's answers arrive, then reveal. Your page's link is your key to "
+                    "the class: keep it to yourself.")
         st.button("Start a class", key="cm_start", type="primary", on_click=start_class, args=(settings,),
                   icon=":material/groups:")
         if "_cm_error" in st.session_state:
@@ -114,28 +135,35 @@ def teacher(secret: str, settings: Shared, base_url: str) -> None:
     try:
         view = db.teacher_view(secret)
     except ClassError as error:
+        st.session_state.pop("_cm_teaching", None)
         st.error(markdown_text(str(error)), icon=":material/block:")
         st.button("Start a new class", key="cm_restart", on_click=_forget_class, args=("teach",))
         return
+    st.session_state["_cm_teaching"] = (secret, view.code)  # this session's lesson pages publish to the class
     trace = trace_or_explain(settings, trace_self_attention)  # a sentence it can't show: the last one that worked
-    state = {**state_of(settings), "sentence": trace.sentence}
-    if state != view.state:  # the teacher changed the sentence or a setting: the class follows
+    # the sidebar here changes the sentence and settings of the lesson the class follows, not its page
+    state = view.state if lesson_url(view.state) is not None else lesson_state("", {})
+    query = {k: v for k, v in state["query"].items() if k not in SHARED_KEYS} | sidebar_settings(link())
+    state = lesson_state(state["page"], query)
+    if state != view.state:
         db.set_state(secret, state)
+    st.session_state["_cm_published"] = state
     origin = urlsplit(base_url)  # the page's own address: scheme and host, not its path
-    link = f"{origin.scheme}://{origin.netloc}/classmode?class={view.code}"
+    join = f"{origin.scheme}://{origin.netloc}/classmode?class={view.code}"
     st.html(CODE_CSS)
     code_column, qr_column = st.columns([3, 2], vertical_alignment="center")
     with code_column:
         st.markdown("**Join at** the link below, or open Class mode and type the code:")
         st.html(f'<div class="class-code" aria-label="class code">{html.escape(view.code)}</div>')
-        st.code(link, language=None)
+        st.code(join, language=None)
     with qr_column:
         picture = io.BytesIO()
-        segno.make(link, error="m").save(picture, kind="png", scale=8, border=2)
+        segno.make(join, error="m").save(picture, kind="png", scale=8, border=2)
         st.image(picture.getvalue(), caption="The join link as a QR code", width=260)
-    st.caption("Students follow the lesson of your sidebar: sentence, seed, d_model, positions, mask "
-               f"(now “{markdown_text(trace.sentence)}”, seed {settings.seed}). The link in your address bar "
-               "is the teacher's key: do not share it.")
+    st.caption(f"Students follow your lesson: now “{LESSONS[state['page']]}” with “{markdown_text(trace.sentence)}”, "
+               f"seed {settings.seed}. Open any lesson from the menu and their pages follow it (its step and "
+               "settings too); “Back to class” in the sidebar brings you here. The link in your address bar is "
+               "the teacher's key: do not share it.")
 
     st.subheader("Ask the class", divider="gray")
     questions = make_questions(trace)
@@ -158,6 +186,7 @@ def _ask(secret: str, question: dict) -> None:
 
 def _close(secret: str) -> None:
     store().close(secret)
+    st.session_state.pop("_cm_teaching", None)
 
 
 def _reveal(secret: str) -> None:
@@ -166,6 +195,31 @@ def _reveal(secret: str) -> None:
 
 def _forget_class(key: str) -> None:
     st.query_params.pop(key, None)
+
+
+def publish(page: str) -> None:
+    """After a run of one of the teacher's lesson pages: that page and its settings become the class's
+    lesson (written only when they changed), and the sidebar leads back to the class."""
+    teaching = st.session_state.get("_cm_teaching")
+    if teaching is None or page not in LESSONS:
+        return
+    secret, code = teaching
+    state = lesson_state(page, link())
+    if state != st.session_state.get("_cm_published"):
+        try:
+            _opened(database_url()).set_state(secret, state)
+        except ClassError:  # closed, or gone after a day idle: this session teaches no class any more
+            st.session_state.pop("_cm_teaching", None)
+            return
+        except Exception as error:  # the database is out of reach: the lesson goes on, and says so
+            st.sidebar.warning("Your class can't follow this page: its database is out of reach ("
+                               + markdown_text(type(error).__name__) + ").", icon=":material/database:")
+            return
+        st.session_state["_cm_published"] = state
+    # a button, not a link: a link would show the teacher's key on the projector when hovered
+    if st.sidebar.button(f"Back to class {code}", key="cm_back", icon=":material/groups:", width="stretch",
+                         help="Your students' pages follow the lesson you show here."):
+        st.switch_page(CLASS_PAGE, query_params={"teach": secret})
 
 
 @st.fragment(run_every=1.5)
@@ -215,21 +269,22 @@ def student(code: str) -> None:
         st.info("Your teacher has closed this class. Thank you for taking part!", icon=":material/waving_hand:")
         return
     st.subheader("Your teacher's lesson", divider="gray")
-    state = view.state
-    st.markdown(f"Sentence: “{markdown_text(str(state.get('sentence', '')))}” · seed {state.get('seed')} · "
-                f"d_model {state.get('d_model')}" + (" · causal mask" if state.get("causal") else ""))
-    try:
-        trace = trace_self_attention(str(state["sentence"]), d_model=int(state["d_model"]), seed=int(state["seed"]),
-                                     positional=bool(state["positional"]), causal=bool(state["causal"]))
-    except (SentenceError, ValueError, KeyError, TypeError) as error:  # shown as far as it can be
-        st.warning(f"This lesson can't be drawn here: {markdown_text(str(error))}")
+    url = lesson_url(view.state)
+    if url is None:
+        st.warning("Your teacher's lesson can't be shown here; the questions still work.")
     else:
-        if view.question is None or view.revealed:  # before the reveal, the numbers would give the answer away
-            ui.matrix(F.query_key_figure(trace, trace.weights, "α weights", weights=True),
-                      T.query_key_frame(trace, trace.weights, weights=True), "cm-weights", names=("query", "key"))
+        sentence = view.state["query"].get("sentence", DEFAULT_SENTENCE)
+        st.markdown(f"**{LESSONS[view.state['page']]}** · Sentence: “{markdown_text(str(sentence))}”")
+        if view.question is not None and not view.revealed:  # the lesson's numbers would give the answer away
+            st.caption("The lesson is hidden while a question is open; it comes back after the reveal.")
         else:
-            st.caption("The attention weights are hidden while a question is open.")
-    st.link_button("Explore this lesson on my own (new tab)", lesson_link(state), icon=":material/open_in_new:")
+            st.html(CODE_CSS)
+            with st.container(key="cm-lesson"):  # the lesson itself, at the teacher's link: a page of its own
+                st.iframe(lesson_url(view.state, embed=True),
+                          alt=f"The lesson your teacher shows: {LESSONS[view.state['page']]}")
+        st.caption("It follows your teacher. To try things of your own, open it in a tab of its own; this page "
+                   "keeps following.")
+        st.link_button("Explore this lesson on my own (new tab)", url, icon=":material/open_in_new:")
     if view.question is not None:
         _question(code, me, view)
 

@@ -139,8 +139,9 @@ SPECS: dict[str, Callable[[str], bool]] = {
     "class": _class_code,  # a student's join link
     "teach": _teacher_secret,  # the teacher's link; never in a shared link (share_link leaves it out)
     "me": _student_id,  # a student in class mode (so a page that reconnects elsewhere is the same student)
+    "follow": _boolean,  # a lesson in a student's class-mode frame: its sidebar starts closed
 }
-PRIVATE = {"teach", "me"}
+PRIVATE = {"teach", "me", "follow"}
 LISTS = {"rm_off"}  # settings a link repeats, one value each; every value is checked
 
 

@@ -56,9 +56,19 @@ def test_a_teacher_and_three_students(browser, base_url, artifacts):
         for page in students:
             page.get_by_text("Your teacher's lesson").wait_for()
 
-        type_sentence(teacher, "the cat sat on the mat")  # the class follows the teacher's sentence
+        type_sentence(teacher, "the cat sat on the mat")  # the class follows the teacher's sentence …
         for page in students:
             page.get_by_text("Sentence: “the cat sat on the mat”").wait_for()
+        teacher.get_by_role("link", name="Multi-head attention").click()  # … and the page the teacher opens,
+        teacher.wait_for_function("() => location.pathname.endsWith('/multihead')")
+        teacher.locator(".st-key-cm_back").wait_for()
+        for page in students:  # shown in each student's frame at the teacher's link
+            lesson = page.frame_locator(".st-key-cm-lesson iframe")
+            lesson.get_by_role("heading", name="Multi-head attention").wait_for()
+            expect(lesson.locator(".st-key-table-heads-0 thead")).to_contain_text("mat")
+            assert "sentence=the+cat+sat+on+the+mat" in page.locator(".st-key-cm-lesson iframe").get_attribute("src")
+        students[2].screenshot(path=artifacts / "class-phone-following.png")
+        teacher.locator(".st-key-cm_back button").first.click()  # and back to the class
 
         teacher.locator(".st-key-cm_ask button").click()
         for k, page in enumerate(students):

@@ -389,15 +389,20 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     # --- class mode --------------------------------------------------------------------------------
     "lessons/classmode.py": NO_CLAIM + ": the page only dispatches to ui/classmode.py",
     "ui/classmode.py": [
-        ("Students follow the lesson of your sidebar", "tests.test_classmode_pages::test_a_student_follows_the_teachers_sentence"),
+        ("Open any lesson from the menu and their pages follow it (its step and",
+         "tests.test_classmode_pages::test_a_student_follows_the_teachers_page_and_every_setting_of_its_link"),
+        ("the page, its step and every setting in its link",
+         "tests.test_classmode_pages::test_a_student_follows_the_teachers_page_and_every_setting_of_its_link"),
+        ("The lesson is hidden while a question is open; it comes back after the reveal.",
+         "tests.test_classmode_pages::test_a_student_follows_the_teachers_page_and_every_setting_of_its_link"),
+        ("Your students' pages follow the lesson you show here.",
+         "tests.browser.test_classmode_browser::test_a_teacher_and_three_students"),
         ("The link in your address bar is the teacher's key: do not share it",
          "tests.test_classmode_pages::test_the_teachers_share_link_leaves_the_teachers_key_out"),
         ("You can change it until your teacher reveals the answer",
          "tests.test_classmode_store::test_a_student_answers_once_and_a_change_of_mind_replaces_it_until_the_reveal"),
         ("this page updates when the lesson or the question changes",
          "tests.browser.test_classmode_browser::test_a_teacher_and_three_students"),
-        ("The attention weights are hidden while a question is open",
-         "tests.test_classmode_pages::test_a_question_from_ask_to_reveal_with_two_students"),
     ],
     "viz/classmode.py": [
         ("are within 0.005", "tests.test_classmode_pages::test_a_guess_within_0_005_counts_as_right_and_the_spread_hides_the_value_until_the_reveal"),

@@ -1,0 +1,36 @@
+"""The app's pages, in menu order: app.py builds the navigation from them, and class mode reads them to
+name the lesson a teacher shows and to accept only these pages in a class's state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+CLASS_PAGE = "lessons/classmode.py"
+PAGES = (  # script, title, icon; the first is the default page (its address is "/")
+    ("lessons/walkthrough.py", "Step-by-step walkthrough", ":material/stairs:"),
+    ("lessons/multihead.py", "Multi-head attention", ":material/hub:"),
+    ("lessons/scaling.py", "Why divide by √d_k?", ":material/straighten:"),
+    ("lessons/phonebook.py", "Phonebook: keys vs values", ":material/contact_phone:"),
+    ("lessons/relevance.py", "Similar is not relevant", ":material/call_split:"),
+    ("lessons/parts.py", "Attention from its parts", ":material/construction:"),
+    ("lessons/cross.py", "Cross-attention", ":material/translate:"),
+    ("lessons/learn.py", "Watch a head learn", ":material/model_training:"),
+    ("lessons/real_model.py", "A real model", ":material/psychology:"),
+    ("lessons/generate.py", "Writing with a cache", ":material/edit_note:"),
+    (CLASS_PAGE, "Class mode", ":material/groups:"),
+)
+
+
+def url_path(script: str) -> str:
+    """A page's address as Streamlit gives it: the default page "", the others their file's name."""
+    return "" if script == PAGES[0][0] else Path(script).stem
+
+
+# The lessons a class can follow, by address: every page but class mode itself.
+LESSONS = {url_path(script): title for script, title, _ in PAGES if script != CLASS_PAGE}
+
+
+def pages() -> list:
+    return [st.Page(script, title=title, icon=icon, default=k == 0) for k, (script, title, icon) in enumerate(PAGES)]
