@@ -7,9 +7,10 @@ in its address (sentence, seed, sizes, step, hand edits…). The teacher's other
 its own, opened at the teacher's link, so it starts from exactly those settings as any shared link
 does.
 
-Live updates: a small fragment polls the database (every 1.5 s for the teacher, 2 s for a student) and
-draws only a status line; when the class changed (the teacher's lesson, a new question, the reveal),
-it reruns the whole page once. So a class of students waiting costs one query each per poll.
+Live updates: a small fragment polls the database (every 1.5 s for the teacher, 2 s for a student).
+A student's fragment draws the teacher's lesson from what it read, so a new lesson reruns only the
+fragment; a new question, the reveal or the class's end reruns the whole page once. So a class of
+students waiting costs one query each per poll.
 """
 
 from __future__ import annotations
@@ -264,29 +265,33 @@ def student(code: str) -> None:
         st.button("Try another code", key="cm_other", on_click=_forget_class, args=("class",))
         return
     st.session_state["_cm_seen"] = _version(view)
-    _student_live(code, me)
     if view.closed:
         st.info("Your teacher has closed this class. Thank you for taking part!", icon=":material/waving_hand:")
         return
-    st.subheader("Your teacher's lesson", divider="gray")
-    url = lesson_url(view.state)
-    if url is None:
-        st.warning("Your teacher's lesson can't be shown here; the questions still work.")
-    else:
-        sentence = view.state["query"].get("sentence", DEFAULT_SENTENCE)
-        st.markdown(f"**{LESSONS[view.state['page']]}** · Sentence: “{markdown_text(str(sentence))}”")
-        if view.question is not None and not view.revealed:  # the lesson's numbers would give the answer away
-            st.caption("The lesson is hidden while a question is open; it comes back after the reveal.")
-        else:
-            st.html(CODE_CSS)
-            with st.container(key="cm-lesson"):  # the lesson itself, at the teacher's link: a page of its own
-                st.iframe(lesson_url(view.state, embed=True),
-                          alt=f"The lesson your teacher shows: {LESSONS[view.state['page']]}")
-        st.caption("It follows your teacher. To try things of your own, open it in a tab of its own; this page "
-                   "keeps following.")
-        st.link_button("Explore this lesson on my own (new tab)", url, icon=":material/open_in_new:")
+    _student_live(code)
     if view.question is not None:
         _question(code, me, view)
+
+
+def _lesson(state: dict, hidden: bool) -> None:
+    """The teacher's lesson: its name and sentence, and the page itself in a frame at the teacher's link
+    (``hidden`` while a question is open: the lesson's numbers would give the answer away)."""
+    st.subheader("Your teacher's lesson", divider="gray")
+    url = lesson_url(state)
+    if url is None:
+        st.warning("Your teacher's lesson can't be shown here; the questions still work.")
+        return
+    sentence = state["query"].get("sentence", DEFAULT_SENTENCE)
+    st.markdown(f"**{LESSONS[state['page']]}** · Sentence: “{markdown_text(str(sentence))}”")
+    if hidden:
+        st.caption("The lesson is hidden while a question is open; it comes back after the reveal.")
+    else:
+        st.html(CODE_CSS)
+        with st.container(key="cm-lesson"):  # the lesson itself, at the teacher's link: a page of its own
+            st.iframe(lesson_url(state, embed=True), alt=f"The lesson your teacher shows: {LESSONS[state['page']]}")
+    st.caption("It follows your teacher. To try things of your own, open it in a tab of its own; this page "
+               "keeps following.")
+    st.link_button("Explore this lesson on my own (new tab)", url, icon=":material/open_in_new:")
 
 
 def _question(code: str, me: str, view: ClassView) -> None:
@@ -321,15 +326,18 @@ def _question(code: str, me: str, view: ClassView) -> None:
 
 
 def _version(view: ClassView) -> tuple:
-    """What the poll compares: the class as this page last drew it."""
-    return (view.state, view.question_no, view.revealed, view.closed)
+    """What the poll compares: the question as this page last drew it (a new lesson redraws only the
+    fragment that shows it)."""
+    return (view.question_no, view.revealed, view.closed)
 
 
 @st.fragment(run_every=2)
-def _student_live(code: str, me: str) -> None:
-    """Polls the class; when it changed, the whole page is drawn again once (a wrong or expired code
-    too: the page then says so)."""
-    row = store().version(code)  # one read: joining again (a write) only when the page is drawn again
-    if row is None or (json.loads(row[0]), int(row[1]), bool(row[2]), bool(row[3])) != st.session_state.get("_cm_seen"):
+def _student_live(code: str) -> None:
+    """Polls the class (one read) and draws the teacher's lesson from it: a new lesson reruns only this
+    fragment. A new question, the reveal or the class's end (or an expired code) redraws the whole page."""
+    row = store().version(code)
+    if row is None or (int(row[1]), bool(row[2]), bool(row[3])) != st.session_state.get("_cm_seen"):
         st.rerun(scope="app")
     st.caption(":material/sync: Following your teacher: this page updates when the lesson or the question changes.")
+    question_open = int(row[1]) > 0 and not bool(row[2])
+    _lesson(json.loads(row[0]), hidden=question_open)

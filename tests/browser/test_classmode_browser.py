@@ -6,6 +6,7 @@ sees whether they were right."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -47,7 +48,14 @@ def test_a_teacher_and_three_students(browser, base_url, artifacts):
         teacher.wait_for_function("() => location.search.includes('teach=')")
         expect(teacher.locator("[data-testid=stCode]").first).to_contain_text(f"{base_url}/classmode?class={code}")
         phone = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
-        students = [open_(f"/classmode?class={code}", viewport={"width": 1280, "height": 800}) for _ in range(2)]
+        sockets: list = []  # the first student's websockets: its page's, and one for each lesson frame it opened
+        watched = browser.new_context(viewport={"width": 1280, "height": 800})
+        contexts.append(watched)
+        students = [watched.new_page()]
+        students[0].set_default_timeout(TIMEOUT_MS)
+        students[0].on("websocket", lambda ws: sockets.append(ws))
+        students[0].goto(f"{base_url}/classmode?class={code}")
+        students.append(open_(f"/classmode?class={code}", viewport={"width": 1280, "height": 800}))
         students.append(open_(f"/classmode?class={code}", **phone))
         hostile = "**x** <img src=x>"
         nick = students[2].locator(".st-key-cm_nick input")
@@ -68,6 +76,16 @@ def test_a_teacher_and_three_students(browser, base_url, artifacts):
             expect(lesson.locator(".st-key-table-heads-0 thead")).to_contain_text("mat")
             assert "sentence=the+cat+sat+on+the+mat" in page.locator(".st-key-cm-lesson iframe").get_attribute("src")
         students[2].screenshot(path=artifacts / "class-phone-following.png")
+        # the page polls every 2 s, redrawing the frame's element: the frame is not opened again by a poll
+        polls: list = []
+        sockets[0].on("framesent", lambda data: polls.append(data))
+        frames_opened = len(sockets)
+        deadline = time.monotonic() + TIMEOUT_MS / 1000
+        while len(polls) < 3:  # three polls sent (a state to reach, not a time to wait)
+            assert time.monotonic() < deadline, "the student's page stopped polling"
+            students[0].wait_for_timeout(100)
+        # the page's, then a frame for each lesson: the walkthrough, with the new sentence, multi-head attention
+        assert len(sockets) == frames_opened == 4
         teacher.locator(".st-key-cm_back button").first.click()  # and back to the class
 
         teacher.locator(".st-key-cm_ask button").click()
