@@ -37,8 +37,9 @@ from viz.labels import markdown_text
 CODE_CSS = """<style>
 .class-code { font-size: clamp(3rem, 12vw, 7rem); font-weight: 700; letter-spacing: .15em; line-height: 1.1;
               font-family: ui-monospace, monospace; }
-.st-key-cm-lesson iframe { height: min(75vh, 900px); border: 1px solid rgba(128, 128, 128, .4); border-radius: .5rem; }
+.st-key-cm-lesson iframe { border: 1px solid rgba(128, 128, 128, .4); border-radius: .5rem; }
 </style>"""
+FRAME_HEIGHT = 720  # px: most of a laptop's or a phone's screen, with the page's own header above
 SHARED_KEYS = ("sentence", "seed", "d_model", "positional", "causal")  # the sidebar's: every lesson reads them
 
 
@@ -288,7 +289,9 @@ def _lesson(state: dict, hidden: bool) -> None:
     else:
         st.html(CODE_CSS)
         with st.container(key="cm-lesson"):  # the lesson itself, at the teacher's link: a page of its own
-            st.iframe(lesson_url(state, embed=True), alt=f"The lesson your teacher shows: {LESSONS[state['page']]}")
+            # a height of its own: the frame's page can't be measured from here (and scrolls inside)
+            st.iframe(lesson_url(state, embed=True), height=FRAME_HEIGHT,
+                      alt=f"The lesson your teacher shows: {LESSONS[state['page']]}")
     st.caption("It follows your teacher. To try things of your own, open it in a tab of its own; this page "
                "keeps following.")
     st.link_button("Explore this lesson on my own (new tab)", url, icon=":material/open_in_new:")
