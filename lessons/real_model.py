@@ -159,7 +159,10 @@ if info.kind == "decoder":
         ui.matrix(P.scan_figure(scan), P.scan_frame(scan), "rm-scan", names=("layer", "head"), choose="cell",
                   on_choice=scanned_head(layers))
         st.markdown(P.scan_text(scan, model.show(model.vocabulary[scan.token])))
-        st.caption(f"Measured here in {scan.seconds:.1f} s. Click a cell to open that head above.")
+        st.caption(f"Rows are layers, columns heads; each cell is the drop in the likeliest token's log-probability "
+                   "when that head alone is switched off. Blue: the drop is positive, the head helped that token; "
+                   f"red: switching it off made the token likelier. Measured here in {scan.seconds:.1f} s. "
+                   "Click a cell to open that head above.")
         ui.table(P.scan_ranking(scan), "rm-scan-ranking", decimals=3)
 elif off:
     run = ablated_run_of(name, sentence, off)

@@ -305,6 +305,19 @@ def test_the_scan_ranks_heads_by_the_drop_the_engine_measures(smollm2):
     assert f"Switching off layer 19, head {best + 1} lowers its log-probability most" in page_text(at)
 
 
+def test_the_scans_colours_are_the_ones_its_caption_names(smollm2):
+    """ "Blue: the drop is positive …; red: switching it off made the token likelier": on the scan's own
+    signed scale the positive end is blue and the negative end red, and the chart's text says so too."""
+    from viz import pretrained as P
+    from viz.svg import rgb_along
+
+    scan = smollm2.scan("This forum is awesome", (18,))
+    (r_low, _, b_low), (r_high, _, b_high) = rgb_along("signed", np.array([0.0, 1.0]))
+    assert b_high > r_high and r_low > b_low  # −top is red, +top is blue
+    assert "red cells are negative, blue positive" in P.scan_figure(scan).alt
+    assert (scan.drops > 0).any() and (scan.drops < 0).any()  # both colours occur on this sentence
+
+
 def test_hiding_the_sink_is_a_view_in_the_link(smollm2):
     at = open_real_model(rm_model=SMOLLM2_LABEL, rm_sink="true")
     assert_no_exception(at)

@@ -440,6 +440,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("s = q·k term by term, z = s/√d_k, α = e^(z−m)/Σ", "tests.test_view::test_a_scores_provenance_is_the_traces_q_and_k_and_adds_up"),
     ],
     "lessons/real_model.py": [
+        ("Blue: the drop is positive, the head helped that token;",
+         "tests.test_heads_off_and_cache::test_the_scans_colours_are_the_ones_its_caption_names"),
         ("The number: this head's mean weight on the first token", "tests.test_view::test_a_tiles_number_is_its_mean_weight_on_the_first_token"),
         ("put most of their weight on the first token here", "tests.test_pretrained::test_many_decoder_heads_are_attention_sinks"),
         ("P.QUANTIZED", f"{R}::test_smollm2s_weights_are_the_quantization_the_page_names"),
