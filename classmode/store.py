@@ -270,6 +270,12 @@ class Store:
             class_id, *_ = self._teacher_class(db, secret)
             db.execute("UPDATE classes SET closed = 1, touched = ? WHERE id = ?", (time.time(), class_id))
 
+    def student_count(self, secret: str) -> int:
+        """How many students have joined the class (each counted once, however often they came back)."""
+        with self.transaction(write=False) as db:
+            class_id, *_ = self._teacher_class(db, secret, closed_too=True)
+            return int(db.one("SELECT COUNT(*) FROM students WHERE class_id = ?", (class_id,))[0])
+
     def answers(self, secret: str, question_no: int | None = None) -> list[tuple[int, str, str]]:
         """(question number, nickname, answer) of every answer in the class (or to one question)."""
         with self.transaction() as db:

@@ -56,6 +56,8 @@ def test_a_question_from_ask_to_reveal_with_two_students():
     teacher, _, code = start_class()
     ann, bob = open_page(**{"class": code}), open_page(**{"class": code})
     assert "This forum is awesome" in texts(ann)
+    teacher.run()
+    assert "2 students joined. No question asked yet." in texts(teacher)
     teacher.button(key="cm_ask").click().run()
     question = make_questions(trace_self_attention("This forum is awesome", d_model=8, seed=42))[0]
     wrong = next(o for o in question.options if o != question.answer and o not in question.also)
@@ -68,6 +70,7 @@ def test_a_question_from_ask_to_reveal_with_two_students():
         assert_no_exception(student)
         assert f"Your answer: {choice}" in texts(student)
     teacher.run()
+    assert "2 of 2 students answered." in texts(teacher)
     tally = shown_table(teacher, "cm-tally-table")
     assert {o: int(n) for o, n in tally["students"].items()} == {
         o: int(o in (question.answer, wrong)) for o in question.options}

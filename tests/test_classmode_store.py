@@ -178,3 +178,16 @@ def test_idle_classes_go_even_when_nobody_starts_a_new_class(store):
     store.join(live.code, "s1", "", "ip", now=1000.0 + S.IDLE_SECONDS + S.EXPIRY_CHECK + 10)
     with pytest.raises(ClassError, match="no class"):
         store.teacher_view(old.secret, now=1000.0 + S.IDLE_SECONDS + S.EXPIRY_CHECK + 11)
+
+
+def test_the_teacher_counts_each_student_once(store):
+    """ "{n} students joined", "{k} of {n} students answered": a student who comes back (the same id) is
+    counted once; a student of another class is not counted; only the teacher's key reads the count."""
+    teacher, other = store.create_class({}), store.create_class({})
+    assert store.student_count(teacher.secret) == 0
+    for student in ("a" * 32, "b" * 32, "a" * 32):
+        store.join(teacher.code, student, "", "10.0.0.1")
+    store.join(other.code, "c" * 32, "", "10.0.0.1")
+    assert store.student_count(teacher.secret) == 2 and store.student_count(other.secret) == 1
+    with pytest.raises(ClassError):
+        store.student_count(teacher.code)

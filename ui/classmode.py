@@ -182,6 +182,10 @@ def teacher(secret: str, settings: Shared, base_url: str) -> None:
     st.button("Close the class", key="cm_close", on_click=_close, args=(secret,), icon=":material/logout:")
 
 
+def _students(count: int) -> str:
+    return f"{count} student" + ("" if count == 1 else "s")
+
+
 def _ask(secret: str, question: dict) -> None:
     store().open_question(secret, question)
 
@@ -232,12 +236,14 @@ def _teacher_live(secret: str) -> None:
     except ClassError as error:
         st.info(markdown_text(str(error)))
         return
+    joined = store().student_count(secret)
     if view.question is None:
-        st.caption("No question asked yet.")
+        st.caption(f"{_students(joined)} joined. No question asked yet.")
         return
     q = view.question
     answers = [a for _, _, a in store().answers(secret, view.question_no)]
     st.markdown(f"**Question {view.question_no}:** {markdown_text(q['prompt'])}")
+    st.caption(f"{len(answers)} of {_students(joined)} answered.")
     if q["options"]:
         ui.chart(V.tally_figure(q, answers, view.revealed), "cm-tally")
         ui.table(V.tally_frame(q, answers, view.revealed), "cm-tally-table", decimals=None)

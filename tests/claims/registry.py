@@ -399,6 +399,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.browser.test_classmode_browser::test_a_teacher_and_three_students"),
         ("The link in your address bar is the teacher's key: do not share it",
          "tests.test_classmode_pages::test_the_teachers_share_link_leaves_the_teachers_key_out"),
+        ("joined. No question asked yet.", "tests.test_classmode_store::test_the_teacher_counts_each_student_once"),
+        ("of {_students(joined)} answered.", "tests.test_classmode_pages::test_a_question_from_ask_to_reveal_with_two_students"),
         ("You can change it until your teacher reveals the answer",
          "tests.test_classmode_store::test_a_student_answers_once_and_a_change_of_mind_replaces_it_until_the_reveal"),
         ("this page updates when the lesson or the question changes",
