@@ -227,3 +227,44 @@ def test_every_step_of_the_trained_head_renders():
     for step in range(3, 9):
         at.selectbox(key="lt_head_step").set_value(step).run()
         assert_no_exception(at)
+
+
+def test_a_run_another_session_is_training_is_waited_for_not_trained_again(monkeypatch):
+    """Class mode opens the teacher's link in every student's frame at once: five sessions asking for one
+    run while it trains get the one run, trained once (before, each session trained its own)."""
+    import contextlib
+    import threading
+    import time
+
+    import ui.training as U
+
+    config = TrainingConfig(task="first", seed=913)  # a run no other test keeps in the shared store
+    trained, waiting = [], []
+    release = threading.Event()
+
+    def slow_train(config, on_progress=None):
+        trained.append(config)
+        release.wait(30)
+        return object()
+
+    @contextlib.contextmanager
+    def spinner(text):
+        waiting.append(text)
+        yield
+
+    monkeypatch.setattr(U, "train", slow_train)
+    monkeypatch.setattr(U.st, "spinner", spinner)
+    results: list = []
+    sessions = [threading.Thread(target=lambda: results.append(U.train_with_progress(config))) for _ in range(5)]
+    for session in sessions:
+        session.start()
+    deadline = time.monotonic() + 30
+    while len(trained) + len(waiting) < 5:  # one trains, four wait for it (a state, not a time)
+        assert time.monotonic() < deadline, (trained, waiting)
+        time.sleep(0.01)
+    release.set()
+    for session in sessions:
+        session.join(30)
+    assert len(trained) == 1 and len(waiting) == 4
+    assert len(results) == 5 and all(r is results[0] for r in results)
+    assert U.finished_run(config) is results[0]

@@ -16,11 +16,13 @@ import streamlit as st
 from attention.training import Run, TrainingConfig, train
 
 MAX_RUNS = 32  # a run is about 0.3 MB; the least recently shown go first
+TRAINING_WAIT = 120.0  # seconds a session waits for another's training of the same run before its own
 
 
 @st.cache_resource
-def _store() -> tuple[OrderedDict[TrainingConfig, Run], threading.Lock]:
-    return OrderedDict(), threading.Lock()
+def _store() -> tuple[OrderedDict[TrainingConfig, Run], threading.Lock, dict[TrainingConfig, threading.Event]]:
+    """The finished runs, their lock, and the runs training now (each with the event set when it ends)."""
+    return OrderedDict(), threading.Lock(), {}
 
 
 def start_training() -> None:
@@ -29,7 +31,7 @@ def start_training() -> None:
 
 
 def finished_run(config: TrainingConfig) -> Run | None:
-    runs, lock = _store()
+    runs, lock, _ = _store()
     with lock:
         if config in runs:
             runs.move_to_end(config)
@@ -37,12 +39,40 @@ def finished_run(config: TrainingConfig) -> Run | None:
 
 
 def train_with_progress(config: TrainingConfig) -> Run:
-    """Train ``config`` under a progress bar (updated at every snapshot), keep the run, return it."""
+    """Train ``config`` under a progress bar (updated at every snapshot), keep the run, return it.
+
+    A run that another session is training already is waited for, not trained again: a class whose
+    students' pages follow the teacher's (class mode) opens the same link in every one of them at once,
+    and thirty trainings of one run would take the server's core for minutes."""
+    runs, lock, training = _store()
+    with lock:
+        if config in runs:
+            return runs[config]
+        ends = training.get(config)
+        mine = ends is None
+        if mine:
+            ends = training[config] = threading.Event()
+    if not mine:
+        with st.spinner("Training: the same run is training for another learner; it is shared when done."):
+            ends.wait(timeout=TRAINING_WAIT)
+        run = finished_run(config)
+        if run is not None:
+            return run
+        return _train(config)  # that training failed or took too long: train here, on its own
+    try:
+        return _train(config)
+    finally:
+        with lock:
+            training.pop(config, None)
+        ends.set()
+
+
+def _train(config: TrainingConfig) -> Run:
     bar = st.progress(0.0, text=f"Training: step 0 of {config.steps}")
     run = train(config, on_progress=lambda step: bar.progress(
         step / config.steps, text=f"Training: step {step} of {config.steps}"))
     bar.empty()
-    runs, lock = _store()
+    runs, lock, _ = _store()
     with lock:
         runs[config] = run
         while len(runs) > MAX_RUNS:

@@ -388,6 +388,10 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     ],
     # --- class mode --------------------------------------------------------------------------------
     "lessons/classmode.py": NO_CLAIM + ": the page only dispatches to ui/classmode.py",
+    "ui/training.py": [
+        ("the same run is training for another learner; it is shared when done",
+         "tests.test_learn::test_a_run_another_session_is_training_is_waited_for_not_trained_again"),
+    ],
     "ui/classmode.py": [
         ("Open any lesson from the menu and their pages follow it (its step and",
          "tests.test_classmode_pages::test_a_student_follows_the_teachers_page_and_every_setting_of_its_link"),
@@ -452,6 +456,6 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
 
 # Modules whose strings explain numbers to the learner: each must be a key above.
 PAGE_MODULES = ("lessons/*.py", "static/*.js", "ui/walkthrough.py", "viz/training.py", "viz/cross.py", "viz/pretrained.py",
-                "viz/generation.py", "viz/classmode.py", "ui/classmode.py",
+                "viz/generation.py", "viz/classmode.py", "ui/classmode.py", "ui/training.py",
                 "viz/parts.py", "viz/relevance.py", "viz/scaling.py", "viz/phonebook.py",
                 "attention/pretrained/gallery.py")
