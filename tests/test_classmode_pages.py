@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -20,6 +21,7 @@ from viz import classmode as V
 from viz.exercises import make_questions
 
 PAGE = "lessons/classmode.py"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)
@@ -226,3 +228,23 @@ def test_presenter_mode_leads_to_class_mode():
     assert_no_exception(at)
     links = [link for link in at.get("page_link") if "Start a class" in link.proto.label]
     assert links and links[0].proto.page.endswith("classmode")
+
+
+@pytest.mark.parametrize("page", ["lessons/walkthrough.py", "lessons/multihead.py", "lessons/scaling.py"])
+def test_in_a_students_frame_a_lessons_intro_is_folded_away(page):
+    """The frame opens on what the teacher shows: the intro sits in a closed "About this lesson"; the same
+    page outside a frame shows it as it always did."""
+    def intro_in_expander(follow: bool) -> tuple[bool, bool]:
+        at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        if follow:
+            at.query_params["follow"] = "true"
+        at.switch_page(page).run()
+        assert_no_exception(at)
+        folded = [e for e in at.expander if e.label == "About this lesson"]
+        intro = (ROOT / "assets" / page.removeprefix("lessons/").removesuffix(".py") / "00_intro.md").read_text()
+        first_words = " ".join(intro.split()[:4])
+        inside = bool(folded) and any(first_words in " ".join(m.value.split()) for m in folded[0].markdown)
+        return inside, bool(folded) and not folded[0].proto.expanded
+
+    assert intro_in_expander(follow=True) == (True, True)
+    assert intro_in_expander(follow=False) == (False, False)

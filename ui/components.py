@@ -43,8 +43,16 @@ def _read(path: Path) -> str:
 
 
 def lesson(name: str) -> None:
-    """Show a lesson text from assets/<name>.md (our own text, never user input)."""
-    st.markdown(_read(ASSETS / f"{name}.md"))
+    """Show a lesson text from assets/<name>.md (our own text, never user input).
+
+    In a student's class-mode frame (``follow=true``, ui.classmode) a lesson's intro is folded away, so
+    that the frame opens on what the teacher is showing, not on the text above it."""
+    text = _read(ASSETS / f"{name}.md")
+    if name.endswith("/00_intro") and st.query_params.get("follow") == "true":
+        with st.expander("About this lesson", icon=":material/info:"):
+            st.markdown(text)
+    else:
+        st.markdown(text)
 
 
 def step(number: int, total: int, title: str, *, anchor: str | None = None) -> None:
