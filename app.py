@@ -8,14 +8,14 @@ found" (and AppTest reruns lose this script).
 import streamlit as st
 
 from ui.classmode import publish
-from ui.components import TABLE_CSS
+from ui.components import TABLE_CSS, in_class_frame
 from ui.links import clean_link, share_link
 from ui.navigation import pages
 from ui.settings import draw_shared_sidebar
 
 # A student's class-mode page, and the lesson in its frame (ui.classmode), open with the sidebar closed:
 # the learner's own settings there are not the lesson the class follows.
-student = "class" in st.query_params or st.query_params.get("follow") == "true"
+student = "class" in st.query_params or in_class_frame()
 st.set_page_config(page_title="Attention Lab", page_icon=":material/search:", layout="wide",
                    initial_sidebar_state="collapsed" if student else "auto")
 clean_link()  # first: a bad value in the URL must never reach a widget

@@ -68,12 +68,9 @@ def template_from(opened: Answer, base: str, path: str) -> BackMsg:
     is the same (the benchmark's ``calibrate`` copies a real page's message instead)."""
     msg = BackMsg()
     state = msg.rerun_script
-    for fwd in opened.messages:
-        if fwd.WhichOneof("type") == "navigation":  # st.navigation names the page that ran
-            state.page_script_hash = fwd.navigation.page_script_hash
-        element = fwd.delta.new_element if fwd.WhichOneof("type") == "delta" else None
-        if element is not None and element.WhichOneof("type") == "text_input" and element.text_input.id.endswith(
-                "-sentence"):
+    state.page_script_hash = opened.page_hash()
+    for element in opened.elements():
+        if element.WhichOneof("type") == "text_input" and element.text_input.id.endswith("-sentence"):
             widget = state.widget_states.widgets.add()
             widget.id, widget.string_value = element.text_input.id, element.text_input.value
     state.query_string = urllib.parse.urlparse(path).query
@@ -108,10 +105,7 @@ class Answer:
         """The text of every Markdown element the run drew, and the data of every view (ui/view.py: the
         tables are there), as JSON text."""
         texts = []
-        for m in self.messages:
-            if m.WhichOneof("type") != "delta" or m.delta.WhichOneof("type") != "new_element":
-                continue
-            element = m.delta.new_element
+        for element in self.elements():
             if element.WhichOneof("type") == "markdown":
                 texts.append(element.markdown.body)
             elif element.WhichOneof("type") == "bidi_component":
@@ -133,6 +127,10 @@ class Answer:
                 ids[widget_id.split("-", 2)[2]] = widget_id
         return ids
 
+    def page_hash(self) -> str:
+        """The script hash of the page that ran (st.navigation's message names it)."""
+        return next((m.navigation.page_script_hash for m in self.messages if m.WhichOneof("type") == "navigation"), "")
+
     def fragments(self) -> list[str]:
         """The fragments that asked to be rerun on a timer (``st.fragment(run_every=…)``), as the page's
         JavaScript would rerun them."""
@@ -140,8 +138,7 @@ class Answer:
 
     @property
     def exception(self) -> bool:
-        return any(m.WhichOneof("type") == "delta" and m.delta.WhichOneof("type") == "new_element"
-                   and m.delta.new_element.WhichOneof("type") == "exception" for m in self.messages)
+        return any(element.WhichOneof("type") == "exception" for element in self.elements())
 
 
 @dataclass
@@ -171,8 +168,7 @@ class Learner:
         first.rerun_script.context_info.timezone = "UTC"
         first.rerun_script.context_info.locale = "en-US"
         opened = await self._run(first)
-        self.page_hash = next((m.navigation.page_script_hash for m in opened.messages
-                               if m.WhichOneof("type") == "navigation"), "")
+        self.page_hash = opened.page_hash()
         return opened
 
     async def rerun(self, query: str, widgets: Iterable[WidgetState] = (), fragment_id: str = "") -> Answer:

@@ -40,6 +40,7 @@ CODE_CSS = """<style>
 .st-key-cm-lesson iframe { border: 1px solid rgba(128, 128, 128, .4); border-radius: .5rem; }
 </style>"""
 FRAME_HEIGHT = 720  # px: most of a laptop's or a phone's screen, with the page's own header above
+NOT_FOLLOWED = PRIVATE | {"class"}  # in a link, but not the lesson: keys, ids and the class code
 SHARED_KEYS = ("sentence", "seed", "d_model", "positional", "causal")  # the sidebar's: every lesson reads them
 
 
@@ -63,7 +64,7 @@ def _opened(url: str) -> Store:
 def lesson_state(page: str, params: dict) -> dict:
     """What a class follows: a lesson's address and its link's settings (the share link's, so never the
     teacher's key, a student's id or the class code)."""
-    return {"page": page, "query": {k: v for k, v in params.items() if k in SPECS and k not in PRIVATE | {"class"}}}
+    return {"page": page, "query": {k: v for k, v in params.items() if k in SPECS and k not in NOT_FOLLOWED}}
 
 
 def lesson_url(state: dict, *, embed: bool = False) -> str | None:
@@ -76,7 +77,7 @@ def lesson_url(state: dict, *, embed: bool = False) -> str | None:
         return None
     settings = {k: v for k, v in query.items()
                 if isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))}
-    settings = {k: v for k, v in settings.items() if k not in check_link(settings) and k not in PRIVATE | {"class"}}
+    settings = {k: v for k, v in settings.items() if k not in check_link(settings) and k not in NOT_FOLLOWED}
     text = urlencode(settings, doseq=True)
     if embed:  # Streamlit's own embed: no header or toolbar; follow: the sidebar starts closed (app.py)
         text += ("&" if text else "") + "follow=true&embed=true"
