@@ -4,13 +4,9 @@ Prints how long until the teacher's tally holds every answer, each call's p50 / 
 process's CPU, for SQLite and for a throwaway PostgreSQL (tests/postgres.py). Asserts nothing.
 
     .venv/bin/python bench/bench_class.py 30 100
-    .venv/bin/python bench/bench_class.py --pages 10     # the pages' side, in Chromium
 
-The first measures the database side of class mode, which every replica shares. ``--pages N`` opens
-N students' pages in Chromium on one `streamlit run` and measures the server's CPU while they wait
-for a question (each page's poll is a fragment rerun): the server's cost per student per second,
-from which a class of 100 follows. The Chromium pages share this machine's two cores, so their
-count stays small.
+It measures the database side of class mode, which every replica shares; the pages' side, on real
+servers, is bench/bench_class_pages.py.
 """
 
 from __future__ import annotations
@@ -31,7 +27,7 @@ QUESTION = {"prompt": "Which key?", "options": ["This", "forum", "is", "awesome"
 
 
 def run(store: Store, students: int) -> dict:
-    teacher = store.create_class({"sentence": "This forum is awesome"})
+    teacher = store.create_class({"page": "", "query": {}})
     timings: dict[str, list[float]] = {"join": [], "poll": [], "answer": []}
     errors: list[str] = []
     lock = threading.Lock()
@@ -91,52 +87,7 @@ def report(name: str, students: int, result: dict) -> None:
         print("   ", error)
 
 
-def pages(count: int, seconds: float = 30.0) -> None:
-    """Server CPU while ``count`` students' pages in Chromium follow a class with no question open."""
-    from playwright.sync_api import sync_playwright
-
-    from bench.bench_server_load import cpu_seconds
-    from tests.browser.server import launch_chromium, streamlit_server
-
-    with streamlit_server() as base, sync_playwright() as p:
-        browser = launch_chromium(p)
-        teacher = browser.new_page()
-        teacher.goto(base + "/classmode")
-        teacher.locator(".st-key-cm_start button").click()
-        code = teacher.locator(".class-code").inner_text(timeout=120_000)
-        students = []
-        for _ in range(count):
-            page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
-            page.goto(f"{base}/classmode?class={code}")
-            page.get_by_text("Your teacher's lesson").wait_for(timeout=120_000)
-            students.append(page)
-        time.sleep(5)
-        pid = base.process.pid
-        cpu0, t0 = cpu_seconds(pid), time.perf_counter()
-        time.sleep(seconds)
-        cpu = cpu_seconds(pid) - cpu0
-        wall = time.perf_counter() - t0
-        per_student = 1000 * cpu / wall / count
-        print(f"{count} students' pages and the teacher's waiting {wall:.0f} s: server CPU {1000 * cpu / wall:.1f} ms "
-              f"a second, {per_student:.1f} ms a second a student (the teacher's poll included; a student polls "
-              f"every 2 s: {2 * per_student:.1f} ms a poll); 100 students: {100 * per_student / 1000:.0%} of one core")
-        box = teacher.locator(".st-key-sentence input")  # the teacher changes the lesson; the class follows
-        cpu0, t0 = cpu_seconds(pid), time.perf_counter()
-        box.fill("the cat sat on the mat")
-        box.press("Enter")
-        for page in students:
-            page.get_by_text("Sentence: “the cat sat on the mat”").wait_for(timeout=120_000)
-        wall = time.perf_counter() - t0
-        cpu = cpu_seconds(pid) - cpu0
-        print(f"a new sentence reached all {count} pages in {wall:.1f} s; server CPU {1000 * cpu:.0f} ms "
-              f"({1000 * cpu / count:.0f} ms a student, polls included)")
-        browser.close()
-
-
 def main() -> None:
-    if sys.argv[1:2] == ["--pages"]:
-        pages(int(sys.argv[2]) if len(sys.argv) > 2 else 10)
-        return
     counts = [int(a) for a in sys.argv[1:]] or [30, 100]
     with tempfile.TemporaryDirectory() as folder, throwaway_postgres() as url:
         for students in counts:

@@ -187,7 +187,7 @@ def report(name: str, count: int, r: dict) -> None:
           f"{q(r['join'], .5)}/{q(r['join'], .95)} s")
     print(f"  new lesson: {len(follow)}/{count} pages followed, frame included; p50/p95/max {q(follow, .5)}/"
           f"{q(follow, .95)}/{(follow or [float('nan')])[-1]:.2f} s after the change; server CPU "
-          f"{1000 * r['follow_cpu'] / count:.0f} ms a student (polls, the page's rerun, the frame's first run)")
+          f"{1000 * r['follow_cpu'] / count:.0f} ms a student (polls, the fragment's rerun, the frame's first run)")
     print(f"  answers: {r['stored']}/{count} stored; the teacher's chart showed {r['counted']} "
           f"{r['chart']:.2f} s after the last answer (its page polls every {TEACHER_POLL} s)")
     for base, cpu in r["cpu"].items():
