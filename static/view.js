@@ -19,9 +19,11 @@ export default function render(component) {
   const { data, parentElement, setTriggerValue } = component;
   let view = views.get(parentElement);
   if (!view) {
-    view = { host: null, tip: null, focus: null, onLink: null };
+    view = { host: null, tip: null, focus: null, onLink: null, observers: [] };
     views.set(parentElement, view);
   }
+  view.observers.forEach((o) => o.disconnect());  // the boxes of the last draw are gone
+  view.observers = [];
   const root = document.createElement("div");
   root.className = "alv";
   const panels = el("div", "alv-panels");
@@ -53,7 +55,10 @@ export default function render(component) {
       grid.moveTo(Number(view.focus.r), Number(view.focus.c), true);
     }
   }
-  return () => window.removeEventListener(LINK_EVENT, view.onLink);
+  return () => {
+    window.removeEventListener(LINK_EVENT, view.onLink);
+    view.observers.forEach((o) => o.disconnect());
+  };
 }
 
 function el(tag, cls, text) {
@@ -292,14 +297,20 @@ function drawTable(panel, view, parts, choose) {
       requestAnimationFrame(() => { pending = false; update(); });
     }, { passive: true });
     update();
-    requestAnimationFrame(() => {  // once laid out: the rows' true height
+    // Once laid out, and whenever the box changes size (the stylesheet that caps its height can arrive
+    // after the first draw on a busy machine): the rows' true height and the rows in view.
+    const relayout = () => {
       const drawn = body.querySelector("tr:not(.alv-spacer)");
       if (drawn && drawn.offsetHeight && drawn.offsetHeight !== rowHeight) {
         rowHeight = drawn.offsetHeight;
         shown = null;
-        update();
       }
-    });
+      update();
+    };
+    requestAnimationFrame(relayout);
+    const observer = new ResizeObserver(() => requestAnimationFrame(relayout));
+    observer.observe(box);
+    view.observers.push(observer);
   }
   body.addEventListener("pointerover", (e) => {
     const td = e.target.closest("td");

@@ -199,10 +199,16 @@ def test_a_64_token_step_draws_the_rows_in_view_and_answers_every_cell(open_page
     trace = trace_self_attention(sentence, d_model=8, d_k=4, seed=DEFAULT_SEED)
     assert trace.n == 64
     page = open_page("/?" + urlencode({"sentence": sentence, "step": "7"}), ".st-key-table-weights table")
-    rows = page.locator(".st-key-table-weights tbody tr:not(.alv-spacer)")
-    assert 0 < rows.count() < 64
+    drawn_rows = "document.querySelectorAll('.st-key-table-weights tbody tr:not(.alv-spacer)').length"
+    page.wait_for_function(f"{drawn_rows} > 0 && {drawn_rows} < 64", timeout=TIMEOUT_MS)
     assert page.locator("[data-panel='weights'] .alv-cell").count() == 1
     box = page.locator(".st-key-table-weights")
+    # The box follows its own size: uncapped (as before its stylesheet arrives, on a busy machine) it
+    # draws every row, capped again only those in view.
+    box.evaluate("b => { b.style.maxHeight = 'none'; }")
+    page.wait_for_function(f"{drawn_rows} === 64", timeout=TIMEOUT_MS)
+    box.evaluate("b => { b.style.maxHeight = ''; }")
+    page.wait_for_function(f"{drawn_rows} > 0 && {drawn_rows} < 64", timeout=TIMEOUT_MS)
     box.evaluate("b => { b.scrollTop = b.scrollHeight; }")
     last = page.locator(".st-key-table-weights tbody tr:not(.alv-spacer)").last
     expect(last.locator("th")).to_have_text("zebra", timeout=TIMEOUT_MS)
