@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +28,14 @@ def token_embedding(token: str, d_model: int, seed: int) -> npt.NDArray[np.float
     -------
     ndarray, shape [d_model]
     """
-    return np.random.default_rng(_token_seed(token, seed)).standard_normal(d_model)
+    return _token_embedding(token, d_model, seed).copy()
+
+
+@lru_cache(maxsize=4096)  # a generator costs ~0.1 ms to seed; a lesson's rerun embeds the same words again
+def _token_embedding(token: str, d_model: int, seed: int) -> npt.NDArray[np.float64]:
+    vector = np.random.default_rng(_token_seed(token, seed)).standard_normal(d_model)
+    vector.flags.writeable = False  # shared by every call: no caller may change it
+    return vector
 
 
 def embed(tokens: list[str], d_model: int, seed: int) -> Matrix:
@@ -39,7 +47,7 @@ def embed(tokens: list[str], d_model: int, seed: int) -> Matrix:
     """
     if d_model < 1:
         raise ValueError(f"d_model must be at least 1, got {d_model}.")
-    vectors = {t: token_embedding(t, d_model, seed) for t in dict.fromkeys(tokens)}
+    vectors = {t: _token_embedding(t, d_model, seed) for t in dict.fromkeys(tokens)}
     return np.stack([vectors[t] for t in tokens]) if tokens else np.zeros((0, d_model))
 
 

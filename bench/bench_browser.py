@@ -15,6 +15,7 @@ remove.
 
     python bench/bench_browser.py            # every lesson, 5 rounds
     ROUNDS=3 python bench/bench_browser.py   # quicker
+    ONLY=walkthrough python bench/bench_browser.py   # the cases whose name starts so, and the baselines
     APP=/path/to/other/checkout/app.py python bench/bench_browser.py   # measure another version
     BEFORE=/path/to/other/checkout/app.py python bench/bench_browser.py  # both versions, in one run
 """
@@ -82,7 +83,11 @@ BARE = Case("bare page", "", "() => document.body.innerText.includes('You typed:
             f"() => document.body.innerText.includes('You typed: {SIX}')")
 # bench/floor_app.py: the app's frame and step 1's token table, nothing else (see its docstring)
 FLOOR = Case("floor", "", table_has("tokens", "awesome"), "sentence", SIX, table_has("tokens", "mat"))
-BASELINES = {BARE: "bench/bare_app.py", FLOOR: "bench/floor_app.py"}  # each on its own server, measured once a round
+# bench/controls_app.py: the floor plus the walkthrough's controls, the least a walkthrough that keeps them can draw
+CONTROLS = Case("controls floor", "", table_has("tokens", "awesome"), "sentence", SIX, table_has("tokens", "mat"))
+# each on its own server, measured once a round
+BASELINES = {BARE: "bench/bare_app.py", FLOOR: "bench/floor_app.py", CONTROLS: "bench/controls_app.py"}
+ONLY = os.environ.get("ONLY")  # measure only the cases whose name starts with this (and the baselines)
 
 
 def shows(word: str) -> str:
@@ -103,6 +108,7 @@ def walkthrough(name: str, step: int | None, n: int | None = None) -> Case:
 CASES = [
     BARE,
     FLOOR,
+    CONTROLS,
     walkthrough("walkthrough", None),
     walkthrough("walkthrough, step 7", 7),
     walkthrough("walkthrough, step 8", 8),
@@ -128,6 +134,8 @@ CASES = [
          table_has("rm-model-tokens", "mat")),
 ]
 # "Watch a head learn" has no text to type: its cost is the training run, in bench/bench_training.py.
+if ONLY:
+    CASES = [c for c in CASES if c in BASELINES or c.name.startswith(ONLY)]
 
 
 def drawn(page, predicate: str) -> None:

@@ -10,7 +10,9 @@ wait for their answer. It prints the answers' p50 / p95 / max (from the edit lea
 script_finished), errors (an answer with an exception, or without the learner's new sentence in its
 tables), the server's CPU time per edit (from /proc, over the rounds) and its RSS before and after.
 Baselines: --lesson bare (bench/bare_app.py: a text box and st.write) and --lesson floor
-(bench/floor_app.py: the app's frame and step 1's token table, the least a walkthrough can draw).
+(bench/floor_app.py: the app's frame and step 1's token table, the least a walkthrough can draw) and
+--lesson controls (bench/controls_app.py: the floor plus the walkthrough's controls, drawn by the app's
+own functions: the least a walkthrough that keeps its controls can draw).
 Asserts nothing.
 """
 
@@ -31,8 +33,10 @@ from bench.soak import LESSONS, rss_mb, sentence
 from bench.streamlit_client import Learner, calibrate
 from tests.browser.server import ROOT, SERVE, _serving, free_port
 
-LESSONS = {**LESSONS, "bare": ("/", "[data-testid=stMarkdown]"), "floor": ("/", ".st-key-table-tokens table")}
-SCRIPTS = {"bare": "bench/bare_app.py", "floor": "bench/floor_app.py"}  # the others are the app
+LESSONS = {**LESSONS, "bare": ("/", "[data-testid=stMarkdown]"), "floor": ("/", ".st-key-table-tokens table"),
+           "controls": ("/", ".st-key-table-tokens table")}
+# the others are the app
+SCRIPTS = {"bare": "bench/bare_app.py", "floor": "bench/floor_app.py", "controls": "bench/controls_app.py"}
 TICKS = os.sysconf("SC_CLK_TCK")
 
 

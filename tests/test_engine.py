@@ -149,6 +149,18 @@ def test_embeddings_depend_only_on_token_text_and_seed():
     assert not np.allclose(A.embed(["cat"], 6, 8)[0], x[1])  # the seed does
 
 
+def test_embeddings_are_the_same_after_a_caller_changes_what_it_got():
+    """The vectors are cached: a caller that writes into its X or its e(t) changes no later lesson's."""
+    first = A.embed(["the", "cat"], d_model=6, seed=3)
+    vector = A.token_embedding("the", 6, 3)
+    first[:] = 0.0
+    vector[:] = 0.0
+    again = A.embed(["the", "cat"], d_model=6, seed=3)
+    assert np.all(again != 0.0)
+    np.testing.assert_array_equal(A.token_embedding("the", 6, 3), again[0])
+    assert A.token_embedding("the", 6, 3).flags.writeable
+
+
 def test_positional_encoding_hand_values():
     pe = A.sinusoidal_positional_encoding(3, 4)
     # pos 0: sin 0, cos 0, sin 0, cos 0.  pos 1: i=0 frequency 1, i=1 frequency 1/10000^(2/4) = 1/100.

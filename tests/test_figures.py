@@ -256,6 +256,22 @@ def test_formulas_wrap_long_dot_products():
     assert L.dot_products(t, 0)[0].count(r"&\quad +") == 3  # 16 products, 4 a line
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_step_8s_scores_are_one_alignment_with_every_keys_lines(causal):
+    """Step 8 draws the keys' blocks as one formula: one aligned environment (KaTeX nests none of them),
+    every key's s and z in it, in key order, masked keys too."""
+    t = A.trace_self_attention("the cat sat on the mat", d_model=6, d_k=3, seed=5, causal=causal)
+    blocks = L.dot_products(t, 1)
+    one = L.one_alignment(blocks)
+    assert one.startswith(r"\begin{aligned}") and one.endswith(r"\end{aligned}")
+    assert one.count(r"\begin{aligned}") == 1 and one.count(r"\end{aligned}") == 1
+    assert one.count(r" \\[12pt] ") == t.n - 1
+    starts = [one.index(rf"s_{{2,{j + 1}}} = q_{{2}} \cdot k_{{{j + 1}}}") for j in range(t.n)]
+    assert starts == sorted(starts)
+    assert one.count("is masked") == int((~t.mask[1]).sum())
+    assert all(b.startswith(r"\begin{aligned}") and b.endswith(r"\end{aligned}") for b in blocks)
+
+
 def test_tables_escape_markdown_in_text_but_not_numbers():
     t = A.trace_self_attention("> [a](b) $x$")
     shown = T.formatted(T.token_frame(t), None)

@@ -232,9 +232,8 @@ def _output(trace: AttentionTrace, p: str) -> None:
     # on_change="rerun": a closed expander's formulas are not built or sent (64 tokens: 64 long lines)
     with ui.lazy_expander(f"1 · Scores: s_{qi},j = q_{qi}·k_j as a sum of products, then z = s ÷ √d_k",
                           key=f"{p}sums-scores", expanded=n <= 6) as part:
-        if part.open:
-            for line in L.dot_products(trace, i):
-                st.latex(line)
+        if part.open:  # one formula element, not one a key: each element costs the browser a draw
+            st.latex(L.one_alignment(L.dot_products(trace, i)))
     with ui.lazy_expander("2 · Softmax: exp / Σ exp (shifted by the row maximum m for numerical safety)",
                           key=f"{p}sums-softmax", expanded=n <= 6) as part:
         if part.open:

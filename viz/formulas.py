@@ -86,7 +86,7 @@ def dot_products(trace: AttentionTrace, i: int, *, per_line: int = 4) -> list[st
         s_ij, z_ij = rf"s_{{{qi},{j + 1}}}", rf"z_{{{qi},{j + 1}}}"
         qk = rf"q_{{{qi}}} \cdot k_{{{j + 1}}}"
         if not trace.mask[i, j]:
-            blocks.append(rf"{s_ij} = {qk} \text{{ is masked: }} {z_ij} = -\infty")
+            blocks.append(rf"\begin{{aligned}}{s_ij} = {qk} &\text{{ is masked: }} {z_ij} = -\infty\end{{aligned}}")
             continue
         q, k, s, z = trace.q[i], trace.k[j], trace.scores[i, j], trace.scaled_scores[i, j]
         d, sum_rel = enough_decimals(partial(_products_add_up, q, k, s))
@@ -101,6 +101,13 @@ def dot_products(trace: AttentionTrace, i: int, *, per_line: int = 4) -> list[st
         )
         blocks.append(r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}")
     return blocks
+
+
+def one_alignment(blocks: Iterable[str], gap: str = "12pt") -> str:
+    r"""Aligned blocks as one: their lines share one ``&=`` column, ``gap`` apart between blocks (one
+    formula element on the page instead of one a block)."""
+    inner = [b.removeprefix(r"\begin{aligned}").removesuffix(r"\end{aligned}") for b in blocks]
+    return r"\begin{aligned}" + rf" \\[{gap}] ".join(inner) + r"\end{aligned}"
 
 
 def _products_add_up(q: np.ndarray, k: np.ndarray, total: float, decimals: int) -> bool:
