@@ -104,6 +104,21 @@ class ClassView:
     closed: bool
 
 
+@dataclass(frozen=True)
+class Poll:
+    """What a student's page polls (one read): the lesson as stored, and where the question stands."""
+
+    state: str  # JSON, as stored: decoded only by the page that draws it
+    question_no: int
+    revealed: bool
+    closed: bool
+
+    @property
+    def seen(self) -> tuple[int, bool, bool]:
+        """What changes the student's page as a whole (a new lesson redraws only its frame)."""
+        return (self.question_no, self.revealed, self.closed)
+
+
 def database_url() -> str:
     """``ATTENTION_LAB_DATABASE_URL`` (postgresql://…), or the SQLite file under ``ATTENTION_LAB_DATA``
     (default ./data)."""
@@ -346,11 +361,12 @@ class Store:
                        "at = excluded.at", (class_id, question_no, student, answer, now))
             db.execute("UPDATE classes SET touched = ? WHERE id = ?", (now, class_id))
 
-    def version(self, code: str) -> tuple | None:
-        """What a student's page polls: (state, question number, revealed, closed) as stored, or None for
-        no such class. One read; the page draws itself again only when this changes."""
+    def version(self, code: str) -> Poll | None:
+        """What a student's page polls, or None for no such class. One read; the page draws itself again
+        only when this changes."""
         with self.transaction(write=False) as db:
-            return db.one("SELECT state, question_no, revealed, closed FROM classes WHERE code = ?", (code,))
+            row = db.one("SELECT state, question_no, revealed, closed FROM classes WHERE code = ?", (code,))
+        return None if row is None else Poll(str(row[0]), int(row[1]), bool(row[2]), bool(row[3]))
 
     def my_answer(self, code: str, student: str, question_no: int) -> str | None:
         with self.transaction() as db:

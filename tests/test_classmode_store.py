@@ -191,3 +191,19 @@ def test_the_teacher_counts_each_student_once(store):
     assert store.student_count(teacher.secret) == 2 and store.student_count(other.secret) == 1
     with pytest.raises(ClassError):
         store.student_count(teacher.code)
+
+
+def test_a_students_poll_changes_with_the_question_the_reveal_and_the_end_not_with_the_lesson(store):
+    """A student's page redraws itself whole when ``Poll.seen`` changes (a new lesson redraws its frame
+    only): each step of a class, read back as the poll reads it."""
+    teacher = store.create_class({"page": "", "query": {}})
+    assert store.version("ZZZZZZ") is None
+    seen = [store.version(teacher.code).seen]
+    store.set_state(teacher.secret, {"page": "multihead", "query": {"heads": "2"}})
+    poll = store.version(teacher.code)
+    assert poll.seen == seen[-1] and json.loads(poll.state) == {"page": "multihead", "query": {"heads": "2"}}
+    for step in (lambda: store.open_question(teacher.secret, QUESTION), lambda: store.reveal(teacher.secret),
+                 lambda: store.open_question(teacher.secret, QUESTION), lambda: store.close(teacher.secret)):
+        step()
+        seen.append(store.version(teacher.code).seen)
+    assert seen == [(0, False, False), (1, False, False), (1, True, False), (2, False, False), (2, False, True)]

@@ -237,12 +237,13 @@ def _teacher_live(secret: str) -> None:
     except ClassError as error:
         st.info(markdown_text(str(error)))
         return
+    # the answers before the count: whoever answered had joined, so "answered" never exceeds "joined"
+    answers = [a for _, _, a in store().answers(secret, view.question_no)] if view.question is not None else []
     joined = store().student_count(secret)
     if view.question is None:
         st.caption(f"{_students(joined)} joined. No question asked yet.")
         return
     q = view.question
-    answers = [a for _, _, a in store().answers(secret, view.question_no)]
     st.markdown(f"**Question {view.question_no}:** {markdown_text(q['prompt'])}")
     st.caption(f"{len(answers)} of {_students(joined)} answered.")
     if q["options"]:
@@ -335,9 +336,9 @@ def _question(code: str, me: str, view: ClassView) -> None:
         st.caption(f"Your answer: {markdown_text(mine)}. You can change it until your teacher reveals the answer.")
 
 
-def _version(view: ClassView) -> tuple:
-    """What the poll compares: the question as this page last drew it (a new lesson redraws only the
-    fragment that shows it)."""
+def _version(view: ClassView) -> tuple[int, bool, bool]:
+    """What the poll compares (``Poll.seen``): the question as this page last drew it (a new lesson redraws
+    only the fragment that shows it)."""
     return (view.question_no, view.revealed, view.closed)
 
 
@@ -345,9 +346,8 @@ def _version(view: ClassView) -> tuple:
 def _student_live(code: str) -> None:
     """Polls the class (one read) and draws the teacher's lesson from it: a new lesson reruns only this
     fragment. A new question, the reveal or the class's end (or an expired code) redraws the whole page."""
-    row = store().version(code)
-    if row is None or (int(row[1]), bool(row[2]), bool(row[3])) != st.session_state.get("_cm_seen"):
+    poll = store().version(code)
+    if poll is None or poll.seen != st.session_state.get("_cm_seen"):
         st.rerun(scope="app")
     st.caption(":material/sync: Following your teacher: this page updates when the lesson or the question changes.")
-    question_open = int(row[1]) > 0 and not bool(row[2])
-    _lesson(json.loads(row[0]), hidden=question_open)
+    _lesson(json.loads(poll.state), hidden=poll.question_no > 0 and not poll.revealed)
