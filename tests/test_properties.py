@@ -99,3 +99,37 @@ def test_multi_head_splits_and_concatenates_losslessly(n, h, data):
     assert heads.shape == (h, n, d_k)
     np.testing.assert_array_equal(heads[-1], m[:, (h - 1) * d_k :])  # the last head takes the last columns
     np.testing.assert_array_equal(A.concat_heads(heads), m)
+
+
+@given(st.text(alphabet=st.characters(codec=None), max_size=40))
+def test_visible_shows_exactly_the_control_characters_as_symbols(text):
+    """``visible`` (a regular expression) against Unicode's own definition, character by character: a
+    control character (category Cc) becomes a symbol (␀…␟, ␡, or �), everything else stays."""
+    import unicodedata
+
+    from attention.tokens import visible
+
+    def by_definition(ch: str) -> str:
+        if unicodedata.category(ch) != "Cc":
+            return ch
+        return chr(0x2400 + ord(ch)) if ord(ch) < 0x20 else "␡" if ord(ch) == 0x7F else "�"
+
+    assert visible(text) == "".join(by_definition(ch) for ch in text)
+
+
+@given(arrays(np.uint8, st.tuples(st.integers(1, 20), st.just(3))))
+def test_white_ink_reads_at_4_5_to_1_and_is_the_better_ink_for_every_colour(rgb):
+    """Text on a heatmap cell reads at WCAG's 4.5:1 or better, in the better of white and black (the
+    luminance threshold 0.179 rounds the exact crossing, 0.1791, where both read at 4.58:1)."""
+    from viz.svg import white_ink
+
+    def luminance(colour) -> float:
+        c = [v / 255 for v in colour]
+        lin = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in c]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    for colour, white in zip(rgb.tolist(), white_ink(rgb), strict=True):
+        lum = luminance(colour)
+        on_white, on_black = 1.05 / (lum + 0.05), (lum + 0.05) / 0.05
+        chosen = on_white if white else on_black
+        assert chosen >= 4.5 and chosen >= max(on_white, on_black) - 0.01

@@ -212,14 +212,20 @@ _WEIGHTS_LUT = rgb_along("weights", np.linspace(0.0, 1.0, 1024))  # [1024, 3]
 
 def colours(scale: str, t: npt.ArrayLike) -> list[str]:
     """Hex colours of the values ``t`` in [0, 1] along a scale ("weights" or "signed"); NaN → grey."""
-    return [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in rgb_along(scale, t).tolist()]
+    return _hex(rgb_along(scale, t))
 
 
-def ink(fill: str) -> str:
-    """Black or white text, whichever reads better on ``fill`` (WCAG relative luminance)."""
-    c = _rgb(fill) / 255
+def _hex(rgb: np.ndarray) -> list[str]:
+    return [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in rgb.tolist()]
+
+
+def white_ink(rgb: npt.ArrayLike) -> np.ndarray:
+    """[m] True where white text reads better than black on the 0–255 colours ``rgb`` [m, 3] (WCAG
+    relative luminance at most 0.179)."""
+    c = np.asarray(rgb, dtype=np.float64).reshape(-1, 3) / 255
     lin = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-    return "#000000" if 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2] > 0.179 else "#ffffff"
+    return lin @ np.array([0.2126, 0.7152, 0.0722]) <= 0.179
+
 
 
 def normalise(z: np.ndarray, zmin: float, zmax: float) -> np.ndarray:
@@ -295,14 +301,15 @@ def heatmap(
         cells.append(_cells_image(rgb_along(scale, normalise(z, zmin, zmax)), n_rows, n_cols, left, top, cw, ch))
         fills, n_cells = [], 0
     else:
-        fills, n_cells = colours(scale, normalise(z, zmin, zmax)), n_rows
+        rgb = rgb_along(scale, normalise(z, zmin, zmax))
+        fills, whites, n_cells = _hex(rgb), white_ink(rgb), n_rows
+    box = f"h{_num(cw - 1)}v{_num(ch - 1)}h-{_num(cw - 1)}z"
     for i in range(n_cells):
         for j in range(n_cols):
             x, y, fill = left + j * cw, top + i * ch, fills[i * n_cols + j]
-            cells.append(f'<path d="M{_num(x)} {_num(y)}h{_num(cw - 1)}v{_num(ch - 1)}h-{_num(cw - 1)}z" '
-                         f'fill="{fill}"/>')
+            cells.append(f'<path d="M{_num(x)} {_num(y)}{box}" fill="{fill}"/>')
             if numbers:  # short elements: a 16 × 16 heatmap is this many cells and numbers
-                white = ' fill="#fff"' if ink(fill) == "#ffffff" else ""
+                white = ' fill="#fff"' if whites[i * n_cols + j] else ""
                 number = _esc(cell_text[i][j])
                 nums.append(f'<text x="{_num(x + cw / 2)}" y="{_num(y + ch / 2)}"{white}>{number}</text>')
     out += ['<g class="cells">', *cells, '</g>',
