@@ -170,8 +170,6 @@ def test_a_student_link_cannot_act_as_the_teacher():
 
 def test_the_teachers_share_link_leaves_the_teachers_key_out():
     teacher, secret, _ = start_class()
-    teacher.session_state["share"] = True  # the teacher opens "Share this lesson"
-    teacher.run()
     shared = [c.value for c in teacher.sidebar.code]
     assert shared and not any(secret in value for value in shared)
 

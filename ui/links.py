@@ -205,13 +205,10 @@ def link() -> dict[str, str | list[str]]:
 
 def share_link() -> None:
     """The current lesson's link with every setting in it, in a box with a copy button."""
-    # In a popover: the browser draws its content only when opened, so the code box's syntax highlighter
-    # (1.6 MB of JavaScript) loads only for a learner who wants the link (issue 9); and, opening it being
-    # a rerun, the server builds and sends it only then too (two elements fewer on every other run).
-    with st.popover("Share this lesson", icon=":material/share:", width="stretch", key="share",
-                    on_change="rerun") as box:
-        if box.open:
-            base = st.context.url or "http://127.0.0.1:8501/"
-            query = urlencode({k: v for k, v in link().items() if k in SPECS and k not in PRIVATE}, doseq=True)
-            st.caption("The link reproduces every setting (copy button on the right). The address bar holds it too.")
-            st.code(base + ("?" + query if query else ""), language=None, wrap_lines=True)
+    base = st.context.url or "http://127.0.0.1:8501/"
+    query = urlencode({k: v for k, v in link().items() if k in SPECS and k not in PRIVATE}, doseq=True)
+    # In a popover: its content is drawn only when opened, so the code box's syntax highlighter
+    # (1.6 MB of JavaScript) loads only for a learner who wants the link (issue 9).
+    with st.popover("Share this lesson", icon=":material/share:", width="stretch", key="share"):
+        st.caption("The link reproduces every setting (copy button on the right). The address bar holds it too.")
+        st.code(base + ("?" + query if query else ""), language=None, wrap_lines=True)
