@@ -40,7 +40,9 @@ def watch_requests(page) -> list[str]:
 def assert_inert(page, requests: list[str], *, shown: tuple[str, ...]) -> None:
     """Nothing on the page was made of a payload, and each of ``shown`` is on screen as typed."""
     assert page.locator("a[href*='evil.example']").count() == 0  # no link
-    assert page.locator("img[src*='evil.example']").count() == 0  # no image
+    # no image: a chart is an <img> whose src is its SVG as a data: URI, and a name shown in a chart (a
+    # legend naming the hard answer) is text inside it; an image made of a payload would load its URL
+    assert page.locator("img[src*='evil.example']:not([src^='data:'])").count() == 0
     for tag in ("strong", "b", "em"):  # no fake system message
         assert page.locator(tag, has_text="session expired").count() == 0
         assert page.locator(tag, has_text="Session expired").count() == 0
