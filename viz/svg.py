@@ -227,7 +227,6 @@ def white_ink(rgb: npt.ArrayLike) -> np.ndarray:
     return lin @ np.array([0.2126, 0.7152, 0.0722]) <= 0.179
 
 
-
 def normalise(z: np.ndarray, zmin: float, zmax: float) -> np.ndarray:
     return (z - zmin) / (zmax - zmin) if zmax > zmin else np.full_like(z, 0.5)
 
@@ -297,11 +296,11 @@ def heatmap(
     height = top + n_rows * ch + bottom
     out = [text(0, 16, title, size=15, weight="bold", cls="title")]
     cells, nums = [], []
+    rgb = rgb_along(scale, normalise(z, zmin, zmax))
     if not numbers and z.size > MAX_CELL_ELEMENTS:  # one picture of the cells, not thousands of <rect>s
-        cells.append(_cells_image(rgb_along(scale, normalise(z, zmin, zmax)), n_rows, n_cols, left, top, cw, ch))
-        fills, n_cells = [], 0
+        cells.append(_cells_image(rgb, n_rows, n_cols, left, top, cw, ch))
+        fills, whites, n_cells = [], [], 0
     else:
-        rgb = rgb_along(scale, normalise(z, zmin, zmax))
         fills, whites, n_cells = _hex(rgb), white_ink(rgb), n_rows
     box = f"h{_num(cw - 1)}v{_num(ch - 1)}h-{_num(cw - 1)}z"
     for i in range(n_cells):
