@@ -55,9 +55,10 @@ export default function render(component) {
       grid.moveTo(Number(view.focus.r), Number(view.focus.c), true);
     }
   }
+  const { onLink, observers } = view;  // this draw's own, whenever Streamlit calls the clean-up
   return () => {
-    window.removeEventListener(LINK_EVENT, view.onLink);
-    view.observers.forEach((o) => o.disconnect());
+    window.removeEventListener(LINK_EVENT, onLink);
+    observers.forEach((o) => o.disconnect());
   };
 }
 
