@@ -103,6 +103,11 @@ class ClassView:
     revealed: bool
     closed: bool
 
+    @property
+    def seen(self) -> tuple[int, bool, bool]:
+        """What a student's poll compares (``Poll.seen``): the question as the page last drew it."""
+        return (self.question_no, self.revealed, self.closed)
+
 
 @dataclass(frozen=True)
 class Poll:

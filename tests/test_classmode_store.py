@@ -206,4 +206,6 @@ def test_a_students_poll_changes_with_the_question_the_reveal_and_the_end_not_wi
                  lambda: store.open_question(teacher.secret, QUESTION), lambda: store.close(teacher.secret)):
         step()
         seen.append(store.version(teacher.code).seen)
+        # what the page drew when it joined compares equal to the poll of the same moment
+        assert store.join(teacher.code, "s" * 32, "", "10.0.0.1").seen == seen[-1]
     assert seen == [(0, False, False), (1, False, False), (1, True, False), (2, False, False), (2, False, True)]

@@ -237,12 +237,12 @@ def _teacher_live(secret: str) -> None:
     except ClassError as error:
         st.info(markdown_text(str(error)))
         return
-    # the answers before the count: whoever answered had joined, so "answered" never exceeds "joined"
-    answers = [a for _, _, a in store().answers(secret, view.question_no)] if view.question is not None else []
-    joined = store().student_count(secret)
     if view.question is None:
-        st.caption(f"{_students(joined)} joined. No question asked yet.")
+        st.caption(f"{_students(store().student_count(secret))} joined. No question asked yet.")
         return
+    # the answers before the count: whoever answered had joined, so "answered" never exceeds "joined"
+    answers = [a for _, _, a in store().answers(secret, view.question_no)]
+    joined = store().student_count(secret)
     q = view.question
     st.markdown(f"**Question {view.question_no}:** {markdown_text(q['prompt'])}")
     st.caption(f"{len(answers)} of {_students(joined)} answered.")
@@ -273,7 +273,7 @@ def student(code: str) -> None:
         st.error(markdown_text(str(error)), icon=":material/block:")
         st.button("Try another code", key="cm_other", on_click=_forget_class, args=("class",))
         return
-    st.session_state["_cm_seen"] = _version(view)
+    st.session_state["_cm_seen"] = view.seen  # a new lesson redraws only the fragment that shows it
     if view.closed:
         st.info("Your teacher has closed this class. Thank you for taking part!", icon=":material/waving_hand:")
         return
@@ -334,12 +334,6 @@ def _question(code: str, me: str, view: ClassView) -> None:
             st.warning(markdown_text(str(error)))
     if mine is not None:
         st.caption(f"Your answer: {markdown_text(mine)}. You can change it until your teacher reveals the answer.")
-
-
-def _version(view: ClassView) -> tuple[int, bool, bool]:
-    """What the poll compares (``Poll.seen``): the question as this page last drew it (a new lesson redraws
-    only the fragment that shows it)."""
-    return (view.question_no, view.revealed, view.closed)
 
 
 @st.fragment(run_every=2)
