@@ -1,6 +1,7 @@
 # Two commands do all the set-up on a fresh Debian machine:
 #   make run    create .venv, install the app, serve it on http://127.0.0.1:8501
-#   make test   create .venv, install the test tools (and Debian's chromium, nginx and postgresql if missing), run every test
+#   make test   create .venv, install the test tools (and Debian's chromium, nginx, postgresql and nodejs if missing),
+#               run every test
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -14,6 +15,7 @@ run: $(VENV)/.run-installed
 
 test: $(VENV)/.test-installed chromium
 	$(VENV)/bin/ruff check .
+	node --test tests/js/
 	$(PY) -m pytest
 
 bench: $(VENV)/.test-installed chromium
@@ -37,10 +39,12 @@ $(VENV)/.test-installed: requirements.txt requirements-test.txt requirements-mod
 	touch $@ $(VENV)/.run-installed
 
 chromium:
-	@if [ ! -x $(CHROMIUM) ] || [ ! -x /usr/sbin/nginx ] || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
-		echo "Installing Debian's chromium, nginx and postgresql for the browser, replica and class-mode tests"; \
+	@if [ ! -x $(CHROMIUM) ] || [ ! -x /usr/sbin/nginx ] || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 \
+			|| ! command -v node >/dev/null; then \
+		echo "Installing Debian's chromium, nginx, postgresql and nodejs for the browser, replica, class-mode and view tests"; \
 		$(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-dejavu-core nginx-light postgresql; \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-dejavu-core nginx-light postgresql \
+			$$(command -v node >/dev/null || echo nodejs); \
 	fi
 
 clean:

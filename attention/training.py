@@ -623,6 +623,7 @@ class NeededWeight(NamedTuple):
     """How much of a head's attention, on one held-out sequence, goes to the key each answer needs."""
 
     mean: float  # mean over the asked rows of α_i,needed(i)
+    weights: tuple[float, ...]  # α_i,needed(i) of each asked row, whose mean ``mean`` is
     largest: int  # asked rows whose largest weight is on the needed key
     rows: int  # asked rows
     evenly: float  # the same mean if every row spread its weight evenly over the keys it may see
@@ -637,7 +638,8 @@ def needed_weight(run: Run, snapshot: int, example: int, head: int) -> NeededWei
     rows = np.flatnonzero(needed != NO_ANSWER)
     on_needed = alpha[rows, needed[rows]]
     largest = int(np.sum(alpha[rows].argmax(axis=1) == needed[rows]))
-    return NeededWeight(float(on_needed.mean()), largest, len(rows), float(np.mean(1 / (rows + 1))))
+    return NeededWeight(float(on_needed.mean()), tuple(on_needed.tolist()), largest, len(rows),
+                        float(np.mean(1 / (rows + 1))))
 
 
 def score_split(run: Run, snapshot: int, example: int, head: int) -> dict[str, Array]:

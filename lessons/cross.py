@@ -64,8 +64,8 @@ ui.matrix(F.heatmap(trace.weights, row_labels=t_labels, col_labels=s_labels, tit
                     row_title="query: target token i", col_title="key: source token j", weights=True),
           T.matrix_frame(trace.weights, rows=t_labels, columns=s_labels, rows_name="target query ↓ · source key →"),
           "ca-weights")
-st.caption("Rows are the target's tokens (queries), columns the source's tokens (keys); each row sums to 1: "
-           + ", ".join(f"{markdown_text(t)} {trace.weights[r].sum():.2f}" for r, t in enumerate(t_labels)) + ".")
+st.caption("Rows are the target's tokens (queries), columns the source's tokens (keys). "
+           + markdown_text(T.row_sums_text(trace.weights, t_labels)))
 st.subheader("The output: one row per target token", divider="gray")
 ui.matrix(F.heatmap(trace.output, row_labels=t_labels, col_labels=dims, title=f"αV  [{i} × {d_k}]",
                     row_title="target token", col_title="dimension"),

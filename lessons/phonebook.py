@@ -8,7 +8,7 @@ from ui import components as ui
 from ui.links import PHONEBOOK_QUERY_CHARS
 from ui.links import PHONEBOOK_TEMPERATURES as TEMPERATURES
 from viz import phonebook as P
-from viz.labels import markdown_text
+from viz.labels import format_number, markdown_text
 
 st.title("The phonebook: keys are not values")
 ui.lesson("phonebook/00_intro")
@@ -46,14 +46,14 @@ else:
         st.markdown(P.hard_answer(result))
     with right:
         ui.chart(soft, "pb-weights")
-        blended = " ".join(f"{d:.1f}" for d in result.soft)
-        st.markdown(f"**Soft answer**: Σ α_j v_j = [{blended}], a blend of every number in the book.")
-    ui.table(P.lookup_frame(result), "pb-lookup", decimals=3)
+        st.markdown(P.soft_answer(result))
+    weight_decimals = P.weight_decimals(result)
+    ui.table(P.lookup_frame(result), "pb-lookup", decimals=[0, 0, 0, 3, weight_decimals])
     ui.matrix(P.answers_figure(result), P.answers_frame(result), "pb-answers", side_by_side=False, decimals=2)
 
     st.subheader("Temperature: from soft to hard", divider="gray")
     ui.lesson("phonebook/02_temperature")
     st.latex(rf"\text{{soft}} = \operatorname{{softmax}}\!\left(\frac{{q \cdot K^\top}}{{T}}\right) V,"
              rf"\qquad T = {temperature:g}"
-             rf",\qquad \max_j \alpha_j = {result.weights.max():.3f}")
+             rf",\qquad \max_j \alpha_j = {format_number(result.weights.max(), weight_decimals)}")
     ui.lesson("phonebook/03_back_to_attention")

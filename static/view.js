@@ -9,9 +9,12 @@
 // the server, as the trigger value "chosen".
 //
 // Every text from the data (tokens, labels) is inserted with textContent, never as HTML: the
-// learner's sentence reaches this code only as data.
+// learner's sentence reaches this code only as data. What a tooltip says, and how numbers are written,
+// is static/tooltip.js (pure, tested in Node); it is imported with this file's own version, so that a
+// browser never pairs a new view with an old tooltip.
 
-const TERMS_SHOWN = 8;  // a sum of up to this many terms is written in full, a longer one by its 3 largest
+const { decimalsAt, explain, formatNumber } = await import(new URL("tooltip.js" + new URL(import.meta.url).search,
+                                                       import.meta.url).href);
 const LINK_EVENT = "attention-lab:link";
 const views = new WeakMap();  // parentElement -> {tip, focus}
 
@@ -67,35 +70,6 @@ function el(tag, cls, text) {
   if (cls) e.className = cls;
   if (text !== undefined) e.textContent = text;
   return e;
-}
-
-// ---- numbers, as the server writes them (viz.labels.format_number) -------------------------------------
-
-export function formatNumber(x, decimals) {
-  if (x === null || x === undefined) return "";
-  if (typeof x === "string") return x;
-  if (x === -Infinity) return "−∞";
-  if (Number.isNaN(x)) return "";
-  if (decimals === null || decimals === undefined) return String(x);
-  const text = x.toFixed(decimals);
-  return Number(text) === 0 ? (0).toFixed(decimals) : text.replace("-", "−");
-}
-
-function fmt(x) {
-  return formatNumber(x, 2);
-}
-
-function paren(x) {  // a factor in a product: negative numbers in parentheses
-  const t = fmt(x);
-  return x < 0 ? `(${t})` : t;
-}
-
-function sumOfTerms(terms) {  // "a·b + c·d + … = " pieces: every term, or the 3 largest when many
-  const shown = terms.length <= TERMS_SHOWN ? terms :
-    [...terms].sort((p, q) => Math.abs(q.value) - Math.abs(p.value)).slice(0, 3);
-  let text = shown.map((t) => t.text).join(" + ");
-  if (shown.length < terms.length) text += ` + … (${terms.length - shown.length} more terms)`;
-  return text;
 }
 
 // ---- a panel: chart, grid over it, table ---------------------------------------------------------------
@@ -253,7 +227,7 @@ function drawTable(panel, view, parts, choose) {
       tr.appendChild(th);
     }
     panel.values[r].forEach((value, c) => {
-      const shown = value === null ? (panel.masked || "—") : formatNumber(value, panel.decimals);
+      const shown = value === null ? (panel.masked || "—") : formatNumber(value, decimalsAt(panel, r, c));
       const numeric = typeof value === "number" || value === null || /^[−-]?[0-9]/.test(value);
       const td = el("td", numeric ? "alv-num" : null, shown);
       td.dataset.r = r;
@@ -326,7 +300,7 @@ function drawTable(panel, view, parts, choose) {
 function cellLabel(panel, r, c) {
   const v = panel.values && panel.values[r] ? panel.values[r][c] : undefined;
   const value = v === null ? (panel.masked === "−∞" ? "masked, minus infinity" : "masked") :
-    formatNumber(v, panel.decimals);
+    formatNumber(v, decimalsAt(panel, r, c));
   return `${panel.rowName || "row"} ${r + 1} “${panel.rows[r]}”, ${panel.colName || "column"} ${c + 1} ` +
     `“${panel.cols[c]}”: ${value}`;
 }
@@ -335,7 +309,7 @@ function cellLabel(panel, r, c) {
 
 function show(panel, view, parts, anchor, r, c) {
   const tip = view.tip;
-  tip.replaceChildren(...explain(panel, r, c));
+  tip.replaceChildren(...drawLines(explain(panel, r, c)));
   tip.hidden = false;
   const box = anchor.getBoundingClientRect();
   const width = Math.min(tip.offsetWidth || 320, window.innerWidth - 16);
@@ -391,66 +365,14 @@ function light(panel, parts, detail) {
   }
 }
 
-function sub(text) {
-  const s = document.createElement("sub");
-  s.textContent = text;
-  return s;
-}
-
-function line(...pieces) {  // a line of text and subscripts: strings are text, [x] is a subscript
-  const p = el("div", "alv-math");
-  for (const piece of pieces) p.appendChild(Array.isArray(piece) ? sub(piece[0]) : document.createTextNode(piece));
-  return p;
-}
-
-function explain(panel, r, c) {
-  const out = [];
-  const v = panel.values[r][c];
-  const name = (kind, labels, k) => (labels[k] === String(k + 1) ? `${kind} ${k + 1}` :
-    `${kind} “${labels[k]}” (${k + 1})`);  // a numbered row ("layer 6") needs no quotes
-  out.push(el("div", "alv-head", `${name(panel.rowName || "row", panel.rows, r)} · ` +
-    `${name(panel.colName || "column", panel.cols, c)}`));
-  const tip = panel.tip;
-  const i = String(r + 1), j = String(c + 1), ij = `${r + 1},${c + 1}`;
-  if (v === null) {
-    out.push(line(`masked: the causal mask hides key ${c + 1} from query ${r + 1}` +
-      (panel.masked === "−∞" ? ", so its score is −∞" : ", so its weight is exactly 0")));
-    return out;
-  }
-  if (!tip) {
-    out.push(line(formatNumber(v, panel.decimals)));
-    return out;
-  }
-  if (tip.kind === "dot") {  // s_ij = q_i · k_j
-    const a = tip.a[r], b = tip.b[c];
-    const terms = a.map((x, k) => ({ value: x * b[k], text: `${paren(x)}·${paren(b[k])}` }));
-    out.push(line(tip.sym, [ij], " = ", tip.aSym, [i], "·", tip.bSym, [j], " = ", sumOfTerms(terms), " = ", fmt(v)));
-  } else if (tip.kind === "scaled") {  // z_ij = s_ij / √d_k
-    out.push(line("z", [ij], " = s", [ij], ` / ${tip.divText} = ${fmt(tip.s[r][c])} / ${fmt(tip.div)} = ${fmt(v)}`));
-  } else if (tip.kind === "softmax") {  // α_ij = e^(z_ij − m_i) / Σ_j′ e^(z_ij′ − m_i)
-    out.push(line("α", [ij], " = e", ["z−m"], " / Σ e", ["z−m"], ` = ${formatNumber(tip.e[r][c], 3)} / ` +
-      `${formatNumber(tip.sums[r], 3)} = ${fmt(v)}`));
-    out.push(line(`m = ${fmt(tip.m[r])}, the row's largest scaled score; row ${r + 1} adds up to 1`));
-  } else if (tip.kind === "sum") {  // out_ic = Σ_j α_ij v_jc
-    const w = tip.w[r];
-    const terms = w.map((a, k) => ({ value: a * tip.v[k][c], text: `${paren(a)}·${paren(tip.v[k][c])}` }))
-      .filter((t, k) => w[k] !== 0);
-    out.push(line("out", [ij], " = Σ", ["j"], " α", [`${i},j`], " v", [`j,${j}`], " = ", sumOfTerms(terms), " = ", fmt(v)));
-  } else if (tip.kind === "matmul") {  // q_ic = Σ_d x_id w_dc (+ b_c)
-    const x = tip.x[r];
-    const terms = x.map((a, k) => ({ value: a * tip.w[k][c], text: `${paren(a)}·${paren(tip.w[k][c])}` }));
-    const bias = tip.b ? ` + ${paren(tip.b[c])}` : "";
-    out.push(line(tip.sym, [ij], " = x", [i], "·", tip.wSym, [`:,${j}`], bias ? " + b" : "", bias ? [j] : "",
-      " = ", sumOfTerms(terms), bias, " = ", fmt(v)));
-  } else if (tip.kind === "cache") {  // a cached step's K and V
-    out.push(line(formatNumber(v, panel.decimals)));
-    out.push(el("div", null, r < tip.cached ? `From the cache: stored when token ${r + 1} was read.` :
-      "Computed now, from the token read, and appended to the cache."));
-  } else if (tip.kind === "note") {
-    out.push(line(formatNumber(v, panel.decimals)));
-    const note = tip.notes && tip.notes[`${r},${c}`];
-    if (note) out.push(el("div", null, note));
-  }
-  if (tip.caption) out.push(el("div", null, tip.caption));
-  return out;
+// A tooltip's lines (static/tooltip.js) as elements: text, subscripts and superscripts, never HTML
+function drawLines(lines) {
+  return lines.map(({ cls, pieces }) => {
+    const p = el("div", cls);
+    for (const piece of pieces) {
+      if (typeof piece === "string") p.appendChild(document.createTextNode(piece));
+      else p.appendChild(el(piece.sub !== undefined ? "sub" : "sup", null, piece.sub ?? piece.sup));
+    }
+    return p;
+  });
 }

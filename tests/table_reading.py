@@ -65,23 +65,33 @@ def view_panels(at: AppTest) -> dict[str, dict]:
     return found
 
 
-def cell_text(value, panel: dict) -> str:
+def decimals_at(panel: dict, r: int, c: int) -> int | None:
+    """A cell's decimals as static/tooltip.js reads them (``decimalsAt``): one for the table, one a
+    column, or one a cell (a negative one is a "≈" marker; its magnitude counts)."""
+    d = panel.get("decimals")
+    if not isinstance(d, list):
+        return d
+    return abs(d[r][c] if isinstance(d[0], list) else d[c])
+
+
+def cell_text(value, panel: dict, r: int = 0, c: int = 0) -> str:
     """A cell as view.js writes it (``formatNumber``): a masked cell as the panel says, a number with
     its decimals and a true minus sign, text as it is."""
     if value is None:
         return panel.get("masked") or "—"
     if isinstance(value, str):
         return value
-    if panel.get("decimals") is None:
+    decimals = decimals_at(panel, r, c)
+    if decimals is None:
         return str(value)
-    return format_number(float(value), panel["decimals"])
+    return format_number(float(value), decimals)
 
 
 def shown_table(at: AppTest, key: str, *, index: bool = True) -> pd.DataFrame:
     """The table the view draws for ``key``, as the learner reads it: row labels, column labels and
     every cell's text."""
     panel = view_panels(at)[key]
-    body = [[cell_text(v, panel) for v in row] for row in panel["values"]]
+    body = [[cell_text(v, panel, r, c) for c, v in enumerate(row)] for r, row in enumerate(panel["values"])]
     if not panel.get("rowHeaders", True):
         return pd.DataFrame(body, columns=panel["cols"])
     shown = pd.DataFrame([[label, *row] for label, row in zip(panel["rows"], body, strict=True)],

@@ -114,7 +114,8 @@ def test_step_8_figures_read_the_trace():
     assert R.ticks(bars, "x") == LABELS
     fig = F.weighted_sum_figure(TRACE, 2)
     shown = R.cell_texts(fig, (TRACE.n + 1, TRACE.d_k))
-    np.testing.assert_array_equal(shown[:-1], np.vectorize(format_number)(TRACE.weighted_values[2]))
+    places = np.abs(T.weighted_sum_decimals(TRACE, 2))  # a column's terms: the decimals its sum needs
+    np.testing.assert_array_equal(shown[:-1], np.vectorize(format_number)(TRACE.weighted_values[2], places[:-1]))
     np.testing.assert_array_equal(shown[-1], np.vectorize(format_number)(TRACE.output[2]))
     frame = T.weighted_sum_frame(TRACE, 2)
     assert list(frame.index)[-1] == "Σ = output" and R.ticks(fig, "y")[-1] == "Σ = output"

@@ -192,7 +192,7 @@ def test_unusual_text_is_shown_literally(sentence, tokens):
     assert not at.warning
     assert shown_tokens(at) == tokens
     # Markdown that shows a token escapes it, so "$", ">" or "[" can't start maths, quotes or links.
-    row_sums = next(c.value for c in at.caption if c.value.startswith("Row sums"))
+    row_sums = next(c.value for c in at.caption if c.value.startswith("Every row of α sums to 1"))
     assert not re.search(r"(?<!\\)[$>\[*]", row_sums), row_sums
     # the table is data for the browser, which writes each cell as text: the tokens as typed
     assert [row[1] for row in view_panels(at)["tokens"]["values"]] == tokens

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import attention as A
 from attention.relevance import attend_to, plane_coordinates, self_attention_share
+from tests import written
+from viz.labels import format_number, markdown_text, token_labels
 
 SENTENCE = "the cat sat on the mat"
 
@@ -118,7 +122,16 @@ def test_similarity_summary_counts_what_it_says_and_names_every_longer_winner(se
         j = int(np.argmax(t.weights[i]))
         # Cauchy–Schwarz: another token beats x_i·x_i only with a longer vector, and the page says so
         assert t.scores[i, j] > t.scores[i, i] and norms[j] > norms[i]
-        assert f"{norms[j]:.2f}" in text and f"{t.scores[i, j]:.2f}" in text
+        # …with the numbers as shown: the winner's score above the own score, the longer norm above the
+        # shorter, and the shorter norm squared gives the own score x·x as shown
+        label = re.escape(markdown_text(token_labels(t.tokens)[i]))
+        found = re.search(rf"“{label}” → “[^”]*”: x·x = ([\d.]+) with “[^”]*”, "
+                          r"more than ([\d.]+) with itself, because ‖x‖ of “[^”]*” is ([\d.]+) and of “[^”]*” only "
+                          r"(\d+\.\d+)", text)
+        s_ij, s_ii, n_j, n_i = found.groups()
+        assert s_ij == format_number(t.scores[i, j], written.decimals(s_ij)) and float(s_ij) > float(s_ii)
+        assert n_j == format_number(norms[j], written.decimals(n_j)) and float(n_j) > float(n_i)
+        assert written.rounds_to(written.value(n_i) ** 2, s_ii)
     assert ("a longer vector wins" in text) == (not all(own))
 
 

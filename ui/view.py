@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from viz import arithmetic
 from viz.svg import Svg
 from viz.tables import MASKED
 
@@ -36,7 +37,7 @@ MAX_TABLE_CELLS = 400  # beyond this a table scrolls in a box of its own (a 64-t
 def _version() -> str:
     """The files' own hash: a browser keeps them cached until they change."""
     digest = hashlib.sha256()
-    for name in ("view.js", "view.css"):
+    for name in ("view.js", "tooltip.js", "view.css"):
         digest.update((STATIC / name).read_bytes())
     return digest.hexdigest()[:12]
 
@@ -70,15 +71,16 @@ VIEW = st.components.v2.component(
 
 
 def number(x: Any) -> float | str | None:
-    """A cell for the browser: a finite number (to 6 decimals, enough for every sum it shows), text as
-    it is, None for a masked or non-finite one."""
+    """A cell for the browser: a finite number (held at 6 decimals, as ``viz.arithmetic`` holds every
+    number, so the browser writes the digits the server would), text as it is, None for a masked or
+    non-finite one."""
     if isinstance(x, str):
         return x
     if x is None or (isinstance(x, float | np.floating) and not math.isfinite(float(x))):
         return None
     if isinstance(x, int | np.integer | bool | np.bool_):
         return str(int(x))  # a whole number (an id, a digit) is shown as written, whatever the decimals
-    return round(float(x), 6)
+    return int(arithmetic.held(float(x))) / 10**arithmetic.HELD
 
 
 def figure(fig: Svg, *, table_too: bool = True) -> dict:
@@ -93,18 +95,21 @@ def figure(fig: Svg, *, table_too: bool = True) -> dict:
     return out
 
 
-def panel(key: str, frame: pd.DataFrame | None = None, fig: Svg | None = None, *, decimals: int | None = 2,
+def panel(key: str, frame: pd.DataFrame | None = None, fig: Svg | None = None, *, decimals: Any = 2,
           tip: dict | None = None, links: Sequence[dict] = (), choose: str | None = None, below: bool = False,
           names: tuple[str, str] = ("row", "column"), masked: str = "—", values: Any = None,
           rows: Sequence[str] | None = None, cols: Sequence[str] | None = None) -> dict:
     """One panel: ``fig`` (a heatmap or tiles, with their grid) and ``frame``'s numbers as its table.
 
-    ``tip``: where a value comes from (see view.js, ``explain``); ``links``: panels to light up on hover,
+    ``decimals``: for the whole table, one a column, or one a cell (an array); ``tip``: where a value comes
+    from (see static/tooltip.js, ``explain``); ``links``: panels to light up on hover,
     {"panel": key, "axis": "row" | "col", "from": "row" | "col"}; ``choose``: clicking a cell or a row
     sends a choice; ``names``: what a row and a column are ("query", "key"); ``masked``: how a masked
     cell reads ("—" for a weight, "−∞" for a score). Without a frame (``rows``, ``cols``, ``values``):
     a chart whose cells answer, with no table.
     """
+    if isinstance(decimals, np.ndarray):  # one a column or one a cell
+        decimals = decimals.tolist()
     out: dict[str, Any] = {"id": key, "decimals": decimals, "rowName": names[0], "colName": names[1],
                            "masked": masked, "below": below}
     if frame is not None:

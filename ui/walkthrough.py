@@ -76,10 +76,12 @@ def _embeddings(trace: AttentionTrace, p: str) -> None:
         ui.matrix(F.token_by_dim_figure(trace, trace.x, "X"), T.token_by_dim_frame(trace, trace.x), f"{p}x", names=TD)
         return
     st.latex(L.positional_encoding(trace))
-    parts = [("E (token embeddings)", "e", trace.embeddings), ("P (positions)", "p", trace.positional_encoding),
-             ("X = E + P", "x", trace.x)]
-    ui.matrices([_vectors(trace, p, name, key, m) for name, key, m in parts], key=f"{p}embeddings")
-    st.caption(SIGNED_CAPTION)
+    sum_of = {"tip": P.embedding_sum(trace), "links": [{"panel": f"{p}{m}", "axis": "cell"} for m in "ep"]}
+    parts = [("E (token embeddings)", "e", trace.embeddings, {}), ("P (positions)", "p", trace.positional_encoding, {}),
+             ("X = E + P", "x", trace.x, sum_of)]
+    ui.matrices([_vectors(trace, p, name, key, m, **options) for name, key, m, options in parts], key=f"{p}embeddings")
+    st.caption("Each cell of X is the sum of the cells at the same place in E and P; point at one for the sum "
+               "written out. " + SIGNED_CAPTION)
 
 
 def _projections(trace: AttentionTrace, p: str) -> None:
@@ -100,7 +102,7 @@ def _projections(trace: AttentionTrace, p: str) -> None:
         kv, group = trace.rope.kv_head, trace.rope.group
         st.info(f"**Grouped-query attention:** this model has fewer key/value heads than query heads. W_K and W_V "
                 f"here belong to key/value head {kv + 1}, which query heads {kv * group + 1}–{(kv + 1) * group} "
-                "share: they ask different questions of the same keys and values, and the model stores a third as "
+                f"share: they ask different questions of the same keys and values, and the model stores 1/{group} as "
                 "many keys and values.", icon=":material/call_merge:")
     if trace.b_q is not None:
         st.markdown("The biases, one number per output dimension, added to every token's row:")
@@ -158,12 +160,13 @@ def _scores(trace: AttentionTrace, p: str) -> None:
 
 
 def _scale(trace: AttentionTrace, p: str) -> None:
+    factor = L.factor(trace.scale)  # "= 0.5 ·" when 1/√d_k is exact at 3 decimals, "≈ 0.354 ·" when not
     if trace.temperature == 1:
-        st.latex(rf"Z = \frac{{S}}{{\sqrt{{d_k}}}},\quad z_{{ij}} = \frac{{s_{{ij}}}}{{\sqrt{{{trace.d_k}}}}} = "
-                 rf"{L.plain(trace.scale, 3)} \cdot s_{{ij}}")
+        st.latex(rf"Z = \frac{{S}}{{\sqrt{{d_k}}}},\quad z_{{ij}} = \frac{{s_{{ij}}}}{{\sqrt{{{trace.d_k}}}}} "
+                 rf"{factor} \cdot s_{{ij}}")
     else:
         st.latex(rf"Z = \frac{{S}}{{\sqrt{{d_k}}\,T}},\quad z_{{ij}} = \frac{{s_{{ij}}}}{{\sqrt{{{trace.d_k}}} \cdot "
-                 rf"{L.plain(trace.temperature)}}} = {L.plain(trace.scale, 3)} \cdot s_{{ij}}")
+                 rf"{L.plain(trace.temperature)}}} {factor} \cdot s_{{ij}}")
     if trace.causal:
         st.latex(r"\text{masked: } z_{ij} = -\infty \text{ for } j > i")
     ui.matrix(F.query_key_figure(trace, trace.masked_scores, "scaled scores Z = S/√d_k"),
@@ -180,8 +183,7 @@ def _softmax(trace: AttentionTrace, p: str) -> None:
     ui.matrix(F.query_key_figure(trace, trace.weights, "α weights", weights=True),
               T.query_key_frame(trace, trace.weights, weights=True), f"{p}weights", names=QK, tip=P.weights(trace),
               links=[{"panel": f"{p}scaled", "axis": "row", "from": "row"}], **_query_choice(trace, p))
-    st.caption("Row sums: " + ", ".join(f"{markdown_text(label)} {trace.weights[i].sum():.2f}"
-                                        for i, label in enumerate(query_labels(trace))))
+    st.caption(markdown_text(T.row_sums_text(trace.weights, query_labels(trace), trace.mask)))
     if trace.causal:
         st.caption(MASK_CAPTION)
     if trace.queries is None and st.toggle("Show α as lines (head view)", key=f"{p}lines",
@@ -219,7 +221,10 @@ def _output(trace: AttentionTrace, p: str) -> None:
         ui.chart(F.alpha_bars(trace, i), f"{p}alpha-row")
     with right:
         ui.table(T.query_key_frame(trace, trace.weights, weights=True).iloc[[i]], f"{p}alpha-row")
-    ui.matrix(F.weighted_sum_figure(trace, i), T.weighted_sum_frame(trace, i), f"{p}weighted-sum")
+    decimals = T.weighted_sum_decimals(trace, i)
+    ui.matrix(F.weighted_sum_figure(trace, i), T.weighted_sum_frame(trace, i), f"{p}weighted-sum", decimals=decimals,
+              tip={"kind": "column", "dec": decimals[0].tolist()}, names=("term", "dimension"))
+    st.caption(T.weighted_sum_caption(decimals))
     left, _ = st.columns([3, 2])
     with left:
         st.markdown(f"**Output for query {qi} (“{markdown_text(labels[i])}”)**, "

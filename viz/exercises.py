@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attention import AttentionTrace
+from viz import arithmetic
 from viz.labels import format_number, token_labels
 
 
@@ -67,8 +68,7 @@ def make_questions(trace: AttentionTrace) -> list[Question]:
     questions.append(Question(
         key=f"{lid}-alpha", prompt=f"What is α for query “{labels[i]}” and key “{labels[j]}”, to two decimals?",
         options=(), answer=round(float(trace.weights[i, j]), 2),
-        explanation=f"α_{i + 1},{j + 1} = e^(z − m) / Σ e^(z − m) = {format_number(trace.exp_scores[i, j], 3)} / "
-                    f"{format_number(trace.exp_scores[i].sum(), 3)} = {format_number(trace.weights[i, j])}.",
+        explanation=_alpha_written_out(trace, i, j),
     ))
     shapes = dict.fromkeys([f"{n} × {trace.d_k}", f"{n} × {trace.d_model}", f"{trace.d_model} × {trace.d_k}",
                             f"{n} × {n}", f"{trace.d_k} × {n}"])
@@ -88,6 +88,17 @@ def make_questions(trace: AttentionTrace) -> list[Question]:
                     f"out_1 = 1·v_1 = [{', '.join(format_number(x) for x in trace.v[0])}].",
     ))
     return questions
+
+
+def _alpha_written_out(trace: AttentionTrace, i: int, j: int) -> str:
+    """α_ij = e^(z − m) / Σ e^(z − m) with the row's numbers, at decimals that give the shown α (3 at least;
+    "≈" where none do): ``viz.arithmetic``'s rule."""
+    e, total = trace.exp_scores[i, j], trace.exp_scores[i].sum()
+    d = int(arithmetic.decimals_for(lambda d: arithmetic.quotient_adds_up(e, total, trace.weights[i, j], max(d, 3)),
+                                    ()))
+    places = max(abs(d), 3)
+    return (f"α_{i + 1},{j + 1} = e^(z − m) / Σ e^(z − m) = {format_number(e, places)} / {format_number(total, places)}"
+            f" {arithmetic.relation(d)} {format_number(trace.weights[i, j])}.")
 
 
 def _most_question(trace: AttentionTrace, i: int, lid: str, labels: list[str]) -> Question:

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from attention import AttentionTrace, MultiHeadTrace
 from viz import svg
 from viz.labels import MASKED_TEXT, dim_labels, format_number, query_labels, row_labels, token_labels
-from viz.tables import weighted_sum_frame
+from viz.tables import weighted_sum_decimals, weighted_sum_frame
 
 MAX_CELLS_WITH_NUMBERS = 400  # beyond this the numbers would be too small to read; the table has them
 HEAD_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")  # Okabe–Ito
@@ -34,7 +34,7 @@ def heatmap(
     row_title: str,
     col_title: str,
     weights: bool = False,
-    decimals: int = 2,
+    decimals: int | npt.ArrayLike = 2,
     compact: bool = False,
     allowed: npt.ArrayLike | None = None,
     top: float | None = None,
@@ -46,6 +46,7 @@ def heatmap(
     m : array [rows, cols]
         -inf (a masked score) is drawn blank and labelled "−∞".
     row_labels, col_labels : plain text.
+    decimals : int, or an int a cell [rows, cols] (its sign is dropped: a "≈" marker of ``viz.arithmetic``)
     weights : bool
         Values on Viridis from 0 to the largest weight; otherwise a diverging scale centred on 0.
     compact : bool
@@ -63,9 +64,10 @@ def heatmap(
     z = np.where(np.isfinite(m) & ~blocked, m, np.nan)  # [rows, cols]; masked cells drawn blank
     cell_text = None
     if m.size <= MAX_CELLS_WITH_NUMBERS:
-        cell_text = [[MASKED_TEXT if b and np.isfinite(x) else format_number(x, decimals)
-                      for x, b in zip(row, brow, strict=True)] for row, brow in zip(m.tolist(), blocked.tolist(),
-                                                                                   strict=True)]
+        places = np.abs(np.broadcast_to(np.asarray(decimals), m.shape)).tolist()
+        cell_text = [[MASKED_TEXT if b and np.isfinite(x) else format_number(x, d)
+                      for x, b, d in zip(row, brow, drow, strict=True)]
+                     for row, brow, drow in zip(m.tolist(), blocked.tolist(), places, strict=True)]
     shown = z[np.isfinite(z)]
     if weights:
         # 0 up to the largest weight: with many tokens every weight is small, and a fixed 0–1 scale
@@ -148,5 +150,5 @@ def weighted_sum_figure(trace: AttentionTrace, i: int) -> svg.Svg:
     return heatmap(
         frame.to_numpy(), row_labels=list(frame.index), col_labels=list(frame.columns),
         title=f"Σⱼ αᵢⱼ·vⱼ for query “{query}”  [{trace.n} terms + sum]",
-        row_title="term", col_title="dimension",
+        row_title="term", col_title="dimension", decimals=weighted_sum_decimals(trace, i),
     )

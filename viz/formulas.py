@@ -8,22 +8,21 @@ Indices count from 1, as on the page. One symbol, one meaning, on every page:
     m_i  = max_j z_ij              the row maximum subtracted for numerical safety
     α_ij = e^{z_ij − m_i} / Σ_j' e^{z_ij' − m_i}
 
-Written-out arithmetic adds up on screen: the inputs of a sum or a quotient get as many decimals
-(from 2 up to 6) as it takes for the shown inputs to give the shown result at its shown precision.
-Where even 6 do not (a result exactly on a rounding boundary), the line says "≈" instead of "=".
+Written-out arithmetic adds up on screen, by the one rule of ``viz.arithmetic``: the inputs of a sum,
+product or quotient get as many decimals (from 2 up to 6) as it takes for the shown inputs to give the
+shown result at its shown precision. Where even 6 do not (a result on a rounding boundary), the line
+says "≈" instead of "=".
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from functools import partial
+from collections.abc import Iterable
 
 import numpy as np
 
 from attention import AttentionTrace
+from viz import arithmetic as A
 from viz.labels import format_number
-
-MOST_DECIMALS = 6
 
 
 def num(x: float, decimals: int = 2) -> str:
@@ -37,9 +36,10 @@ def plain(x: float, decimals: int = 2) -> str:
     return format_number(x, decimals).replace("−", "-")
 
 
-def shown(x: float, decimals: int = 2) -> float:
-    """The number as the learner reads it on screen."""
-    return float(plain(x, decimals))
+def factor(x: float, decimals: int = 3) -> str:
+    """"= x" where ``x`` is exact at ``decimals`` (1/√4 = 0.5), "≈ x" where it is not (1/√8 ≈ 0.354)."""
+    exact = abs(float(A.shown(x, decimals)) - x) < 1e-12 * max(1.0, abs(x))
+    return ("= " if exact else r"\approx ") + plain(x, decimals)
 
 
 def vec(xs: Iterable[float], decimals: int = 2) -> str:
@@ -47,13 +47,9 @@ def vec(xs: Iterable[float], decimals: int = 2) -> str:
     return r"\left[" + ",\\ ".join(plain(x, decimals) for x in xs) + r"\right]"
 
 
-def enough_decimals(adds_up: Callable[[int], bool], start: int = 2) -> tuple[int, str]:
-    """The fewest decimals (start … MOST_DECIMALS) at which ``adds_up(decimals)`` holds, and the
-    relation to write: "=" when it holds, "≈" when no number of decimals makes it hold."""
-    for decimals in range(start, MOST_DECIMALS + 1):
-        if adds_up(decimals):
-            return decimals, "="
-    return MOST_DECIMALS, r"\approx"
+def rel(decimals: int) -> str:
+    """The relation a line writes: "=" where its shown inputs add up, "≈" where no decimals make them."""
+    return "=" if decimals > 0 else r"\approx"
 
 
 def positional_encoding(trace: AttentionTrace) -> str:
@@ -89,12 +85,14 @@ def dot_products(trace: AttentionTrace, i: int, *, per_line: int = 4) -> list[st
             blocks.append(rf"\begin{{aligned}}{s_ij} = {qk} &\text{{ is masked: }} {z_ij} = -\infty\end{{aligned}}")
             continue
         q, k, s, z = trace.q[i], trace.k[j], trace.scores[i, j], trace.scaled_scores[i, j]
-        d, sum_rel = enough_decimals(partial(_products_add_up, q, k, s))
+        d = int(A.sums_of_products(q, k, s))
+        sum_rel, d = rel(d), abs(d)
         products = [f"{num(qc, d)}\\cdot{num(kc, d)}" for qc, kc in zip(q, k, strict=True)]
         rows = [" + ".join(products[c : c + per_line]) for c in range(0, len(products), per_line)]
         lines = [rf"{s_ij} = {qk} &= {rows[0]}"] + [rf"&\quad + {row}" for row in rows[1:]]
         lines.append(rf"&{sum_rel} {plain(s)}")
-        e, div_rel = enough_decimals(partial(_quotient_shows, s, root, z))
+        e = int(A.quotients(s, root, z))
+        div_rel, e = rel(e), abs(e)
         lines.append(
             rf"{z_ij} = \frac{{{s_ij}}}{{{_divisor(trace)}}} &{div_rel} \frac{{{plain(s, e)}}}{{{plain(root, e)}}}"
             rf" = {plain(z)}"
@@ -110,15 +108,6 @@ def one_alignment(blocks: Iterable[str], gap: str = "12pt") -> str:
     return r"\begin{aligned}" + rf" \\[{gap}] ".join(inner) + r"\end{aligned}"
 
 
-def _products_add_up(q: np.ndarray, k: np.ndarray, total: float, decimals: int) -> bool:
-    """Σ_c q_c k_c of the shown factors gives the shown total."""
-    return plain(sum(shown(a, decimals) * shown(b, decimals) for a, b in zip(q, k, strict=True))) == plain(total)
-
-
-def _quotient_shows(numerator: float, denominator: float, result: float, decimals: int) -> bool:
-    return plain(shown(numerator, decimals) / shown(denominator, decimals)) == plain(result)
-
-
 def _divisor(trace: AttentionTrace) -> str:
     return r"\sqrt{d_k}" if trace.temperature == 1 else r"\sqrt{d_k}\,T"
 
@@ -130,12 +119,13 @@ def softmax_row(trace: AttentionTrace, i: int) -> str:
     exps, z, m = trace.exp_scores[i], trace.masked_scores[i], float(trace.row_max[i])
     total = float(exps.sum())
     kept = [j for j in range(trace.n) if allowed[j]]
-    # e^{z − m} as written, for the exponent's shown decimals; then Σ of the shown terms; then each quotient
-    dz, exp_rel = enough_decimals(lambda d: all(plain(np.exp(shown(z[j], d) - shown(m, d)), 3) == plain(exps[j], 3)
-                                                for j in kept))
-    de, sum_rel = enough_decimals(lambda d: plain(sum(shown(exps[j], d) for j in kept), 3) == plain(total, 3), 3)
-    da, div_rel = enough_decimals(lambda d: all(plain(shown(exps[j], d) / shown(total, d)) == plain(trace.weights[i, j])
-                                                for j in kept), 3)
+    # each quotient e / Σ = α, then each e^{z − m} at the decimals its e is written with, then Σ of the shown e's
+    da = A.together(lambda d: A.quotient_adds_up(exps[kept], total, trace.weights[i, kept], d))
+    div_rel, da = rel(da), abs(da)
+    dz = A.together(lambda d: _exponentials_show(z[kept], m, exps[kept], d, da))
+    exp_rel, dz = rel(dz), abs(dz)
+    de = A.together(lambda d: A.terms_add_up(exps[kept], total, max(d, 3), result_decimals=3))
+    sum_rel, de = rel(de), max(abs(de), 3)
     terms = " + ".join(num(exps[j], de) for j in kept)
     lines = [
         rf"m_{{{qi}}} = \max_j z_{{{qi}j}} = {plain(m, dz)}"
@@ -159,17 +149,24 @@ def weighted_sum(trace: AttentionTrace, i: int) -> str:
     kept = [j for j in range(trace.n) if trace.mask[i, j]]
     qi = trace.query_positions[i] + 1
     a, v, out = trace.weights[i], trace.v, trace.output[i]
-    d, rel = enough_decimals(lambda d: all(
-        plain(sum(shown(a[j], d) * shown(v[j, c], d) for j in kept)) == plain(out[c]) for c in range(trace.d_k)))
+    d = A.together(lambda d: A.products_add_up(a[kept], v[kept].T, out, d))
+    relation, d = rel(d), abs(d)
     terms = r" \\ &+ ".join(rf"{plain(a[j], d)}\,{vec(v[j], d)}" for j in kept)
     if len(kept) < trace.n:
         masked = trace.n - len(kept)
         terms += rf" \\ &+ 0 \cdot (\text{{the {masked} masked value vector{'s' if masked > 1 else ''}}})"
     return (
         r"\begin{aligned}"
-        + rf"\mathrm{{out}}_{{{qi}}} = \textstyle\sum_j \alpha_{{{qi}j}}\, v_j &= {terms} \\ &{rel} {vec(out)}"
+        + rf"\mathrm{{out}}_{{{qi}}} = \textstyle\sum_j \alpha_{{{qi}j}}\, v_j &= {terms} \\ &{relation} {vec(out)}"
         + r"\end{aligned}"
     )
+
+
+def _exponentials_show(z: np.ndarray, m: float, exps: np.ndarray, decimals: int, e_decimals: int) -> np.ndarray:
+    """Whether e^(z − m) of z and m shown at ``decimals`` lies strictly within half a unit of each e as
+    shown at ``e_decimals`` (an exponential is not exact: this is a float check, with room to spare)."""
+    e = np.exp(A.shown(z, decimals) - float(A.shown(m, decimals)))
+    return np.abs(e - A.shown(exps, e_decimals)) < 0.5 * 10.0**-e_decimals * (1 - 1e-9)
 
 
 def aligned(lines: list[str]) -> str:

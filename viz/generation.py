@@ -54,8 +54,8 @@ def cache_text(gen, heads: int) -> str:
     return (f"The cache now holds {read} tokens: for each of {layers} layers and {kv_heads} key/value heads, K and "
             f"V of {read} × {d} numbers each, {BYTES_PER_NUMBER} bytes a number: **{held:,} bytes** "
             f"({held / 2**20:.2f} MiB), {held // read:,} bytes a token. With a key and a value for every one of the "
-            f"{heads} query heads it would be {per_head:,} bytes, {per_head / held:.0f}× as much: in grouped-query "
-            "attention three query heads share one key/value head.")
+            f"{heads} query heads it would be {per_head:,} bytes, {per_head // held}× as much: in grouped-query "
+            f"attention {heads // kv_heads} query heads share one key/value head.")
 
 
 def cache_frame(gen, matrix: np.ndarray) -> pd.DataFrame:

@@ -6,6 +6,8 @@ import math
 import re
 from collections import Counter
 
+from viz import arithmetic
+
 MAX_LABEL_CHARS = 14
 MASKED_TEXT = "—"  # a masked weight, in heatmaps and tables alike; a masked score shows −∞
 _ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
@@ -68,7 +70,8 @@ def markdown_text(text: str) -> str:
 
 
 def format_number(x: float, decimals: int = 2) -> str:
-    """A matrix entry as shown on screen: fixed decimals, a true minus sign, −∞ for a masked score.
+    """A matrix entry as shown on screen: fixed decimals (rounded as ``viz.arithmetic`` holds and shows
+    every number, the same digits the browser writes), a true minus sign, −∞ for a masked score.
 
     -0.001 shows as 0.00, never as −0.00.
     """
@@ -76,5 +79,4 @@ def format_number(x: float, decimals: int = 2) -> str:
         return "−∞"
     if math.isnan(x):
         return ""
-    text = f"{x:.{decimals}f}"
-    return text.replace("-", "−") if float(text) != 0 else f"{0:.{decimals}f}"
+    return arithmetic.text(float(x), decimals)

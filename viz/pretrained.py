@@ -7,6 +7,7 @@ import pandas as pd
 
 from attention.pretrained.common import ModelInfo, Off, Scan, alpha_change, without_first_token
 from attention.pretrained.gallery import GalleryHead, pronoun_target, pronoun_weight
+from viz import arithmetic as A
 from viz import svg
 from viz.figures import heatmap
 from viz.labels import markdown_text, token_labels
@@ -88,12 +89,29 @@ def scan_text(scan: Scan, token: str, threshold: float = 0.1) -> str:
     k, head = divmod(int(flat), scan.drops.shape[1])
     drop = float(scan.drops[k, head])
     p = float(np.exp(scan.log_p))
-    helped, hurt = int((scan.drops > threshold).sum()), int((scan.drops < -threshold).sum())
-    return (f"Measured on your sentence: the likeliest next token is “{markdown_text(token)}” (p = {p:.3f}). "
+    after = p * float(np.exp(-drop))
+    d = _decimals_for_drop(p, drop, after)
+    near = "" if d > 0 else f"{A.APPROX} "  # no decimals make p·e^(−drop) give p after: say so
+    d = abs(d)
+    shown = A.shown(scan.drops, 3)  # counted as the map and the ranking show them (three decimals)
+    helped, hurt = int((shown > threshold).sum()), int((shown < -threshold).sum())
+    return (f"Measured on your sentence: the likeliest next token is “{markdown_text(token)}” (p = {A.text(p, 3)}). "
             f"Switching off layer {scan.layers[k] + 1}, head {head + 1} lowers its log-probability most, by "
-            f"{drop:.2f} (p {p:.3f} → {p * np.exp(-drop):.3f}). Of the {scan.drops.size} heads scanned, {helped} "
-            f"lower it by more than {threshold} and {hurt} raise it by more than {threshold}; the rest change "
-            "it less.")
+            f"{A.text(drop, d)} (p {A.text(p, max(d, 3))} → {near}{A.text(after, max(d, 3))}). Of the "
+            f"{scan.drops.size} heads scanned, {helped} lower it by more than {threshold} and {hurt} raise it by more "
+            f"than {threshold}; the rest change it less.")
+
+
+def _decimals_for_drop(p: float, drop: float, after: float) -> int:
+    """The decimals (2 … 6; p and p after at least 3) at which p · e^(−drop) of the shown p and drop gives the
+    shown p after, strictly within its rounding interval (an exponential: a float check with room to spare);
+    −6 where none do."""
+    for d in range(A.FEWEST, A.MOST + 1):
+        e = max(d, 3)
+        given = float(A.shown(p, e)) * np.exp(-float(A.shown(drop, d)))
+        if abs(given - float(A.shown(after, e))) < 0.5 * 10.0**-e * (1 - 1e-9):
+            return d
+    return -A.MOST
 
 
 def scan_ranking(scan: Scan, k: int = 10) -> pd.DataFrame:
@@ -123,7 +141,7 @@ def gallery_reading(entry: GalleryHead, tokens: list[str], alpha: np.ndarray) ->
         j, _ = pronoun_target(tokens, alpha)
         return (f"On your sentence, “it” looks most at “{markdown_text(tokens[j])}” ({value:.2f}). Is that a noun, and "
                 "is it the one “it” refers to?")
-    said = f"On your sentence: {entry.measured} {value:.2f}"
+    said = f"On your sentence: {entry.measured} {A.text(value, A.beside(value, entry.at_least))}"
     if value >= entry.at_least:
         return f"{said}, at least {entry.at_least}: it does its job here."
     return f"{said}, below {entry.at_least}: **it does not do this job on your sentence.**"

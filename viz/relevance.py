@@ -7,6 +7,7 @@ import numpy.typing as npt
 
 from attention import AttentionTrace
 from attention.relevance import self_matches
+from viz import arithmetic as A
 from viz import svg
 from viz.labels import markdown_text, token_labels
 from viz.scaling import RAW_COLOUR, SCALED_COLOUR
@@ -54,9 +55,14 @@ def similarity_summary(trace: AttentionTrace, *, most: int = 3) -> str:
     named = []
     for i, j in others[:most]:
         q, k = markdown_text(labels[i]), markdown_text(labels[j])
-        named.append(f"“{q}” → “{k}”: x·x = {trace.scores[i, j]:.2f} with “{k}”, more than "
-                     f"{trace.scores[i, i]:.2f} with itself, because ‖x‖ of “{k}” is {norms[j]:.2f} and of "
-                     f"“{q}” only {norms[i]:.2f}")
+        # x_i·x_i = ‖x_i‖²: the norm carries the decimals it takes for its square to give the shown x·x
+        s = next((s for s in range(A.FEWEST, A.MOST + 1)  # "more than" shows: the two scores apart
+                  if A.shown(trace.scores[i, j], s) > A.shown(trace.scores[i, i], s)), A.MOST)
+        d = max(abs(int(A.sums_of_products([norms[i]], [norms[i]], trace.scores[i, i], result_decimals=s))), s)
+        d = next((d for d in range(d, A.MOST + 1) if A.shown(norms[j], d) > A.shown(norms[i], d)), A.MOST)
+        named.append(f"“{q}” → “{k}”: x·x = {A.text(trace.scores[i, j], s)} with “{k}”, more than "
+                     f"{A.text(trace.scores[i, i], s)} with itself, because ‖x‖ of “{k}” is {A.text(norms[j], d)} and "
+                     f"of “{q}” only {A.text(norms[i], d)}")
     more = f" (and {len(others) - most} more)" if len(others) > most else ""
     return (text + " In the other rows a longer vector wins: " + "; ".join(named) + more
             + ". A dot product grows with length, so “most similar” by dot product is not “the same”.")

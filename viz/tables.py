@@ -12,6 +12,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from attention import AttentionTrace, MultiHeadTrace
+from viz import arithmetic
 from viz.labels import MASKED_TEXT, dim_labels, format_number, markdown_text, query_labels, row_labels, token_labels
 
 MASKED = "masked"  # frame.attrs key: a bool frame, True where the weight is masked
@@ -74,6 +75,41 @@ def weighted_sum_frame(trace: AttentionTrace, i: int) -> pd.DataFrame:
     rows = [f"α·v {label}" for label in labels] + ["Σ = output"]
     m = np.vstack([trace.weighted_values[i], trace.output[i][None, :]])  # [n + 1, d_k]
     return matrix_frame(m, rows=rows, columns=dim_labels(trace.d_k), rows_name="term")
+
+
+def weighted_sum_decimals(trace: AttentionTrace, i: int) -> npt.NDArray[np.int64]:
+    """The decimals of each cell of ``weighted_sum_frame`` [n + 1, d_k]: a column's terms carry as many
+    as it takes for them to add up to the Σ row as shown (two decimals), by ``viz.arithmetic``'s rule;
+    a column where none do is marked negative (write "≈"). The Σ row has two."""
+    columns = arithmetic.sums(trace.weighted_values[i].T, trace.output[i])  # [d_k]
+    return np.vstack([np.broadcast_to(columns, (trace.n, trace.d_k)), np.full((1, trace.d_k), 2)])
+
+
+def row_sums_text(weights: npt.ArrayLike, labels: Sequence[str], allowed: npt.ArrayLike | None = None) -> str:
+    """"Every row sums to 1", and, measured on these weights, the rows whose two-decimal cells do not
+    add up to 1.00 (each cell is rounded on its own). Labels are plain text: escape them for Markdown."""
+    w = np.asarray(weights, dtype=np.float64)
+    ok = np.ones(w.shape, dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool)
+    cents = np.where(ok, arithmetic.digits(arithmetic.held(w), 2), 0).sum(axis=1)  # the shown cells' sum, in 0.01s
+    off = [f"“{labels[r]}” to {arithmetic.text(c / 100)}" for r, c in enumerate(cents.tolist()) if c != 100]
+    text = "Every row of α sums to 1."
+    if not off:
+        return text + " So do the two-decimal cells of every row here."
+    listed = ", ".join(off[:4]) + (f" and {len(off) - 4} more" if len(off) > 4 else "")
+    return (text + f" The two-decimal cells don't always show it: those of {listed}, "
+            "because each cell is rounded on its own.")
+
+
+def weighted_sum_caption(decimals: npt.NDArray[np.int64]) -> str:
+    """What the Σ table's decimals mean, for its caption (``weighted_sum_decimals``)."""
+    columns = decimals[0]
+    text = ("Each term is α_ij·v_j of the unrounded α and v. Add up a column of terms and you get its Σ row"
+            + (" (the terms carry as many decimals as that takes)." if (np.abs(columns) > 2).any() else "."))
+    approx = [str(c + 1) for c in np.flatnonzero(columns < 0)]
+    if approx:
+        text += (f" In dimension{'s' if len(approx) > 1 else ''} {', '.join(approx)} the exact sum sits on a rounding "
+                 "boundary of the Σ row: its terms give it only approximately (≈).")
+    return text
 
 
 def formatted(frame: pd.DataFrame, decimals: int | None = 2, *, markdown: bool = True) -> pd.DataFrame:

@@ -21,6 +21,7 @@ from attention.training import (
     row_spread,
 )
 from viz import svg
+from viz.arithmetic import average
 from viz.figures import HEAD_COLOURS, heatmap, query_key_figure
 from viz.labels import dim_labels
 from viz.tables import matrix_frame
@@ -165,10 +166,11 @@ def needed_weight_text(run: Run, reading: NeededWeight, start: NeededWeight, ste
     """What the α table shows on this sequence, measured: the weight on the key each answer needs."""
     who = f"head {head + 1}'s rows" if heads > 1 else "the rows"
     rows = "row" if reading.rows == 1 else "rows"
-    return (f"Measured on this sequence at step {step}: {who} put on average **{reading.mean:.2f}** of their weight on "
-            f"{run.task.looks_at}, the key that holds the answer, and {reading.largest} of {reading.rows} asked "
-            f"{rows} put their largest weight there. At step 0: {start.mean:.2f}; spreading evenly over the keys "
-            f"each row may see would give {reading.evenly:.2f}.")
+    # the averages of the α as the table shows them (two decimals), so that the table's cells give them
+    return (f"Measured on this sequence at step {step}: {who} put on average **{average(reading.weights)}** of their "
+            f"weight on {run.task.looks_at}, the key that holds the answer, and {reading.largest} of {reading.rows} "
+            f"asked {rows} put their largest weight there. At step 0: {average(start.weights)}; spreading evenly over "
+            f"the keys each row may see would give {reading.evenly:.2f}.")
 
 
 SPLIT_SHOWN = {  # the parts of z the heatmaps above show, and how

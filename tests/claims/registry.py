@@ -94,10 +94,13 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "ui/walkthrough.py": [
         ("query i attends only to tokens 1 … i, and every row still sums to 1",
          f"{F}::test_masked_keys_get_weight_exactly_zero_and_every_row_still_sums_to_one"),
-        ("the model stores a third as many keys and values",
+        ("the model stores 1/{group} as many keys and values",
          "tests.test_pretrained::test_smollm2_head_trace_has_hugging_faces_q_k_v_in_the_true_head_order"),
         ("Inputs to a sum or a quotient carry as many decimals as it takes for them to give the shown result",
          "tests.test_figures::test_written_out_sums_add_up_to_the_shown_results"),
+        ("Each cell of X is the sum of the cells at the same place in E and P; point at one for the sum written out.",
+         "tests.test_tooltips::test_every_tooltip_of_every_step_adds_up_at_the_precision_it_shows"),
+        ("factor = L.factor(trace.scale)", "tests.claims.test_truth_claims::test_the_scale_factor_is_written_with_equals_only_when_it_is_exact"),
         ("the scaled scores of later tokens are set to −∞, so the softmax gives them weight 0",
          f"{F}::test_masked_keys_get_weight_exactly_zero_and_every_row_still_sums_to_one"),
     ],
@@ -166,6 +169,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("so every score is 0 and all", "tests.test_phonebook::test_a_query_that_shares_nothing_ties_every_name"),
         ("The hard lookup takes the first of them in the book",
          "tests.test_phonebook::test_a_duplicated_name_ties_and_the_message_says_what_happens"),
+        ("to {decimals} decimals: multiply each by its name's digits and add",
+         "tests.claims.test_truth_claims::test_the_phonebooks_soft_answer_adds_up_from_the_weights_in_its_table"),
     ],
     "lessons/phonebook.py": NO_CLAIM + ": its sentences are viz.phonebook's",
     # --- similar is not relevant -------------------------------------------------------------------
@@ -210,9 +215,22 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("nothing makes it the largest in its row", f"{P}::test_with_projections_the_diagonal_has_no_built_in_advantage"),
         ("here with d_k = d_model and the same seed", f"{P}::test_stage_three_is_the_walkthrough_at_d_k_equal_to_d_model"),
     ],
+    "viz/tables.py": [
+        ("Every row of α sums to 1.", f"{F}::test_masked_keys_get_weight_exactly_zero_and_every_row_still_sums_to_one"),
+        ("The two-decimal cells don't always show it: those of",
+         "tests.claims.test_truth_claims::test_row_sums_name_exactly_the_rows_whose_two_decimal_cells_do_not_add_up_to_one"),
+        ("So do the two-decimal cells of every row here.",
+         "tests.claims.test_truth_claims::test_row_sums_name_exactly_the_rows_whose_two_decimal_cells_do_not_add_up_to_one"),
+        ("Add up a column of terms and you get its Σ row",
+         "tests.test_tooltips::test_the_sum_table_of_step_8_adds_up_column_by_column_as_shown"),
+        ("its terms give it only approximately (≈)",
+         "tests.test_tooltips::test_the_sum_table_of_step_8_adds_up_column_by_column_as_shown"),
+    ],
     "viz/parts.py": [
         ("is {'exactly the same' if same_alpha else 'different'} as in stage 1", f"{P}::test_values_leave_alpha_exactly_as_it_was"),
         ("({way} here)", f"{P}::test_with_projections_the_diagonal_has_no_built_in_advantage"),
+        ("the output's entries moved by up to {A.text(moved)} (the largest difference between the two output tables)",
+         "tests.claims.test_truth_claims::test_stage_two_says_the_largest_difference_between_the_two_output_tables_as_shown"),
     ],
     "lessons/parts.py": [
         ("\"Measured on your sentence: \" + similarity_summary(now)",
@@ -428,6 +446,11 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("the last layer's output, averaged over the tokens",
          "tests.test_heads_off_and_cache::test_minilm_with_heads_off_matches_hugging_face"),
         ("(½·Σ|Δα| a row, averaged)", "tests.test_heads_off_and_cache::test_how_far_alpha_moved_is_a_distance_between_0_and_1"),
+        ("lowers its log-probability most, by", "tests.claims.test_truth_claims::test_the_scans_sentence_writes_p_before_and_after_as_the_drop_gives_them"),
+        ("heads scanned, {helped} lower it by more than {threshold}",
+         "tests.claims.test_truth_claims::test_the_scans_sentence_writes_p_before_and_after_as_the_drop_gives_them"),
+        ("below {entry.at_least}: **it does not do this job on your sentence.**",
+         "tests.claims.test_truth_claims::test_a_measure_beside_its_threshold_shows_on_its_own_side"),
     ],
     "attention/pretrained/gallery.py": [
         ("every row but the first puts nearly all its weight (at least 0.95) one place to the left",
@@ -441,9 +464,14 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("Most of this model's heads do this much of the time", f"{R}::test_most_of_the_decoders_heads_are_sinks_on_most_sentences"),
     ],
     "static/view.js": [
-        ("the row's largest scaled score; row ${r + 1} adds up to 1", "tests.test_view::test_a_weights_provenance_divides_the_traces_own_exponentials"),
-        ("the causal mask hides key", f"{F}::test_masked_keys_get_weight_exactly_zero_and_every_row_still_sums_to_one"),
         ("s = q·k term by term, z = s/√d_k, α = e^(z−m)/Σ", "tests.test_view::test_a_scores_provenance_is_the_traces_q_and_k_and_adds_up"),
+    ],
+    "static/tooltip.js": [
+        ("largest scaled score; its weights sum to 1 before rounding", "tests.test_view::test_a_weights_provenance_divides_the_traces_own_exponentials"),
+        ("the causal mask hides key", f"{F}::test_masked_keys_get_weight_exactly_zero_and_every_row_still_sums_to_one"),
+        ("a sum, product or quotient carries `dec`, the decimals its inputs are written with in each cell",
+         "tests.test_tooltips::test_every_tooltip_of_every_step_adds_up_at_the_precision_it_shows"),
+        ("one term of column ${j}; the last row adds the column up.", "tests.test_tooltips::test_the_sum_table_of_step_8_adds_up_column_by_column_as_shown"),
     ],
     "lessons/real_model.py": [
         ("Blue: the drop is positive, the head helped that token;",
@@ -457,5 +485,5 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
 # Modules whose strings explain numbers to the learner: each must be a key above.
 PAGE_MODULES = ("lessons/*.py", "static/*.js", "ui/walkthrough.py", "viz/training.py", "viz/cross.py", "viz/pretrained.py",
                 "viz/generation.py", "viz/classmode.py", "ui/classmode.py", "ui/training.py",
-                "viz/parts.py", "viz/relevance.py", "viz/scaling.py", "viz/phonebook.py",
+                "viz/parts.py", "viz/relevance.py", "viz/tables.py", "viz/scaling.py", "viz/phonebook.py",
                 "attention/pretrained/gallery.py")

@@ -1,0 +1,59 @@
+// Unit tests of static/tooltip.js in Node (node --test tests/js/), run by make test.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { cellDecimals, decimalsAt, explain, formatNumber } from "../../static/tooltip.js";
+
+test("numbers are rounded half away from zero from their six held decimals, as the server writes them", () => {
+  // floating-point toFixed would write 0.125 as 0.13 but 1.005 as 1.00 (its binary value is below)
+  assert.equal(formatNumber(0.125, 2), "0.13");
+  assert.equal(formatNumber(-0.125, 2), "−0.13");
+  assert.equal(formatNumber(1.005, 2), "1.01");
+  assert.equal(formatNumber(0.145, 2), "0.15");
+  assert.equal(formatNumber(-0.001, 2), "0.00");  // never −0.00
+  assert.equal(formatNumber(2.5, 0), "3");
+  assert.equal(formatNumber(-Infinity, 2), "−∞");
+  assert.equal(formatNumber(null, 2), "");
+  assert.equal(formatNumber("text", 2), "text");
+});
+
+test("a panel's decimals are one number, one a column or one a cell; a ≈ marker counts by its size", () => {
+  assert.equal(decimalsAt({ decimals: 2 }, 1, 1), 2);
+  assert.equal(decimalsAt({ decimals: [2, 3, -6] }, 0, 2), 6);
+  assert.equal(decimalsAt({ decimals: [[2, 3], [4, 5]] }, 1, 0), 4);
+  assert.deepEqual(cellDecimals({ dec: -6 }, 0, 0), { places: 6, rel: " ≈ " });
+  assert.deepEqual(cellDecimals({}, 0, 0), { places: 2, rel: " = " });
+});
+
+const text = (line) => line.pieces.map((p) => (typeof p === "string" ? p : p.sub ?? p.sup)).join("");
+
+test("a score's tooltip writes q·k with the decimals the server chose for that cell", () => {
+  const panel = { values: [[-3.98]], rows: ["This"], cols: ["This"], rowName: "query", colName: "key",
+    tip: { kind: "dot", sym: "s", aSym: "q", bSym: "k", a: [[2.1234, 0.7789]], b: [[-1.3911, 1.0234]], dec: 3 } };
+  const lines = explain(panel, 0, 0);
+  assert.equal(text(lines[0]), "query “This” (1) · key “This” (1)");
+  assert.equal(text(lines[1]), "s1,1 = q1·k1 = 2.123·(−1.391) + 0.779·1.023 = −3.98");
+});
+
+test("the softmax tooltip writes e^(z−m) as a superscript, not a subscript", () => {
+  const panel = { values: [[0.5]], rows: ["a"], cols: ["b"], tip: { kind: "softmax", e: [[1]], sums: [2], m: [0], dec: 3 } };
+  const pieces = explain(panel, 0, 0)[1].pieces;
+  assert.ok(pieces.some((p) => p.sup === "z−m"));
+  assert.ok(!pieces.some((p) => p.sub === "z−m"));
+});
+
+test("a sum too long to write is cut to its 3 largest terms and says how many it left out", () => {
+  const a = [[1, 2, 3, 4, 5, 6, 7, 8, 9]], b = [[1, 1, 1, 1, 1, 1, 1, 1, 1]];
+  const panel = { values: [[45]], rows: ["a"], cols: ["b"], tip: { kind: "dot", sym: "s", aSym: "q", bSym: "k", a, b } };
+  assert.match(text(explain(panel, 0, 0)[1]), /= 9\.00·1\.00 \+ 8\.00·1\.00 \+ 7\.00·1\.00 \+ … \(6 more terms\) = 45\.00$/);
+});
+
+test("a ≈ cell says ≈ and writes six decimals", () => {
+  const panel = { values: [[0.13]], rows: ["a"], cols: ["b"], tip: { kind: "scaled", s: [[1]], div: 8, divText: "√64", dec: -6 } };
+  assert.equal(text(explain(panel, 0, 0)[1]), "z1,1 = s1,1 / √64 = 1.000000 / 8.000000 ≈ 0.13");
+});
+
+test("labels reach the tooltip as text, never as markup", () => {
+  const evil = "<img src=x onerror=alert(1)>";
+  const panel = { values: [[1]], rows: [evil], cols: ["b"], decimals: 2 };
+  assert.ok(text(explain(panel, 0, 0)[0]).includes(evil));  // the DOM side inserts it with createTextNode
+});
