@@ -9,14 +9,14 @@ import streamlit as st
 from attention import MAX_CHARS
 from attention.cross import CROSS_PRESETS, trace_cross_attention
 from ui import components as ui
-from ui.links import CROSS_PRESET_LABELS
+from ui.links import CROSS_PRESET_LABELS, default
+from ui.links import CROSS_SOURCE as SOURCE
+from ui.links import CROSS_TARGET as TARGET
 from ui.settings import shared, usable_sentence
 from viz import cross as C
 from viz import figures as F
 from viz import tables as T
 from viz.labels import dim_labels, markdown_text, token_labels
-
-SOURCE, TARGET = "This forum is awesome", "Ce forum est génial"
 
 st.title("Cross-attention: reading another sentence")
 ui.lesson("cross/00_intro")
@@ -25,17 +25,17 @@ settings = shared()
 
 left, right = st.columns(2)
 ui.text_box("Source (keys and values: the sentence being read)", key="ca_source", limit=MAX_CHARS, container=left,
-            value=SOURCE, bind="query-params")
+            value=SOURCE, persist_state="session")
 ui.text_box("Target (queries: the sentence being written)", key="ca_target", limit=MAX_CHARS, container=right,
-            value=TARGET, bind="query-params")
+            value=TARGET, persist_state="session")
 left, right = st.columns(2)
 preset = left.radio("W_Q, W_K, W_V", CROSS_PRESETS, format_func=CROSS_PRESET_LABELS.get, key="ca_preset",
-                    bind="query-params", horizontal=True) or "random"
-d_k = right.slider("d_k", 1, 16, value=8, key="ca_dk", bind="query-params")
+                    persist_state="session", horizontal=True) or "random"
+d_k = right.slider("d_k", 1, 16, value=default("ca_dk"), key="ca_dk", persist_state="session")
 source = usable_sentence(st.session_state.get("ca_source") or "", memory="_last_ca_source", default=SOURCE,
-                         label="Source")
+                         label="Source", box="ca_source")
 target = usable_sentence(st.session_state.get("ca_target") or "", memory="_last_ca_target", default=TARGET,
-                         label="Target")
+                         label="Target", box="ca_target")
 trace = trace_cross_attention(target, source, d_model=settings.d_model, d_k=d_k, seed=settings.seed,
                               preset=preset, positional=settings.positional)
 i, j = len(trace.target.tokens), len(trace.source.tokens)

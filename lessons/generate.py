@@ -9,7 +9,7 @@ from attention.pretrained.common import MAX_MODEL_TOKENS
 from attention.pretrained.smollm2 import MAX_WRITTEN
 from ui import components as ui
 from ui import view
-from ui.models import generation_of, model_named, step_trace_of
+from ui.models import TIMED_LENGTHS, generation_of, model_named, step_timings, step_trace_of
 from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
 from ui.walkthrough import render_steps, steps_for
 from viz import generation as G
@@ -25,7 +25,7 @@ except ModelMissing as missing:
     st.stop()
 model = model_named("smollm2")
 prompt = usable_sentence(settings.sentence, memory="_last_gen_prompt", default=DEFAULT_SENTENCE, check=model.tokenize)
-asked = st.slider("Tokens to write", 1, MAX_WRITTEN, 8, key="gen_count", bind="query-params",
+asked = st.slider("Tokens to write", 1, MAX_WRITTEN, 8, key="gen_count", persist_state="session",
                   help="Greedy: each time the likeliest next token.")
 room = MAX_MODEL_TOKENS - len(model.tokenize(prompt)[0]) + 1  # the prompt and what it writes fit in 128 tokens
 count = min(asked, room)
@@ -43,13 +43,14 @@ if len(gen.written) < count:
 ui.table(G.written_frame(gen, model.multiply_adds), "gen-written", decimals=3)
 st.caption("p: the token's probability when it was chosen. Reads: what was read to choose it, with the cache "
            "(one token against the cached keys and its own); “whole” reads every token so far instead. Millions of "
-           "multiply-adds, counted from the weights' shapes; ms measured here, on this server, both ways.")
+           "multiply-adds, counted from the weights' shapes; ms measured here, on this server, both ways, one run "
+           "each (a busy server makes them uneven).")
 
 st.subheader("The cache grows", divider="gray")
 ui.lesson("generate/01_cache")
 left, right = st.columns(2)
-layer = (left.selectbox("Layer", range(1, info.layers + 1), key="gen_layer", bind="query-params") or 1) - 1
-head = (right.selectbox("Query head", range(1, info.heads + 1), key="gen_head", bind="query-params",
+layer = (left.selectbox("Layer", range(1, info.layers + 1), key="gen_layer", persist_state="session") or 1) - 1
+head = (right.selectbox("Query head", range(1, info.heads + 1), key="gen_head", persist_state="session",
                         help="Query heads 1–3 read key/value head 1, 4–6 head 2, 7–9 head 3.") or 1) - 1
 kv = head // (info.heads // gen.keys.shape[1])
 ui.matrices([view.panel(f"gen-cache-{name.lower()}", G.cache_frame(gen, m), G.cache_figure(
@@ -65,9 +66,8 @@ if not gen.steps:
 else:
     ui.forget_stale_choice("gen_step", range(1, len(gen.steps) + 1), why=f"this text has cached steps 1–"
                            f"{len(gen.steps)}", default=len(gen.steps))
-    # no format_func: a bound selectbox writes the option as shown into the link; the caption names the step
-    step = (st.selectbox("Step", range(1, len(gen.steps) + 1), key="gen_step", bind="query-params",
-                         **ui.unless_chosen("gen_step", index=len(gen.steps) - 1)) or 1) - 1
+    step = (st.selectbox("Step", range(1, len(gen.steps) + 1), key="gen_step", persist_state="session",
+                         index=len(gen.steps) - 1) or 1) - 1
     st.caption(G.step_label(gen, step) + f"; layer {layer + 1}, query head {head + 1} (pick them above).")
     trace = step_trace_of(prompt, count, step, layer, head)
     render_steps(trace, prefix="gen-", first=2, last=2)
@@ -77,3 +77,16 @@ st.subheader("The same numbers, less work", divider="gray")
 ui.lesson("generate/03_same")
 st.markdown(G.same_text(gen))
 st.markdown(G.work_text(gen, model.multiply_adds))
+if gen.steps:
+    st.markdown(G.growth_text(model.multiply_adds, model.work_parts,
+                              range(gen.steps[0].position, gen.steps[-1].position + 1)))
+if st.button("Measure a step's time on this server, at 1 to 128 tokens (a few seconds)", key="gen_measure",
+             icon=":material/timer:") or st.session_state.get("_gen_measured"):
+    st.session_state["_gen_measured"] = True
+    with st.spinner("Timing a cached step and a whole pass at each length…"):
+        seconds = step_timings()
+    ui.table(G.timing_frame(list(TIMED_LENGTHS), seconds, model.multiply_adds, model.weight_bytes(),
+                            model.cache_bytes_read), "gen-timing", decimals=1)
+    st.markdown(G.pays_text(list(TIMED_LENGTHS), seconds, model.multiply_adds, model.weight_bytes()))
+    st.caption("Medians of three runs each, measured once on this server (a busy server measures slower, and "
+               "unevenly); the multiply-adds are counted from the weights' shapes.")

@@ -21,7 +21,7 @@ from attention.training import (
 )
 from attention.training import verdict as judge
 from ui import components as ui
-from ui.links import OPTIMIZER_LABELS, TASK_LABELS
+from ui.links import OPTIMIZER_LABELS, TASK_LABELS, default
 from ui.settings import shared
 from ui.training import finished_run, start_training, train_with_progress
 from ui.walkthrough import STEPS, render_steps
@@ -34,7 +34,7 @@ st.title("Watch a head learn")
 ui.lesson("learn/00_intro")
 settings = shared()
 
-name = st.radio("Task", list(TASKS), format_func=TASK_LABELS.get, key="lt_task", bind="query-params",
+name = st.radio("Task", list(TASKS), format_func=TASK_LABELS.get, key="lt_task", persist_state="session",
                 horizontal=True) or "previous"
 task = TASKS[name]
 st.markdown(f"**{task.rule}** To answer, a query has to find {task.looks_at}. Three of the held-out sequences "
@@ -44,12 +44,13 @@ ui.table(V.examples_frame(task, shown.tokens, shown.answers), "lt-examples")
 
 with st.container(border=True):
     left, middle, right, far = st.columns(4)
-    heads = left.select_slider("Heads", HEADS, value=1, key="lt_heads", bind="query-params",
+    heads = left.select_slider("Heads", HEADS, value=default("lt_heads"), key="lt_heads", persist_state="session",
                                help="d_model is 12; each head gets d_k = 12 / heads.")
     optimizer = middle.radio("Optimiser", OPTIMIZERS, format_func=OPTIMIZER_LABELS.get, key="lt_opt",
-                             bind="query-params", horizontal=True) or "adam"
-    rate = right.select_slider("Learning rate η", LEARNING_RATES, value=0.01, key="lt_lr", bind="query-params")
-    steps = far.select_slider("Steps", RUN_LENGTHS, value=300, key="lt_steps", bind="query-params",
+                             persist_state="session", horizontal=True) or "adam"
+    rate = right.select_slider("Learning rate η", LEARNING_RATES, value=default("lt_lr"), key="lt_lr",
+                               persist_state="session")
+    steps = far.select_slider("Steps", RUN_LENGTHS, value=default("lt_steps"), key="lt_steps", persist_state="session",
                               help="Each step trains on a fresh batch of 64 sequences.")
     st.caption(f"Seed {settings.seed} (in the sidebar): the same settings always give the same run. "
                "This page always adds positional encodings and uses the causal mask; the sidebar's switches "
@@ -59,58 +60,56 @@ config = TrainingConfig(task=name, heads=int(heads), optimizer=optimizer, learni
 
 
 run = finished_run(config)
-if run is None:
-    if st.query_params.get("lt_run", "").lower() != "true":  # as the link check reads a boolean
-        st.button(f"Train {steps} steps", key="lt_train", type="primary", icon=":material/play_arrow:",
-                  on_click=start_training)
-        st.info("Press **Train**: the run takes a few seconds. After that, changing a setting trains again.",
-                icon=":material/school:")
-        st.stop()
+if run is None and st.session_state.get("lt_run"):  # trained in this session, or a link's run: train it here
     run = train_with_progress(config)
+if run is None:  # no st.stop(): it would also stop app.py, which writes the link and draws the share box
+    st.button(f"Train {steps} steps", key="lt_train", type="primary", icon=":material/play_arrow:",
+              on_click=start_training)
+    st.info("Press **Train**: the run takes a few seconds. After that, changing a setting trains again.",
+            icon=":material/school:")
+else:
+    judged = judge(run)
+    {"learned": st.success, "partly": st.warning}.get(judged.kind, st.error)(V.verdict_text(judged, run))
 
-judged = judge(run)
-{"learned": st.success, "partly": st.warning}.get(judged.kind, st.error)(V.verdict_text(judged, run))
+    kept = list(run.snapshot_steps)
+    saved = ", ".join(map(str, kept[:2])) + (f", … {kept[-1]}" if len(kept) > 2 else "")
+    ui.forget_stale_choice("lt_step", kept, why=f"this run saved steps {saved}", default=kept[-1])
+    step = st.select_slider("Training step", kept, key="lt_step", persist_state="session", value=kept[-1],
+                            help="Move back and forth through the saved states of the run.")
+    at = kept.index(step)
+    loss, accuracy = V.curves_figures(run, step)
+    ui.chart_row([(loss, "lt-loss"), (accuracy, "lt-accuracy")])
+    st.caption(f"The dotted line marks step {step}. The held-out set is {len(run.held_out.tokens)} distinct "
+               "sequences, none of them in any training batch. The grey line is the best held-out accuracy of a "
+               f"strategy that needs no search ({V.baselines_text(run)}).")
 
-kept = list(run.snapshot_steps)
-saved = ", ".join(map(str, kept[:2])) + (f", … {kept[-1]}" if len(kept) > 2 else "")
-ui.forget_stale_choice("lt_step", kept, why=f"this run saved steps {saved}", default=kept[-1])
-step = st.select_slider("Training step", kept, key="lt_step", bind="query-params",
-                        **ui.unless_chosen("lt_step", value=kept[-1]),
-                        help="Move back and forth through the saved states of the run.")
-at = kept.index(step)
-loss, accuracy = V.curves_figures(run, step)
-ui.chart_row([(loss, "lt-loss"), (accuracy, "lt-accuracy")])
-st.caption(f"The dotted line marks step {step}. The held-out set is {len(run.held_out.tokens)} distinct sequences, "
-           "none of them in any training batch. The grey line is the best held-out accuracy of a strategy that needs "
-           f"no search ({V.baselines_text(run)}).")
+    st.subheader(f"α on a held-out sequence at step {step}", divider="gray")
+    ui.lesson("learn/01_alpha")
+    left, right = st.columns(2)
+    example = (left.radio("Held-out sequence", range(1, EXAMPLES + 1), key="lt_example", persist_state="session",
+                          horizontal=True) or 1) - 1
+    ui.forget_stale_choice("lt_head", range(1, heads + 1), why=f"this run has {heads} head{'s' if heads > 1 else ''}",
+                           default=1)
+    head = (right.radio("Head", range(1, heads + 1), key="lt_head", persist_state="session", horizontal=True,
+                        disabled=heads == 1) or 1) - 1
+    ui.table(V.prediction_frame(run, at, example), "lt-prediction")
+    trace = head_trace(run, at, example, head)
+    ui.matrix(V.alpha_figure(trace, head, heads, step), T.query_key_frame(trace, trace.weights, weights=True),
+              "lt-alpha")
+    st.markdown(V.needed_weight_text(run, needed_weight(run, at, example, head), needed_weight(run, 0, example, head),
+                                     step, head, heads))
+    with ui.lazy_expander("This head, step by step (the walkthrough's steps 3–8, on this sequence)",
+                          key="lt-steps") as panel:
+        if panel.open:
+            shown_step = st.selectbox("Step", range(3, len(STEPS) + 1), key="lt_head_step", persist_state="session",
+                                      format_func=lambda k: f"{k} · {STEPS[k - 1][0]}")
+            render_steps(trace, prefix="lt-head-", first=shown_step or 3, last=shown_step or 3)
 
-st.subheader(f"α on a held-out sequence at step {step}", divider="gray")
-ui.lesson("learn/01_alpha")
-left, right = st.columns(2)
-example = (left.radio("Held-out sequence", range(1, EXAMPLES + 1), key="lt_example", bind="query-params",
-                      horizontal=True) or 1) - 1
-ui.forget_stale_choice("lt_head", range(1, heads + 1), why=f"this run has {heads} head{'s' if heads > 1 else ''}",
-                       default=1)
-head = (right.radio("Head", range(1, heads + 1), key="lt_head", bind="query-params", horizontal=True,
-                    disabled=heads == 1) or 1) - 1
-ui.table(V.prediction_frame(run, at, example), "lt-prediction")
-trace = head_trace(run, at, example, head)
-ui.matrix(V.alpha_figure(trace, head, heads, step), T.query_key_frame(trace, trace.weights, weights=True),
-          "lt-alpha")
-st.markdown(V.needed_weight_text(run, needed_weight(run, at, example, head), needed_weight(run, 0, example, head),
-                                 step, head, heads))
-with ui.lazy_expander("This head, step by step (the walkthrough's steps 3–8, on this sequence)",
-                      key="lt-steps") as panel:
-    if panel.open:
-        shown_step = st.selectbox("Step", range(3, len(STEPS) + 1), format_func=lambda k: f"{k} · {STEPS[k - 1][0]}",
-                                  key="lt_head_step")
-        render_steps(trace, prefix="lt-head-", first=shown_step or 3, last=shown_step or 3)
-
-st.subheader(f"What W_Q and W_K learned, at step {step}", divider="gray")
-ui.lesson("learn/02_form")
-parts = score_parts(run, at, head)
-for column, part in zip(st.columns(2), parts, strict=False):
-    with column:
-        ui.matrix(V.part_figure(part), V.part_frame(part), f"lt-{part.name}", side_by_side=False, decimals=1)
-st.caption(V.score_split_text(run, score_split(run, at, example, head), example))
-ui.matrix(V.form_figure(run, at, head), V.form_frame(run, at, head), "lt-form", decimals=1)
+    st.subheader(f"What W_Q and W_K learned, at step {step}", divider="gray")
+    ui.lesson("learn/02_form")
+    parts = score_parts(run, at, head)
+    for column, part in zip(st.columns(2), parts, strict=False):
+        with column:
+            ui.matrix(V.part_figure(part), V.part_frame(part), f"lt-{part.name}", side_by_side=False, decimals=1)
+    st.caption(V.score_split_text(run, score_split(run, at, example, head), example))
+    ui.matrix(V.form_figure(run, at, head), V.form_frame(run, at, head), "lt-form", decimals=1)

@@ -9,13 +9,14 @@ from attention import trace_multi_head
 from ui import components as ui
 from ui import view
 from ui.choices import multihead_head
-from ui.exercises import exercise_panel
+from ui.exercises import question_box
 from ui.settings import shared, trace_or_explain
 from ui.walkthrough import MASK_CAPTION, STEPS, lines_panel, render_steps
 from viz import figures as F
 from viz import heads as H
 from viz import provenance as P
 from viz import tables as T
+from viz.exercises import head_questions, lesson_id
 from viz.labels import token_labels
 
 st.title("Multi-head attention")
@@ -28,13 +29,14 @@ listed = ", ".join(map(str, divisors))
 ui.forget_stale_choice("heads", divisors, default=default,  # a link's heads, or d_model changed since
                        why=f"the number of heads must divide d_model = {settings.d_model} ({listed})")
 n_heads = st.sidebar.selectbox(
-    "Heads h (divisors of d_model)", divisors, key="heads", bind="query-params",
+    "Heads h (divisors of d_model)", divisors, key="heads", index=divisors.index(default), persist_state="session",
     help="Each head gets d_k = d_model / h dimensions, so h must divide d_model.",
-    **ui.unless_chosen("heads", index=divisors.index(default)),
 )
 mh = trace_or_explain(settings, trace_multi_head, n_heads=n_heads)
 n, h, d_k, d_model = mh.n, mh.n_heads, mh.d_k, mh.d_model
 
+question_box(head_questions(n, d_model, h, lesson_id(mh.heads[0])), prefix="mh-ex", key="mh-ex-box",
+             title="Predict first: the shapes of the split, before the numbers below")
 st.latex(rf"h = {h} \text{{ heads}},\qquad d_k = \frac{{d_{{model}}}}{{h}} = \frac{{{d_model}}}{{{h}}} = {d_k}")
 
 st.subheader("Each head's attention", divider="gray")
@@ -69,16 +71,15 @@ st.caption("W_O is [d_model × d_model], seeded random like the other matrices (
 ui.matrix(F.token_by_dim_figure(mh, mh.output, "output = Concat · W_O"), T.token_by_dim_frame(mh, mh.output),
           "mh-output")
 
-st.subheader("Check yourself: head 1", divider="gray")
-exercise_panel(mh.heads[0], prefix="mh-ex")
-
 st.subheader("Open one head in the full step-by-step view", divider="gray")
 left, right = st.columns(2)
-opened = left.selectbox("Head", range(h), format_func=lambda k: f"head {k + 1}", key="open_head")
+opened = left.selectbox("Head", range(h), format_func=lambda k: f"head {k + 1}", key="open_head",
+                        persist_state="session")
 opened = opened if opened is not None and opened < h else 0
 # one step at a time, as in the walkthrough: drawing steps 3–8 of a head at once doubled this page's cost
 step = right.selectbox("Step", range(3, len(STEPS) + 1), format_func=lambda k: f"{k} · {STEPS[k - 1][0]}",
-                       key="head_step", help="The walkthrough's steps 3 to 8, for this head's own W_Q, W_K, W_V.")
+                       key="head_step", persist_state="session",
+                       help="The walkthrough's steps 3 to 8, for this head's own W_Q, W_K, W_V.")
 st.markdown(f"Head {opened + 1} uses columns {opened * d_k + 1}–{(opened + 1) * d_k} of W_Q, W_K and W_V. "
             "Its tokens and X are the walkthrough's (steps 1 and 2).")
 render_steps(mh.heads[opened], prefix="head-", first=step or 3, last=step or 3)

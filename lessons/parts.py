@@ -19,12 +19,12 @@ ui.lesson("parts/00_intro")
 
 settings = shared()
 stage = st.radio(
-    "Stage", [1, 2, 3], horizontal=True, key="stage", bind="query-params",
+    "Stage", [1, 2, 3], horizontal=True, key="stage", persist_state="session",
     captions=["similarity: softmax(X·Xᵀ/√d)·X", "+ values: W_V", "+ queries and keys: W_Q, W_K"],
     help="Each stage adds one ingredient to the stage before.",
 ) or 1
 compare = st.toggle("Show the stage before beside it (same colour scales)", value=True, key="parts_compare",
-                    bind="query-params", disabled=stage == 1)
+                    persist_state="session", disabled=stage == 1)
 ui.lesson(f"parts/0{stage}_{STAGES[stage - 1]}")
 
 

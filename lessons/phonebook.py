@@ -3,9 +3,9 @@
 import pandas as pd
 import streamlit as st
 
-from attention.phonebook import DEFAULT_BOOK, clean_entries, lookup
+from attention.phonebook import clean_entries, lookup
 from ui import components as ui
-from ui.links import PHONEBOOK_QUERY_CHARS
+from ui.links import BOOK_CELL_CHARS, BOOK_STATE, MAX_BOOK_ROWS, PHONEBOOK_QUERY_CHARS, book_in_link, default
 from ui.links import PHONEBOOK_TEMPERATURES as TEMPERATURES
 from viz import phonebook as P
 from viz.labels import format_number, markdown_text
@@ -15,19 +15,28 @@ ui.lesson("phonebook/00_intro")
 
 left, right = st.columns([3, 2])
 with left:
+    # The editor's rows start from the link's (or, back on this page, the session's last) and the page keeps
+    # the edited rows where the link reads them: the editor itself keeps only its changes, while drawn.
+    if "book" not in st.session_state:
+        st.session_state["_pb_base"] = st.session_state.get(BOOK_STATE, default("book"))
     book = st.data_editor(
-        pd.DataFrame(DEFAULT_BOOK, columns=["name", "phone"]), num_rows="dynamic", key="book", width="stretch",
+        pd.DataFrame(st.session_state["_pb_base"], columns=["name", "phone"]), num_rows="dynamic", key="book",
+        width="stretch",
         column_config={"name": st.column_config.TextColumn("name (key)"),
                        "phone": st.column_config.TextColumn("phone number (value)")},
         hide_index=True,
     )
 with right:
-    query = ui.text_box("Look up the name", key="pb_query", limit=PHONEBOOK_QUERY_CHARS, value="Jindrich",
-                        bind="query-params")
-    temperature = st.select_slider("Temperature T", TEMPERATURES, value=0.2, key="pb_temperature",
-                                   bind="query-params")
+    query = ui.text_box("Look up the name", key="pb_query", limit=PHONEBOOK_QUERY_CHARS, value=default("pb_query"),
+                        persist_state="session")
+    temperature = st.select_slider("Temperature T", TEMPERATURES, value=default("pb_temperature"),
+                                   key="pb_temperature", persist_state="session")
 
-names, phones, problems = clean_entries(list(zip(book["name"], book["phone"], strict=True)))
+rows = list(zip(book["name"], book["phone"], strict=True))
+if not book_in_link(rows):
+    st.caption(f"The link keeps the first {MAX_BOOK_ROWS} rows, and the first {BOOK_CELL_CHARS} characters of a "
+               "name or number.")
+names, phones, problems = clean_entries(rows)
 for problem in problems:
     st.warning(markdown_text(problem), icon="📒")
 # No st.stop(): it would also stop app.py, which draws the share-link box after the page.
@@ -47,7 +56,7 @@ else:
     with right:
         ui.chart(soft, "pb-weights")
         st.markdown(P.soft_answer(result))
-    weight_decimals = P.weight_decimals(result)
+    weight_decimals = abs(P.weight_decimals(result))
     ui.table(P.lookup_frame(result), "pb-lookup", decimals=[0, 0, 0, 3, weight_decimals])
     ui.matrix(P.answers_figure(result), P.answers_frame(result), "pb-answers", side_by_side=False, decimals=2)
 

@@ -25,6 +25,7 @@ from ui.models import (
     model_view_of,
     next_of,
     open_head,
+    same_step,
     scan_of,
     scanned_head,
     switch_off_induction_heads,
@@ -39,7 +40,7 @@ st.title("A real model")
 ui.lesson("real_model/00_intro")
 settings = shared()
 
-name = st.radio("Model", list(MODELS), format_func=MODEL_LABELS.get, key="rm_model", bind="query-params",
+name = st.radio("Model", list(MODELS), format_func=MODEL_LABELS.get, key="rm_model", persist_state="session",
                 horizontal=True) or "minilm"
 info = MODELS[name]
 try:
@@ -68,23 +69,28 @@ st.subheader("Every head at once", divider="gray")
 pages = [range(start, min(start + LAYERS_PER_PAGE, info.layers)) for start in range(0, info.layers, LAYERS_PER_PAGE)]
 shown = pages[0]
 if len(pages) > 1:
-    page = st.segmented_control("Layers", range(len(pages)), key="rm_layers", default=0,
+    page = st.segmented_control("Layers", range(len(pages)), key="rm_layers", default=0, persist_state="session",
                                 format_func=lambda k: f"{pages[k].start + 1}–{pages[k].stop}") or 0
     shown = pages[page]
 ui.forget_stale_choices("rm_off", head_options(info), why=f"{info.title} has layers 1–{info.layers} and heads "
                         f"1–{info.heads}")
 off = heads_switched_off(info)  # the multiselect below; read first, so that the view can mark them
 sink_hidden = st.toggle("Hide the attention sink (leave out the first token, renormalise each row)", key="rm_sink",
-                        bind="query-params", help=P.SINK_CAPTION)
+                        persist_state="session", help=P.SINK_CAPTION)
+if sink_hidden and n < 2:
+    st.info("With one token, nothing is left once the first is hidden: the heads are shown whole.",
+            icon=":material/info:")
+    sink_hidden = False
 ui.matrices([view.panel("rm-model-view", fig=model_view_of(name, sentence, shown.start, shown.stop, off, sink_hidden),
                         rows=[str(k + 1) for k in shown], cols=[str(h + 1) for h in range(info.heads)],
                         values=P.first_token_share(weights, shown), names=("layer", "head"), choose="cell",
                         tip={"kind": "note", "notes": P.tile_notes(name, shown, GALLERY, off),
-                             "caption": "The number: this head's mean weight on the first token. Click to open it."})],
+                             "caption": P.TILE_NUMBER})],
             key="rm-model-view", on_choice=real_model_head)
 if sink_hidden:
     st.caption(P.SINK_CAPTION)
-st.caption(f"{info.layers} layers × {info.heads} heads, each an α of [{n} × {n}] on one colour scale from 0 to 1"
+shape = f"[{n} × {n - 1}] (the first token's column hidden)" if sink_hidden else f"[{n} × {n}]"
+st.caption(f"{info.layers} layers × {info.heads} heads, each an α of {shape} on one colour scale from 0 to 1"
            + (" (a decoder: above the diagonal every tile is empty, no token sees a later one)"
               if info.kind == "decoder" else "") + ". Pick one below to see it large, with its numbers.")
 if info.kind == "decoder" and n > 1:
@@ -96,8 +102,8 @@ left, right = st.columns(2)
 ui.forget_stale_choice("rm_layer", range(1, info.layers + 1), why=f"{info.title} has layers 1–{info.layers}",
                        default=1)
 ui.forget_stale_choice("rm_head", range(1, info.heads + 1), why=f"{info.title} has heads 1–{info.heads}", default=1)
-layer = (left.selectbox("Layer", range(1, info.layers + 1), key="rm_layer", bind="query-params") or 1) - 1
-head = (right.selectbox("Head", range(1, info.heads + 1), key="rm_head", bind="query-params") or 1) - 1
+layer = (left.selectbox("Layer", range(1, info.layers + 1), key="rm_layer", persist_state="session") or 1) - 1
+head = (right.selectbox("Head", range(1, info.heads + 1), key="rm_head", persist_state="session") or 1) - 1
 trace = head_of(name, sentence, layer, head)
 if sink_hidden:
     ui.matrix(P.sink_hidden_figure(trace, f"α without the first token, layer {layer + 1}, head {head + 1}"),
@@ -111,15 +117,15 @@ if st.toggle("Show α as lines (head view)", key="rm-head-lines"):
 
 st.subheader(f"Layer {layer + 1}, head {head + 1}, step by step", divider="gray")
 steps = steps_for(trace)  # the decoder has a RoPE step after Q, K, V
-# no format_func: a bound selectbox writes the option as shown into the link; the header names the step
 # opens on the scores (n × n): step 3's real W_Q, W_K, W_V are 384 or 576 rows, three scrolling grids (+0.25 s a rerun)
 scores_step = next(k for k, (title, _, _) in enumerate(steps) if title.startswith("Scores"))
+same_step(steps, name)  # another model: the same step by its name (the decoder has a RoPE step, so numbers move)
 ui.forget_stale_choice("rm_step", range(1, len(steps) + 1), why=f"{info.title}'s head has steps 1–{len(steps)}",
                        default=scores_step + 1)
-step = st.selectbox("Step", range(1, len(steps) + 1), key="rm_step", bind="query-params",
-                    **ui.unless_chosen("rm_step", index=scores_step),
-                    help="The walkthrough's steps on this head's real numbers: "
-                    + "; ".join(f"{k} {title}" for k, (title, _, _) in enumerate(steps, start=1)) + ".")
+step = st.selectbox("Step", range(1, len(steps) + 1), key="rm_step", persist_state="session", index=scores_step,
+                    format_func=lambda k: f"{k} · {steps[k - 1][0]}",
+                    help="The walkthrough's steps on this head's real numbers.")
+st.session_state["_rm_step_of"] = (name, steps[(step or 1) - 1][0])
 render_steps(trace, prefix="rm-", first=step or 3, last=step or 3)
 
 if info.kind == "decoder":
@@ -135,7 +141,7 @@ if info.kind == "decoder":
 
 st.subheader("Switch heads off", divider="gray")
 ui.lesson(f"real_model/02_heads_off_{name}")
-st.multiselect("Heads switched off", head_options(info), key="rm_off", bind="query-params",
+st.multiselect("Heads switched off", head_options(info), key="rm_off", persist_state="session",
                placeholder="None: every head is on", help=P.OFF_CAPTION)
 st.caption(P.OFF_CAPTION)
 if info.kind == "decoder":

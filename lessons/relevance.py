@@ -1,16 +1,16 @@
 """Similarity vs relevance: raw embeddings attend to themselves; projections let a token attend elsewhere."""
 
-import numpy as np
 import streamlit as st
 
 from attention import Projections, trace_self_attention
 from attention.relevance import attend_to, plane_coordinates
 from ui import components as ui
+from ui.links import default
 from ui.settings import shared, trace_or_explain
 from viz import figures as F
 from viz import tables as T
 from viz.labels import markdown_text, token_labels
-from viz.relevance import arrows_figure, similarity_summary
+from viz.relevance import arrows_figure, no_lead_text, nudge_text, similarity_summary
 
 st.title("Similar is not relevant")
 ui.lesson("relevance/00_intro")
@@ -28,13 +28,15 @@ ui.lesson("relevance/02_relevance")
 labels = token_labels(plain.tokens)
 n = plain.n
 left, middle, right = st.columns(3)
-d_k = left.slider("d_k for this experiment", 2, 8, value=2, key="rel_dk", bind="query-params",
+d_k = left.slider("d_k for this experiment", 2, 8, value=default("rel_dk"), key="rel_dk", persist_state="session",
                   help="2 draws the true vectors below; larger sizes are drawn as a projection.")
-i = middle.selectbox("Make the query", range(n), format_func=lambda j: f"{j + 1} · {labels[j]}", key="rel_query")
+i = middle.selectbox("Make the query", range(n), format_func=lambda j: f"{j + 1} · {labels[j]}", key="rel_query",
+                     persist_state="session")
 t = right.selectbox("attend to the key", range(n), index=min(n - 1, 2), format_func=lambda j: f"{j + 1} · {labels[j]}",
-                    key="rel_target")
+                    key="rel_target", persist_state="session")
 i, t = (i if i is not None and i < n else 0), (t if t is not None and t < n else n - 1)
-strength = st.slider("Strength of the change", 0.0, 5.0, value=2.0, step=0.25, key="rel_strength")
+strength = st.slider("Strength of the change", 0.0, 5.0, value=default("rel_strength"), step=0.25, key="rel_strength",
+                     persist_state="session")
 
 before = trace_self_attention(plain.sentence, d_model=settings.d_model, d_k=d_k, seed=settings.seed,
                               positional=settings.positional, causal=settings.causal)
@@ -56,21 +58,14 @@ if nudge.masked:
 elif nudge.step == 0:
     st.info(f"Nothing to change: “{query}” already gives “{target}” all the weight it can, or the strength is 0.")
 else:
-    st.markdown(
-        f"**What changed.** W_Q gained the rank-1 matrix ΔW = η · x_{i + 1}ᵀ ĝ / ‖x_{i + 1}‖² "
-        f"(η = {nudge.step:.2f}, its largest entry {np.abs(nudge.delta).max():.3f}). It moves q_{i + 1} "
-        f"by η along ĝ, the direction of k_{t + 1} minus the keys “{query}” already looked at. "
-        f"α(“{query}” → “{target}”) went from **{before.weights[i, t]:.2f}** to **{after.weights[i, t]:.2f}**. "
-        f"Another query j moved by η (x_j·x_{i + 1} / ‖x_{i + 1}‖²) along ĝ: not at all if its embedding is at right "
-        "angles to the chosen one's, the full η if it is the same vector (a repeated token without positional "
-        "encodings). W_K, W_V and the keys are unchanged."
-    )
+    st.markdown(nudge_text(nudge, before.weights, after.weights, i, t, labels))
+    if not nudge.lead.possible:
+        st.info(no_lead_text(nudge.lead, i, t, labels, d_k), icon=":material/block:")
     if nudge.peaked:
         st.caption("Along this direction the weight stops rising here: this η is where it peaks, and a stronger "
                    "push would lower it, so the change stops there.")
     else:
-        st.caption("The strength slider capped this step: a stronger push along the same direction raises the "
-                   "weight further.")
+        st.caption("A stronger push, further along the same direction, raises the weight further.")
 
 st.subheader("Geometry: the dot product as arrows", divider="gray")
 ui.lesson("relevance/03_geometry")

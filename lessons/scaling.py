@@ -7,7 +7,7 @@ from attention import dot_product_samples, random_score_row, softmax, trace_self
 from attention.scaling import row_statistics
 from ui import components as ui
 from ui.experiments import KEYS, ROWS, saturation
-from ui.links import TEMPERATURES
+from ui.links import TEMPERATURES, default
 from ui.settings import shared, trace_or_explain
 from viz import figures as F
 from viz import scaling as S
@@ -21,7 +21,7 @@ st.title("Why divide the scores by √d_k?")
 ui.lesson("scaling/00_intro")
 
 settings = shared()
-d_k = st.slider("d_k (the length of q and k)", 1, 512, value=64, key="dk_demo", bind="query-params",
+d_k = st.slider("d_k (the length of q and k)", 1, 512, value=default("dk_demo"), key="dk_demo", persist_state="session",
                 help="64 is the Transformer-base head size: d_model 512 / 8 heads.")
 
 st.subheader("The spread of q·k grows with d_k", divider="gray")
@@ -61,7 +61,8 @@ st.caption(S.row_verdict(row, frame.loc[d_k]) + " The raw scores s = q·k are "
 
 st.subheader("Temperature", divider="gray")
 ui.lesson("scaling/02_temperature")
-temperature = st.select_slider("Temperature T", TEMPERATURES, value=1.0, key="temperature", bind="query-params")
+temperature = st.select_slider("Temperature T", TEMPERATURES, value=default("temperature"), key="temperature",
+                               persist_state="session")
 st.markdown(f"**The same query and keys at T = {temperature:g}:**")
 ui.chart(S.softmax_bars(f"softmax(s / (√{d_k} · {temperature:g}))", softmax(scores / (np.sqrt(d_k) * temperature))),
          "temperature-row")

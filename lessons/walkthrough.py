@@ -10,20 +10,20 @@ in ui/walkthrough_lesson.py.
 import streamlit as st
 
 from attention import PRESETS, preset_projections
-from ui.links import PRESET_LABELS
+from ui.links import PRESET_LABELS, default
 from ui.settings import settings_popover, shared
 from ui.walkthrough_lesson import Choice, lesson, present
 
 settings = shared()
 with settings_popover("d_k and W_Q, W_K, W_V", key="walkthrough_settings"):
-    d_k = st.slider("d_k (query, key and value size)", 1, 16, value=4, key="d_k", bind="query-params")
+    d_k = st.slider("d_k (query, key and value size)", 1, 16, value=default("d_k"), key="d_k", persist_state="session")
     preset = st.radio(
-        "W_Q, W_K, W_V", PRESETS, format_func=PRESET_LABELS.get, key="preset", bind="query-params",
+        "W_Q, W_K, W_V", PRESETS, format_func=PRESET_LABELS.get, key="preset", persist_state="session",
         help="Seeded random: entries ~ N(0, 1/d_model). Identity: Q = K = V = X when d_k = d_model (otherwise "
              "the first d_k coordinates of X), pure similarity.",
     )
 st.sidebar.caption(f"d_k {d_k} · W_Q, W_K, W_V: {PRESET_LABELS[preset]}")
-presenting = st.sidebar.toggle("Presenter mode", key="present", bind="query-params",
+presenting = st.sidebar.toggle("Presenter mode", key="present", persist_state="session",
                                help="One step a screen with large type, for a projector.")
 if presenting:  # a teacher at the projector: the class can predict along (class mode)
     st.sidebar.page_link("lessons/classmode.py", label="Start a class: students answer on their devices",

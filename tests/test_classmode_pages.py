@@ -98,15 +98,14 @@ def test_a_student_follows_the_teachers_page_and_every_setting_of_its_link(datab
     assert "**Step-by-step walkthrough** · Sentence: “the cat sat on the mat”" in texts(ann)
     assert frame(ann) == "/?sentence=the+cat+sat+on+the+mat&follow=true&embed=true"
 
-    teacher.query_params["heads"] = "4"
-    teacher.query_params["dk_demo"] = "64"  # a setting of another lesson: carried, harmless
     teacher.switch_page("lessons/multihead.py").run()
+    teacher.sidebar.selectbox(key="heads").set_value(4).run()
     assert_no_exception(teacher)
     ann.run()
     assert "**Multi-head attention** · Sentence: “the cat sat on the mat”" in texts(ann)
-    assert frame(ann) == "/multihead?sentence=the+cat+sat+on+the+mat&heads=4&dk_demo=64&follow=true&embed=true"
+    assert frame(ann) == "/multihead?sentence=the+cat+sat+on+the+mat&heads=4&follow=true&embed=true"
     assert [b.label for b in ann.get("link_button")] == ["Explore this lesson on my own (new tab)"]
-    assert ann.get("link_button")[0].proto.url == "/multihead?sentence=the+cat+sat+on+the+mat&heads=4&dk_demo=64"
+    assert ann.get("link_button")[0].proto.url == "/multihead?sentence=the+cat+sat+on+the+mat&heads=4"
     assert secret not in str(database.teacher_view(secret).state)
 
     teacher.button(key="cm_back").click().run()
@@ -117,7 +116,7 @@ def test_a_student_follows_the_teachers_page_and_every_setting_of_its_link(datab
     assert frame(ann) is None and "The lesson is hidden while a question is open" in texts(ann)
     teacher.button(key="cm_reveal").click().run()
     ann.run()
-    assert frame(ann) == "/multihead?sentence=the+cat+sat+on+the+mat&heads=4&dk_demo=64&follow=true&embed=true"
+    assert frame(ann) == "/multihead?sentence=the+cat+sat+on+the+mat&heads=4&follow=true&embed=true"
 
 
 def test_a_closed_class_stops_taking_the_teachers_pages(database):
@@ -189,7 +188,7 @@ def test_a_wrong_code_is_named_and_a_hostile_nickname_stays_text(database):
     rows = database.answers(secret)
     assert [name for _, name, _ in rows] == [hostile[:24]]
     csv = V.answers_csv(rows, database.questions(secret))
-    assert "\n1,Which key" in csv and ",\"'=HYPERLINK(" in csv  # quoted by CSV, text to a spreadsheet
+    assert "\n1,X is [4 × 8]" in csv and ",\"'=HYPERLINK(" in csv  # quoted by CSV, text to a spreadsheet
 
 
 def test_a_guess_within_0_005_counts_as_right_and_the_spread_hides_the_value_until_the_reveal():

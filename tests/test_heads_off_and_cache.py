@@ -440,3 +440,91 @@ def test_what_was_written_is_one_line_of_bold_text(written):
     if written.strip():
         bold = shown.split(" → **", 1)[1]
         assert bold.endswith("**") and not bold[0].isspace() and not bold[-3].isspace()
+
+
+# --- writing with a cache: what the work and the time say (issue 32) ---------------------------------
+
+from viz import generation as G  # noqa: E402, RUF100
+
+
+@pytest.mark.parametrize("first,last", [(0, 3), (4, 11), (20, 39), (100, 126)])
+def test_how_the_work_grows_is_what_the_shapes_count(smollm2, first, last):
+    """"a step does N multiply-adds whatever its position (…), plus M for each key its queries read: … that part
+    added X % … Its one part that grows like t² … is Y % of the last pass": each number from the shapes."""
+    layer = smollm2.layers[0]
+    per_token = sum(w.size for w in (layer.w_q, layer.w_k, layer.w_v, layer.w_o, layer.w_gate, layer.w_up,
+                                      layer.w_down))
+    fixed, per_key = 30 * per_token + 576 * 49_152, 30 * 2 * 9 * 64
+    text = G.growth_text(smollm2.multiply_adds, smollm2.work_parts, range(first, last + 1))
+    assert f"a step does **{fixed:,}** multiply-adds" in text and f"plus {per_key:,} for each key" in text
+    grown = 100 * per_key * (last - first) / (fixed + per_key * (first + 1))
+    assert f"that part added {grown:.1f} %" in text
+    whole_last = 30 * (last + 1) * per_token + per_key * (last + 1) ** 2 + 576 * 49_152
+    assert f"is {100 * per_key * (last + 1) ** 2 / whole_last:.1f} % of the last pass" in text
+    assert f"{30 * per_token:,} more for each token read, and its query-key pairs" in text
+
+
+def test_the_work_sentence_adds_up_the_tables_rows_as_shown(smollm2):
+    """"The table's N rows after the first add up to A million … against B million …: R× fewer. In time it was
+    C ms against D ms": the sums of the table's cells as it shows them."""
+    gen = smollm2.generate("The capital of France is", 6)
+    frame = G.written_frame(gen, smollm2.multiply_adds).iloc[1:]
+    text = G.work_text(gen, smollm2.multiply_adds)
+    cache_m = sum(float(x.replace(",", "")) for x in frame["cache: M mult-adds"])
+    whole_m = sum(float(x.replace(",", "")) for x in frame["whole: M mult-adds"])
+    assert f"add up to **{cache_m:,.1f}** million" in text and f"against **{whole_m:,.1f}** million" in text
+    assert f"{frame['cache: ms'].sum():,} ms against {frame['whole: ms'].sum():,} ms" in text
+    assert f"{whole_m / cache_m:.1f}× fewer" in text
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.01, 0.2), st.floats(0.005, 2.0)), min_size=8, max_size=8))
+def test_the_time_sentence_names_the_length_from_which_a_whole_pass_takes_half_again_as_long(smollm2, seconds):
+    """"Measured here, from L tokens on a whole pass takes at least 1.5× as long as a cached step": L is the first
+    measured length from which every measured ratio is at least 1.5 (or the sentence says it never was)."""
+    lengths = [1, 2, 4, 8, 16, 32, 64, 128]
+    text = G.pays_text(lengths, seconds, smollm2.multiply_adds, smollm2.weight_bytes())
+    ratios = [w / c for c, w in seconds]
+    from_on = [n for k, n in enumerate(lengths) if all(r >= 1.5 for r in ratios[k:])]
+    if from_on:
+        assert f"from {from_on[0]} token{'s' if from_on[0] > 1 else ''} on a whole pass takes at least 1.5×" in text
+    else:
+        assert "never took 1.5× as long" in text
+    assert f"over 8 tokens did {smollm2.multiply_adds(7, cached=False) / smollm2.multiply_adds(7, cached=True):.1f}×" \
+        f" the multiply-adds of a cached step in {ratios[3]:.1f}× its time" in text
+
+
+def test_a_step_reads_every_weight_and_the_cache_its_rows(smollm2):
+    """"Both ways read all of the model's weights once a step, N MB here (float32), and a cached step reads its
+    cache's rows besides": the bytes of every array a forward uses, and 2 · layers · kv heads · (t + 1) · 64
+    float32 numbers of cache."""
+    arrays = [w for layer in smollm2.layers for w in layer] + [smollm2.norm_out, smollm2.embedding]
+    assert smollm2.weight_bytes() == sum(a.nbytes for a in arrays) and all(a.dtype == np.float32 for a in arrays)
+    assert 500e6 < smollm2.weight_bytes() < 560e6  # 135 M parameters, 4 bytes each
+    assert smollm2.cache_bytes_read(9) == 2 * 30 * 3 * 10 * 64 * 4
+    frame = G.timing_frame([1, 10], [(0.04, 0.04), (0.04, 0.08)], smollm2.multiply_adds, smollm2.weight_bytes(),
+                           smollm2.cache_bytes_read)
+    assert frame.loc[10, "cache: MB read"] == (smollm2.weight_bytes() + smollm2.cache_bytes_read(9)) / 1e6
+
+
+def test_a_step_is_timed_with_its_cache_filled_before_the_clock(smollm2):
+    """The measurement the page shows: a cached step and a whole pass at a length, both positive, the cached step
+    reading one token (so its time barely grows with the length, on any machine within a factor)."""
+    short, long = smollm2.step_seconds(2, repeats=1), smollm2.step_seconds(32, repeats=1)
+    assert all(s > 0 for s in (*short, *long))
+
+
+def test_one_token_written_compares_nothing_it_did_not_compute(smollm2):
+    """With one token written it reported a measured difference between α rows that were never compared."""
+    gen = smollm2.generate("The capital of France is", 1)
+    text = G.same_text(gen)
+    assert not gen.steps and "no cached step" in text and "α" not in text
+
+
+def test_measuring_a_steps_time_shows_the_table_and_where_the_cache_pays(smollm2):
+    at = open_generate(gen_count="3")
+    at = at.button(key="gen_measure").click().run()
+    assert_no_exception(at)
+    frame = shown_table(at, "gen-timing")
+    assert list(frame.index) == ["1", "2", "4", "8", "16", "32", "64", "128"]
+    assert any(m.value.startswith("**Why the time saves less.**") for m in at.markdown)

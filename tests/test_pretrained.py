@@ -319,12 +319,28 @@ def test_every_step_of_a_real_head_renders_even_for_one_token(model, sentence):
     """One or two tokens: every step (the decoder's RoPE step too) and every section draw without an error."""
     at = open_real_model(sentence=sentence, **({"rm_model": model} if model else {}))
     assert_no_exception(at)
-    steps = [int(s) for s in at.selectbox(key="rm_step").options]
+    steps = range(1, len(at.selectbox(key="rm_step").options) + 1)
     assert len(steps) == (9 if model else 8)
     for step in steps:
         at.selectbox(key="rm_step").set_value(step).run()
         assert_no_exception(at)
     assert not [c.value for c in at.caption if "nan" in c.value]
+
+
+@pytest.mark.parametrize("sentence", ["Hi", "🤗 Hello there"])
+def test_hiding_the_sink_on_one_token_shows_the_heads_whole(sentence, smollm2):
+    """"Hide the attention sink" raised an exception on a one-token SmolLM2 sentence (issue 32): with one
+    token there is nothing left, and the page says so; with more, the caption gives the tiles' shape
+    without the first column, [n × (n − 1)]."""
+    at = open_real_model(sentence=sentence, rm_model=SMOLLM2_LABEL, rm_sink="true")
+    assert_no_exception(at)
+    n = len(smollm2.tokenize(sentence)[1])
+    captions = " ".join(c.value for c in at.caption)
+    if n == 1:
+        assert any("nothing is left once the first is hidden" in i.value for i in at.info)
+        assert "each an α of [1 × 1] on one colour scale" in captions
+    else:
+        assert f"each an α of [{n} × {n - 1}] (the first token's column hidden)" in captions
 
 
 def test_one_forward_pass_serves_a_sentences_attentions_head_and_next_token(monkeypatch):
@@ -342,3 +358,29 @@ def test_one_forward_pass_serves_a_sentences_attentions_head_and_next_token(monk
     assert calls == [sentence]
     with pytest.raises(ValueError, match="read-only"):
         weights[0, 0, 0, 0] = 5.0
+
+
+def test_show_me_says_it_replaced_the_sentence_and_gives_it_back(minilm):
+    """"Show me" silently replaced the learner's sentence in every lesson (issue 32): the sidebar now says so,
+    in every lesson, and "Back to my sentence" restores it; a second example keeps the learner's own."""
+    at = open_real_model(sentence="my own words here")
+    at = at.button(key="rm_gallery_0").click().run()
+    assert_no_exception(at)
+    example = at.sidebar.text_input(key="sentence").value
+    assert example != "my own words here"
+    assert any("An example replaced your sentence, “my own words here”" in i.value for i in at.sidebar.info)
+    at = at.button(key="rm_gallery_1").click().run()  # another example: the learner's sentence is still theirs
+    assert any("“my own words here”" in i.value for i in at.sidebar.info)
+    at.switch_page("lessons/walkthrough.py")
+    at = at.run()
+    assert any("An example replaced your sentence" in i.value for i in at.sidebar.info)  # in every lesson
+    at = at.sidebar.button(key="sentence_back").click().run()
+    assert at.sidebar.text_input(key="sentence").value == "my own words here"
+    assert not at.sidebar.info
+
+
+def test_typing_after_an_example_ends_the_notice(minilm):
+    at = open_real_model(sentence="mine")
+    at = at.button(key="rm_gallery_0").click().run()
+    at = at.sidebar.text_input(key="sentence").input("something new").run()
+    assert not any("replaced your sentence" in i.value for i in at.sidebar.info)

@@ -123,3 +123,24 @@ def test_the_sum_table_of_step_8_adds_up_column_by_column_as_shown(t, data):
     fig = F.weighted_sum_figure(t, i)
     if (t.n + 1) * t.d_k <= F.MAX_CELLS_WITH_NUMBERS:
         assert R.cell_texts(fig, (t.n + 1, t.d_k)).tolist() == text
+
+
+@settings(max_examples=20)
+@given(st.lists(st.tuples(st.one_of(st.floats(-1e6, 1e6, allow_nan=False), st.integers(-10**7, 10**7).map(
+    lambda k: k / 10**6), st.integers(-999, 999).map(lambda k: k / 8)), st.integers(0, 6)), min_size=1,
+    max_size=200))
+def test_the_browser_writes_every_number_with_the_servers_digits(pairs):
+    """A table drawn in the browser and a heatmap drawn on the server show one number with the same digits:
+    static/tooltip.js's formatNumber is viz.arithmetic's rule (exact eighths such as 0.125 included, where
+    toFixed and Python's format disagree). The browser gets the number as the server sends it (ui.view.number)."""
+    import json
+    import subprocess
+
+    from ui.view import number
+    from viz.arithmetic import text
+
+    sent = [(number(x), d) for x, d in pairs]
+    done = subprocess.run(["node", str(written.ROOT / "tests" / "js" / "format_numbers.mjs")],
+                          input=json.dumps(sent), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [text(x, d) for x, d in pairs]

@@ -27,7 +27,7 @@ import streamlit as st
 from attention import trace_self_attention
 from classmode.store import MAX_NICKNAME, ClassError, ClassView, Store, database_url
 from ui import components as ui
-from ui.links import PRIVATE, SPECS, check_link, link
+from ui.links import PRIVATE, SHARED_SETTINGS, SPECS, check_link, link
 from ui.navigation import CLASS_PAGE, LESSONS
 from ui.settings import DEFAULT_SENTENCE, Shared, trace_or_explain
 from viz import classmode as V
@@ -41,7 +41,7 @@ CODE_CSS = """<style>
 </style>"""
 FRAME_HEIGHT = 720  # px: most of a laptop's or a phone's screen, with the page's own header above
 NOT_FOLLOWED = PRIVATE | {"class"}  # in a link, but not the lesson: keys, ids and the class code
-SHARED_KEYS = ("sentence", "seed", "d_model", "positional", "causal")  # the sidebar's: every lesson reads them
+SHARED_KEYS = SHARED_SETTINGS  # the sidebar's: every lesson reads them
 
 
 def store() -> Store:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -11,7 +10,6 @@ from typing import Literal
 import pandas as pd
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
-from streamlit.errors import StreamlitAPIException
 
 from ui import view
 from viz.labels import markdown_text
@@ -100,22 +98,29 @@ def forget_stale_choice(key: str, options, *, why: str, default) -> None:
     """Before drawing the widget ``key`` whose options depend on other settings (a model's layers, a
     run's saved steps): a value in the session or in the link that is no longer an option is replaced
     by ``default`` (the widget's own default), and the page says so, with ``why`` (a link's value that
-    no option matches was dropped without a word, issue 26).
+    no option matches was dropped without a word, issue 26; a choice another setting made impossible, as
+    well).
 
     Set, not deleted: a deleted value left the browser showing the old choice ("30" in MiniLM's layer
-    box after SmolLM2's layer 30) while the page drew layer 1. A widget whose default is an argument
-    must then not also get it (``unless_chosen``): Streamlit warns when both are given."""
-    allowed = [str(o) for o in options]
-    linked = st.query_params.get(key)
-    stale = key in st.session_state and st.session_state[key] not in list(options)
-    if linked is not None and linked not in allowed:
-        st.warning(f"“{markdown_text(key)}={markdown_text(linked[:30])}” could not be used: {markdown_text(why)}. "
-                   "The default is shown.", icon=":material/link_off:")
-        with contextlib.suppress(StreamlitAPIException):  # bound to the widget: it rewrites the URL itself
-            del st.query_params[key]
-        stale = True
-    if stale:
-        st.session_state[key] = default
+    box after SmolLM2's layer 30) while the page drew layer 1. The widget still gets its default
+    argument, the same on every run (config.toml silences Streamlit's log line about both)."""
+    linked = linked_keys()
+    from_link = key in linked  # the session's first look at a value its link set
+    linked.discard(key)
+    if key not in st.session_state or st.session_state[key] in list(options):
+        return
+    held = f"“{markdown_text(key)}={markdown_text(str(st.session_state[key])[:30])}”"
+    if from_link:
+        st.warning(f"{held} could not be used: {markdown_text(why)}. The default is shown.", icon=":material/link_off:")
+    else:  # another setting changed under it (d_model under the heads, the model under its layer)
+        st.info(f"{held} no longer fits: {markdown_text(why)}. The default is shown.", icon=":material/info:")
+    st.session_state[key] = default
+
+
+def linked_keys() -> set[str]:
+    """The settings the session's link set and no one has looked at since (ui.links.clean_link fills it;
+    ``forget_stale_choice`` takes each out as it checks it, so a later change is not blamed on the link)."""
+    return st.session_state.setdefault("_linked", set())
 
 
 def forget_stale_choices(key: str, options, *, why: str) -> None:
@@ -123,19 +128,12 @@ def forget_stale_choices(key: str, options, *, why: str) -> None:
     the link) that are no longer options are dropped, and the page says which, with ``why`` (a head
     "L19 H7" chosen for SmolLM2, with MiniLM's six layers)."""
     allowed = set(options)
-    held = st.session_state.get(key)
-    chosen = list(held) if held is not None else st.query_params.get_all(key)
+    chosen = list(st.session_state.get(key) or [])
     stale = [c for c in chosen if c and c not in allowed]
     if stale:
         st.warning(f"{markdown_text(', '.join(stale[:5]))} could not be used: {markdown_text(why)}.",
                    icon=":material/link_off:")
         st.session_state[key] = [c for c in chosen if c in allowed]
-
-
-def unless_chosen(key: str, **default) -> dict:
-    """The widget's default argument (``index=…`` or ``value=…``), unless the session already holds a
-    value for ``key`` (set by ``forget_stale_choice`` or chosen earlier)."""
-    return {} if key in st.session_state else default
 
 
 def chart(fig: Svg, key: str, *, width: int | Literal["stretch"] = "stretch") -> None:

@@ -1,50 +1,58 @@
-"""Predict, then reveal: the exercise panel and the session's score."""
+"""Predict, then reveal: questions asked where the numbers on screen let a learner reason them out, and the
+session's score."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import streamlit as st
 
 from attention import AttentionTrace
-from ui import components as ui
-from viz.exercises import make_questions
+from viz.exercises import Question, questions_for_step
 from viz.labels import markdown_text
 
 _LOG = "_exercise_log"  # question key -> first answer right?
+STEP_NAMES = {4: "step 4 (Q, K and V)", 7: "step 7 (α)", 8: "step 8 (the output)"}
 
 
-def exercise_panel(trace: AttentionTrace, *, prefix: str = "ex") -> None:
-    """Questions about ``trace``; feedback at once; the first answer to each question counts."""
+def step_questions(trace: AttentionTrace, step: int, *, prefix: str = "ex") -> None:
+    """At the end of a walkthrough step: the questions its numbers let a learner answer before the next steps
+    show the answer (viz.exercises). Nothing when the step has none."""
+    questions = questions_for_step(trace, step)
+    if questions:
+        reveals = sorted({q.reveals for q in questions})
+        where = " and ".join(STEP_NAMES.get(r, f"step {r}") for r in reveals)
+        question_box(questions, prefix=prefix, key=f"{prefix}-step-{step}",
+                     title=f"Predict from the numbers above, before {where} shows the answer")
+
+
+def question_box(questions: Sequence[Question], *, prefix: str, key: str, title: str) -> None:
+    """Questions in a box; feedback at once; the first answer to each question counts."""
     log: dict[str, bool] = st.session_state.setdefault(_LOG, {})
-    # lazy: closed, no question is built or drawn (new questions for every sentence cost a rerun ~0.1 s)
-    with ui.lazy_expander("Predict first: check yourself before you read the steps", key=f"{prefix}-panel",
-                          icon=":material/quiz:") as panel:
-        if panel.open:
-            _questions(trace, prefix, log)
+    with st.container(border=True, key=key):
+        st.markdown(f"**{title}**")
+        for number, question in enumerate(questions, start=1):
+            _question(question, number, prefix, log)
+        answered = len(log)
+        st.metric("Your score this session", f"{sum(log.values())} / {answered}" if answered else "–",
+                  help="The first answer to each question counts.")
 
 
-def _questions(trace: AttentionTrace, prefix: str, log: dict[str, bool]) -> None:
-    """The questions, each with its feedback once answered, and the score."""
-    st.caption("The questions come from your sentence and seed, so every link gives its own set. "
-               "Answer first; the explanation uses the numbers on this page.")
-    for number, question in enumerate(make_questions(trace), start=1):
-        st.markdown(f"**{number}. {markdown_text(question.prompt)}**")
-        key = f"{prefix}-{question.key}"
-        if question.options:
-            response = st.radio(question.prompt, question.options, index=None, key=key,
-                                label_visibility="collapsed",
-                                format_func=markdown_text, horizontal=True)
-        else:
-            response = st.number_input(question.prompt, min_value=0.0, max_value=1.0, value=None, step=0.01,
-                                       format="%.2f", key=key, label_visibility="collapsed",
-                                       placeholder="a number from 0 to 1")
-        if response is None:
-            continue
-        right = question.is_correct(response)
-        log.setdefault(question.key, right)
-        if right:
-            st.success("Right. " + markdown_text(question.explanation), icon=":material/check:")
-        else:
-            st.error("Not quite. " + markdown_text(question.explanation), icon=":material/close:")
-    answered = len(log)
-    st.metric("Your score this session", f"{sum(log.values())} / {answered}" if answered else "–",
-              help="The first answer to each question counts.")
+def _question(question: Question, number: int, prefix: str, log: dict[str, bool]) -> None:
+    st.markdown(f"{number}. {markdown_text(question.prompt)}")
+    key = f"{prefix}-{question.key}"
+    if question.options:
+        response = st.radio(question.prompt, question.options, index=None, key=key, label_visibility="collapsed",
+                            format_func=markdown_text, horizontal=True)
+    else:
+        response = st.number_input(question.prompt, min_value=0.0, max_value=1.0, value=None, step=0.01,
+                                   format="%.2f", key=key, label_visibility="collapsed",
+                                   placeholder="a number from 0 to 1")
+    if response is None:
+        return
+    right = question.is_correct(response)
+    log.setdefault(question.key, right)
+    if right:
+        st.success("Right. " + markdown_text(question.explanation), icon=":material/check:")
+    else:
+        st.error("Not quite. " + markdown_text(question.explanation), icon=":material/close:")

@@ -1,25 +1,31 @@
-"""Shareable links: what a link may set, a check that says which parts of a link were ignored, and
-the "copy link" box.
+"""Shareable links: every setting a link holds (``SETTINGS``), read once a session from the URL and
+written into it at the end of every run; a check that says which parts of a link were ignored; the
+"copy link" box.
 
-Streamlit's ``bind="query-params"`` keeps every setting in the URL and silently falls back to the
-default for a value it can't use. ``check_link`` finds those values first, so the page can say
-which parts of a tampered or outdated link it ignored.
+The app owns its URL rather than binding widgets to it (``bind="query-params"``): a bound widget left its
+default out of the URL by the default of the current call (a default that depended on another setting
+reopened as another value: h = 1 came back as h = 2), and dropped its value from the URL whenever it was
+not drawn (the chosen query off step 8). Here one function writes the link from the session's settings,
+so the address bar, the share box and a class's frame hold the same thing, and a test can read it.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlencode
 
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
-from attention import MAX_CHARS
+from attention import MAX_CHARS, MAX_TOKENS
+from attention.phonebook import DEFAULT_BOOK
 from attention.pretrained.common import MODELS
 from attention.training import HEADS, LEARNING_RATES, RUN_LENGTHS, TASKS
-from ui.matrix_editor import LINK_PATTERN, MAX_EDITS_CHARS
-from ui.settings import DEFAULT_D_MODEL
+from ui.matrix_editor import LINK_PATTERN, LINK_STATE, MAX_EDITS_CHARS
+from ui.settings import D_MODEL_RANGE, DEFAULT_D_MODEL, DEFAULT_SEED, DEFAULT_SENTENCE, MAX_SEED, SHOWN
 from viz.labels import markdown_text
 
 PRESET_LABELS = {"random": "Seeded random", "identity": "Identity (W = I)"}  # the URL carries the label
@@ -30,6 +36,11 @@ MODEL_LABELS = {name: info.title for name, info in MODELS.items()}
 TEMPERATURES = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 PHONEBOOK_TEMPERATURES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
 PHONEBOOK_QUERY_CHARS = 200  # a name to look up; the box cuts a longer paste to this
+PHONEBOOK_QUERY = "Jindrich"
+BOOK_CELL_CHARS = 200  # a phonebook's name or number, in a link
+MAX_BOOK_ROWS = 60  # rows of a phonebook in a link (the lookup reads the first 50 usable ones)
+BOOK_STATE = "_pb_book"  # the session key of the phonebook's rows, as the link writes them
+CROSS_SOURCE, CROSS_TARGET = "This forum is awesome", "Ce forum est génial"
 
 
 def _whole(low: int, high: int) -> Callable[[str], bool]:
@@ -91,58 +102,191 @@ def _edited_cells(text: str) -> bool:
     return len(text) <= MAX_EDITS_CHARS and LINK_PATTERN.fullmatch(text) is not None
 
 
-# Every query parameter a lesson binds, and what it accepts. Keep in step with the widgets.
-SPECS: dict[str, Callable[[str], bool]] = {
-    "sentence": _text(MAX_CHARS),
-    "seed": _whole(0, 999_999),
-    "d_model": _whole(2, 16),
-    "positional": _boolean,
-    "causal": _boolean,
-    "d_k": _whole(1, 16),
-    "preset": _one_of(tuple(PRESET_LABELS.values())),
-    "present": _boolean,
-    "step": _whole(1, 8),
-    "all_steps": _boolean,
-    "stage": _whole(1, 3),
-    "parts_compare": _boolean,
-    "ca_source": _text(MAX_CHARS),
-    "ca_target": _text(MAX_CHARS),
-    "ca_preset": _one_of(tuple(CROSS_PRESET_LABELS.values())),
-    "ca_dk": _whole(1, 16),
-    "query": _text(100),  # "3 · sat": the option as shown; Streamlit drops one that matches no token
-    "heads": _whole(1, 16),
-    "dk_demo": _whole(1, 512),
-    "temperature": _one_of(TEMPERATURES),
-    "pb_query": _text(PHONEBOOK_QUERY_CHARS),
-    "pb_temperature": _one_of(PHONEBOOK_TEMPERATURES),
-    "rel_dk": _whole(2, 8),
-    "w": _edited_cells,
-    "lt_task": _one_of(tuple(TASK_LABELS.values())),
-    "lt_heads": _one_of(HEADS),
-    "lt_opt": _one_of(tuple(OPTIMIZER_LABELS.values())),
-    "lt_lr": _one_of(LEARNING_RATES),
-    "lt_steps": _one_of(RUN_LENGTHS),
-    "lt_run": _boolean,
-    "lt_step": _whole(0, max(RUN_LENGTHS)),  # a step the run did not keep falls back to the last one
-    "lt_example": _whole(1, 6),
-    "lt_head": _whole(1, max(HEADS)),  # a head the run does not have falls back to head 1
-    "rm_model": _one_of(tuple(MODEL_LABELS.values())),
-    "rm_layer": _whole(1, max(info.layers for info in MODELS.values())),
-    "rm_head": _whole(1, max(info.heads for info in MODELS.values())),
-    "rm_step": _whole(1, 9),  # the decoder has a RoPE step
-    "rm_off": _head,  # repeated: ?rm_off=L19+H7&rm_off=L18+H4 (a head the model lacks is dropped on its page)
-    "rm_sink": _boolean,
-    "gen_count": _whole(1, 20),
-    "gen_step": _whole(1, 19),
-    "gen_layer": _whole(1, 30),
-    "gen_head": _whole(1, 9),
+def _query(text: str) -> bool:
+    """a token's position, such as 3 (or 3 · sat, as older links wrote it)"""
+    found = re.fullmatch(r"([0-9]{1,2})( · .{0,100})?", text, flags=re.DOTALL)
+    return found is not None and 1 <= int(found[1]) <= MAX_TOKENS
+
+
+def _strength(text: str) -> bool:
+    """a number from 0 to 5 in steps of 0.25"""
+    try:
+        value = float(text)
+    except ValueError:
+        return False
+    return re.fullmatch(r"[0-9.]{1,6}", text) is not None and 0 <= value <= 5 and (value * 4).is_integer()
+
+
+def _book(text: str) -> bool:
+    """a phonebook: a JSON list of up to 60 [name, number] pairs of text"""
+    try:
+        rows = json.loads(text)
+    except ValueError:
+        return False
+    return (isinstance(rows, list) and len(rows) <= MAX_BOOK_ROWS and all(
+        isinstance(r, list) and len(r) == 2 and all(isinstance(c, str) and len(c) <= BOOK_CELL_CHARS for c in r)
+        for r in rows))
+
+
+ALWAYS = object()  # a setting whose default depends on other settings: written into the link whenever it is set
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting a link holds: what its text may be (``check``, whose docstring names it), how the text
+    becomes the widget's value and back, and the default left out of the link (``ALWAYS``: never left
+    out, for a default that depends on other settings, such as the number of heads).
+
+    ``source``: the session key that holds the value, when it is not a widget's (the hand-edited cells,
+    the phonebook's rows); ``many``: the link repeats it, one value each (heads switched off)."""
+
+    check: Callable[[str], bool]
+    read: Callable[[str], Any] = str
+    show: Callable[[Any], str] = str
+    default: Any = ALWAYS
+    source: str | None = None
+    many: bool = False
+
+    def key_of(self, key: str) -> str:
+        return self.source or key
+
+
+def _flag(default: bool) -> Setting:
+    return Setting(_boolean, lambda t: t.lower() == "true", lambda v: "true" if v else "false", default)
+
+
+def _number(low: int, high: int, default: Any = ALWAYS) -> Setting:
+    return Setting(_whole(low, high), int, lambda v: str(int(v)), default)
+
+
+def _position(low: int, high: int, default: Any = 0) -> Setting:
+    """A choice counted from 0 on the page (a token, a head, a page of layers) and from 1 in the link."""
+    return Setting(_whole(low, high), lambda t: int(t) - 1, lambda v: str(int(v) + 1), default)
+
+
+def _labelled(labels: dict[str, str], default: str) -> Setting:
+    names = {label: name for name, label in labels.items()}
+    return Setting(_one_of(tuple(labels.values())), names.__getitem__, labels.__getitem__, default)
+
+
+def _choice(options: tuple, default: Any) -> Setting:
+    kind = type(options[0])
+    return Setting(_one_of(options), kind, str, default)
+
+
+QUERY = Setting(_query, lambda t: int(re.match(r"[0-9]+", t)[0]) - 1, lambda v: str(int(v) + 1), 0)
+
+# Every setting a link holds, in the order a link writes them. Keep in step with the widgets: a widget
+# takes its default from here (``default``), and tests/test_links.py checks that every widget a page
+# draws is a setting of that page or a display-only control (DISPLAY_ONLY).
+SETTINGS: dict[str, Setting] = {
+    # the sidebar, on every lesson
+    "sentence": Setting(_text(MAX_CHARS), default=DEFAULT_SENTENCE),
+    "seed": _number(0, MAX_SEED, DEFAULT_SEED),
+    "d_model": _number(*D_MODEL_RANGE, DEFAULT_D_MODEL),
+    "positional": _flag(False),
+    "causal": _flag(False),
+    # the walkthrough
+    "d_k": _number(1, 16, 4),
+    "preset": _labelled(PRESET_LABELS, "random"),
+    "present": _flag(False),
+    "step": _number(1, 8, 1),
+    "all_steps": _flag(False),
+    "query": QUERY,
+    "w": Setting(_edited_cells, default=None, source=LINK_STATE),
+    # attention from its parts
+    "stage": _number(1, 3, 1),
+    "parts_compare": _flag(True),
+    # cross-attention
+    "ca_source": Setting(_text(MAX_CHARS), default=CROSS_SOURCE),
+    "ca_target": Setting(_text(MAX_CHARS), default=CROSS_TARGET),
+    "ca_preset": _labelled(CROSS_PRESET_LABELS, "random"),
+    "ca_dk": _number(1, 16, 8),
+    # multi-head attention
+    "heads": _number(1, 16),  # its default (2, or 1 for an odd d_model) depends on d_model: always written
+    "open_head": _position(1, 16),
+    "head_step": _number(3, 8, 3),
+    "head-query": QUERY,
+    # why √d_k
+    "dk_demo": _number(1, 512, 64),
+    "temperature": _choice(TEMPERATURES, 1.0),
+    # the phonebook
+    "pb_query": Setting(_text(PHONEBOOK_QUERY_CHARS), default=PHONEBOOK_QUERY),
+    "pb_temperature": _choice(PHONEBOOK_TEMPERATURES, 0.2),
+    "book": Setting(_book, json.loads, lambda rows: json.dumps(rows, ensure_ascii=False, separators=(",", ":")),
+                    default=[list(row) for row in DEFAULT_BOOK], source=BOOK_STATE),
+    # similar is not relevant
+    "rel_dk": _number(2, 8, 2),
+    "rel_query": _position(1, MAX_TOKENS),
+    "rel_target": _position(1, MAX_TOKENS, ALWAYS),  # its default, the third token, depends on the sentence
+    "rel_strength": Setting(_strength, float, lambda v: f"{float(v):g}", 2.0),
+    # watch a head learn
+    "lt_task": _labelled(TASK_LABELS, "previous"),
+    "lt_heads": _choice(HEADS, 1),
+    "lt_opt": _labelled(OPTIMIZER_LABELS, "adam"),
+    "lt_lr": _choice(LEARNING_RATES, 0.01),
+    "lt_steps": _choice(RUN_LENGTHS, 300),
+    "lt_run": _flag(False),
+    "lt_step": _number(0, max(RUN_LENGTHS)),  # a step the run did not keep falls back to the last one
+    "lt_example": _number(1, 6, 1),
+    "lt_head": _number(1, max(HEADS), 1),  # a head the run does not have falls back to head 1
+    "lt_head_step": _number(3, 8, 3),
+    "lt-head-query": QUERY,
+    # a real model
+    "rm_model": _labelled(MODEL_LABELS, "minilm"),
+    "rm_layers": _position(1, 5),
+    "rm_layer": _number(1, max(info.layers for info in MODELS.values()), 1),
+    "rm_head": _number(1, max(info.heads for info in MODELS.values()), 1),
+    "rm_step": _number(1, 9),  # opens on the scores, step 5 or 6 (the decoder has a RoPE step): always written
+    "rm_off": Setting(_head, default=[], many=True),  # ?rm_off=L19+H7&rm_off=L18+H4
+    "rm_sink": _flag(False),
+    "rm-query": QUERY,
+    # writing with a cache
+    "gen_count": _number(1, 20, 8),
+    "gen_step": _number(1, 19),  # the last step by default: depends on what was written
+    "gen_layer": _number(1, 30, 1),
+    "gen_head": _number(1, 9, 1),
+}
+SHARED_SETTINGS = ("sentence", "seed", "d_model", "positional", "causal")
+PAGE_SETTINGS = {  # a page's own settings, by its address (ui.navigation.url_path)
+    "": ("d_k", "preset", "present", "step", "all_steps", "query", "w"),
+    "multihead": ("heads", "open_head", "head_step", "head-query"),
+    "scaling": ("dk_demo", "temperature"),
+    "phonebook": ("pb_query", "pb_temperature", "book"),
+    "relevance": ("rel_dk", "rel_query", "rel_target", "rel_strength"),
+    "parts": ("stage", "parts_compare"),
+    "cross": ("ca_source", "ca_target", "ca_preset", "ca_dk"),
+    "learn": ("lt_task", "lt_heads", "lt_opt", "lt_lr", "lt_steps", "lt_run", "lt_step", "lt_example", "lt_head",
+              "lt_head_step", "lt-head-query"),
+    "real_model": ("rm_model", "rm_layers", "rm_layer", "rm_head", "rm_step", "rm_off", "rm_sink", "rm-query"),
+    "generate": ("gen_count", "gen_step", "gen_layer", "gen_head"),
+    "classmode": (),
+}
+# Controls that change how a page is displayed, not its numbers: the link leaves them out, and the share
+# box says so. Regular expressions over widget keys.
+DISPLAY_ONLY = (
+    r".*lines(-highlight|-view-highlight)?",  # the lines view of α and its highlighted token
+    r"(.*-)?sums-(scores|softmax|output)", r"editor", r"lt-steps", r"ex-panel", r"mh-ex-panel",  # panels opened
+    r"(mh-)?ex-.*",  # answers to the questions (the score is the session's)
+    r"walkthrough_settings", r"shared_settings", r"share",  # the boxes the settings are in
+    r"new_seed", r"prev_step", r"next_step", r"next_step_end", r"first_step_end",  # buttons that set a setting
+    r"export_matrix", r"download-.*",  # downloads
+    r"edit-.*", r"w_(q|k|v).*",  # the editor's grids and paste boxes: their result is the link's w
+    r"book_editor",  # the phonebook's table: its rows are the link's book
+    r"rm_scan_layers", r"rm_scan", r"rm_induction", r"rm_induction_off", r"rm_gallery_\d+", r"rm_back",  # actions
+    r"lt_train", r"gen_measure", r"sentence_back",  # actions: train, time the steps, take one's sentence back
+    r"cm_.*", r"view-.*",  # class mode's own controls, the views' own state (a click sets a setting)
+)
+PRIVATE = {"teach", "me", "follow"}
+NOT_SETTINGS = {  # what else a link may hold: class mode's keys, never a lesson's setting
     "class": _class_code,  # a student's join link
     "teach": _teacher_secret,  # the teacher's link; never in a shared link (share_link leaves it out)
     "me": _student_id,  # a student in class mode (so a page that reconnects elsewhere is the same student)
     "follow": _boolean,  # a lesson in a student's class-mode frame: its sidebar starts closed
 }
-PRIVATE = {"teach", "me", "follow"}
-LISTS = {"rm_off"}  # settings a link repeats, one value each; every value is checked
+# Every query parameter a link may hold, and what it accepts
+SPECS: dict[str, Callable[[str], bool]] = {key: s.check for key, s in SETTINGS.items()} | NOT_SETTINGS
+LISTS = {key for key, s in SETTINGS.items() if s.many}
 
 
 def check_link(params: dict[str, str | list[str]]) -> dict[str, str]:
@@ -176,39 +320,100 @@ def _short(text: str) -> str:
 
 
 def clean_link() -> None:
-    """Before any widget exists: remove from the URL every setting a lesson can't use, and say which.
+    """Once a session, before any widget exists: remove from the URL every part a lesson can't use, say
+    which, and set the session's settings from the rest (``SETTINGS``' ``read``).
 
-    A bound widget is seeded from the URL before the page's code can look at the value, and some
-    values make that raise (``?seed=inf``); others would be dropped without a word. Each run checks
-    (a cheap look at a handful of strings); only a URL with a bad part gets a message.
+    Only the session's first run reads the URL; from then on the session's settings are the truth and
+    every run writes them into the URL (``write_link``). So a value that would make a widget raise
+    (``?seed=inf``) never reaches one, and a setting is never dropped without a word.
     """
-    problems = check_link(link())
-    for key in list(problems):
-        try:
-            del st.query_params[key]
-        except StreamlitAPIException:  # bound to a widget drawn in an earlier run: the URL follows the widget
-            held = st.session_state.get(key)
-            values = held if isinstance(held, list) else [held]
-            if held is not None and all(SPECS[key](str(v).lower() if isinstance(v, bool) else str(v)) for v in values):
-                del problems[key]  # the widget's own value is usable (a box that cut a long paste): the page says
-            else:  # what it needs to; otherwise the widget starts again from its default
-                st.session_state.pop(key, None)
+    first = not st.session_state.get("_link_read")
+    st.session_state["_link_read"] = True
+    # later runs check only class mode's own keys, which its pages write by hand (a typed class code)
+    problems = check_link(url() if first else {k: v for k, v in url().items() if k in NOT_SETTINGS})
+    for key in problems:
+        del st.query_params[key]
+    if not first:
+        _say(problems)
+        return
+    linked = st.session_state.setdefault("_linked", set())  # ui.components.forget_stale_choice names them
+    for key, text in url().items():
+        setting = SETTINGS.get(key)
+        if setting is not None:
+            linked.add(key)
+            texts = text if isinstance(text, list) else [text]
+            st.session_state[setting.key_of(key)] = [setting.read(t) for t in texts] if setting.many else \
+                setting.read(texts[-1])
+    _say(problems)
+
+
+def _say(problems: dict[str, str]) -> None:
     if problems:
         st.warning("Some settings in this link could not be used:\n\n"
                    + "\n".join(f"- {markdown_text(p)}" for p in problems.values()), icon=":material/link_off:")
 
 
-def link() -> dict[str, str | list[str]]:
-    """The URL's settings: each a value, or (a repeated one, LISTS) its values."""
+def book_in_link(rows: list[tuple[object, object]]) -> bool:
+    """Keep the phonebook's rows (the editor's, cells as typed) where the link reads them: rows with a name or a
+    number, as text. False when the link had to cut some (more than MAX_BOOK_ROWS rows, or a longer cell)."""
+    def text(cell: object) -> str:
+        return "" if cell is None or (isinstance(cell, float) and cell != cell) else str(cell)
+    kept = [[text(name), text(phone)] for name, phone in rows if text(name) or text(phone)]
+    cut = [[name[:BOOK_CELL_CHARS], phone[:BOOK_CELL_CHARS]] for name, phone in kept[:MAX_BOOK_ROWS]]
+    st.session_state[BOOK_STATE] = cut
+    return cut == kept
+
+
+def url() -> dict[str, str | list[str]]:
+    """The URL's query as it is: each parameter a value, or (a repeated one, LISTS) its values."""
     return {k: st.query_params.get_all(k) if k in LISTS else v for k, v in st.query_params.to_dict().items()}
+
+
+def default(key: str) -> Any:
+    """A setting's default: the widget's default, and the value a link leaves out."""
+    value = SETTINGS[key].default
+    assert value is not ALWAYS, f"{key}'s default depends on other settings"
+    return value
+
+
+def link(page: str | None = None) -> dict[str, str | list[str]]:
+    """The lesson's link: every setting of the sidebar and of ``page`` (this run's page when None) that the
+    session holds, in ``SETTINGS``' order, each as the link writes it; a setting at its default is left out."""
+    if page is None:
+        page = st.session_state.get("_page", "")
+    shown = st.session_state.get(SHOWN, {})  # a sentence the lesson could not show: the one it shows instead
+    out: dict[str, str | list[str]] = {}
+    for key in (*SHARED_SETTINGS, *PAGE_SETTINGS.get(page, ())):
+        setting = SETTINGS[key]
+        held = shown[key] if key in shown else st.session_state.get(setting.key_of(key))
+        if held is None or (setting.default is not ALWAYS and held == setting.default):
+            continue
+        out[key] = [setting.show(v) for v in held] if setting.many else setting.show(held)
+    return out
+
+
+def write_link() -> None:
+    """At the end of a run: the URL becomes this run's link (class mode's own keys kept), so that the address
+    bar, the share box and a class's frame all hold exactly the settings the page shows."""
+    current = url()
+    wanted = {k: v for k, v in current.items() if k not in SETTINGS} | link()
+    if wanted != current:
+        st.query_params.from_dict(wanted)
+
+
+SHOWN_NOTE = "Text the lesson could not show is not in it: the link holds the sentence the lesson shows."
+LINK_KEEPS = ("The link keeps every setting that changes the numbers, the open step and the chosen query or head. "
+              "It leaves out how the page is displayed (open panels, the lines view) and your answers.")
 
 
 def share_link() -> None:
     """The current lesson's link with every setting in it, in a box with a copy button."""
     base = st.context.url or "http://127.0.0.1:8501/"
-    query = urlencode({k: v for k, v in link().items() if k in SPECS and k not in PRIVATE}, doseq=True)
+    query = urlencode({k: v for k, v in link().items() if k not in PRIVATE}, doseq=True)
     # In a popover: its content is drawn only when opened, so the code box's syntax highlighter
     # (1.6 MB of JavaScript) loads only for a learner who wants the link (issue 9).
     with st.popover("Share this lesson", icon=":material/share:", width="stretch", key="share"):
-        st.caption("The link reproduces every setting (copy button on the right). The address bar holds it too.")
+        st.caption(LINK_KEEPS + " Copy it with the button on the right; the address bar holds it too.")
+        if st.session_state.get(SHOWN):
+            st.caption(SHOWN_NOTE)
         st.code(base + ("?" + query if query else ""), language=None, wrap_lines=True)

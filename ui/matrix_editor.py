@@ -136,7 +136,7 @@ def paste_block(name: str, current: npt.ArrayLike, text: str) -> tuple[np.ndarra
     return m, notes, []
 
 
-LINK_KEY = "w"  # the query parameter that carries hand-edited cells
+LINK_STATE = "_w_link"  # the session key that holds the hand-edited cells as a link writes them (w=…)
 LINK_PATTERN = re.compile(r"[QKV]\d{1,2}\.\d{1,2}:[^;:]{1,25}(;[QKV]\d{1,2}\.\d{1,2}:[^;:]{1,25})*")
 # The longest w=… the app can write: every cell of three 16 × 16 matrices, "Q16.16:" and 25 characters each.
 MAX_EDITS_CHARS = 3 * 16 * 16 * (len("Q16.16:") + 25 + 1)
@@ -202,7 +202,7 @@ def _state(preset: Projections, basis: tuple) -> EditState:
         state = EditState(basis=basis, matrices={})
         _reset(state, preset)
         st.session_state[_STATE] = state
-        link = st.query_params.get(LINK_KEY)
+        link = st.session_state.get(LINK_STATE)  # the link's w=…, read by ui.links on the session's first run
         if link:
             cells, state.notes = decode_edits(link, np.asarray(preset[0]).shape)
             for name, r, c, value in cells:
@@ -219,11 +219,8 @@ def _state(preset: Projections, basis: tuple) -> EditState:
 
 
 def _sync_link(state: EditState, preset: Projections) -> None:
-    """Keep the edited cells in the URL, so that a copied link carries them."""
-    if state.edited:
-        st.query_params[LINK_KEY] = encode_edits(state.matrices, preset)
-    elif LINK_KEY in st.query_params:
-        del st.query_params[LINK_KEY]
+    """Keep the edited cells where the link reads them (ui.links writes them into the URL as w=…)."""
+    st.session_state[LINK_STATE] = encode_edits(state.matrices, preset) if state.edited else None
 
 
 def _edits(state: EditState) -> Projections | None:

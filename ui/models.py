@@ -14,6 +14,7 @@ import streamlit as st
 
 from attention.pretrained import MODELS, load
 from attention.pretrained.gallery import INDUCTION_HEAD, INDUCTION_HEADS, induction_prompt
+from ui.settings import replace_sentence
 from viz import pretrained as P
 
 LAYERS_PER_PAGE = 6  # the every-head view of the decoder's 30 layers, a page at a time
@@ -50,10 +51,24 @@ def next_of(name: str, sentence: str):
 
 
 def open_head(sentence: str, model: str, layer: int, head: int) -> None:
-    """A button's callback: the sentence into the sidebar box, the head (from 0) into the pickers."""
-    st.session_state["sentence"] = sentence
+    """A button's callback: the sentence into the sidebar box (the learner's own is kept, and the sidebar
+    offers it back: ui.settings), the head (from 0) into the pickers."""
+    replace_sentence(sentence)
     st.session_state["rm_model"] = model
     pick_head(layer, head)
+
+
+def same_step(steps, model: str) -> None:
+    """Before the real model's step picker: after a switch of model, open the step with the same name as
+    the one shown (the decoder has a RoPE step after Q, K, V, so a step's number means another step
+    there); where the other model has no such step (RoPE), its scores. ``_rm_step_of`` is (model, title)
+    of the step the page showed last."""
+    shown = st.session_state.get("_rm_step_of")
+    if not shown or shown[0] == model:
+        return
+    titles = [title for title, _, _ in steps]
+    scores = next(k for k, title in enumerate(titles) if title.startswith("Scores"))
+    st.session_state["rm_step"] = (titles.index(shown[1]) if shown[1] in titles else scores) + 1
 
 
 def pick_head(layer: int, head: int) -> None:
@@ -81,17 +96,18 @@ def head_options(info) -> list[str]:
 
 def heads_switched_off(info) -> frozenset:
     """The heads switched off: the multiselect "rm_off" drawn further down the page (bound to the link
-    as "L19 H7" labels), read now so that the every-head view can mark them; before the widget exists
-    (a link's first run), the link's values. Labels this model does not have are left out."""
-    chosen = st.session_state["rm_off"] if "rm_off" in st.session_state else st.query_params.get_all("rm_off")
+    as "L19 H7" labels), read now so that the every-head view can mark them. Labels this model does not
+    have are left out."""
+    chosen = st.session_state.get("rm_off")  # a link's, set by ui.links before the widget exists
     options = set(head_options(info))
     return frozenset(P.head_of_label(c) for c in chosen or [] if c in options)
 
 
 def switch_off_induction_heads(seed: int) -> None:
-    """A button's callback: SmolLM2, an induction prompt (the seed picks its words) in the sidebar, and
-    the five induction heads switched off; the every-head view turned to the demo head's layers."""
-    st.session_state["sentence"] = induction_prompt(seed)[0]
+    """A button's callback: SmolLM2, an induction prompt (the seed picks its words) in the sidebar (the
+    learner's own sentence is kept, and offered back), and the five induction heads switched off; the
+    every-head view turned to the demo head's layers."""
+    replace_sentence(induction_prompt(seed)[0])
     st.session_state["rm_model"] = "smollm2"
     st.session_state["rm_off"] = [P.head_label(layer, head) for layer, head in INDUCTION_HEADS]
     st.session_state["rm_layers"] = INDUCTION_HEAD[0] // LAYERS_PER_PAGE  # the view shows the demo head's layer
@@ -120,3 +136,14 @@ def generation_of(prompt: str, count: int):
 @st.cache_data(max_entries=8, max_size="40MB", show_spinner=False)
 def step_trace_of(prompt: str, count: int, step: int, layer: int, head: int):
     return model_named("smollm2").step_trace(generation_of(prompt, count), step, layer, head)
+
+
+TIMED_LENGTHS = (1, 2, 4, 8, 16, 32, 64, 128)  # tokens read; 128 is the most the lesson's model reads here
+
+
+@st.cache_data(max_entries=1, show_spinner=False)
+def step_timings() -> list[tuple[float, float]]:
+    """SmolLM2's cached step and whole pass timed at each of TIMED_LENGTHS on this server (~5 s on an idle
+    2-core machine): measured once a process, and shown to every learner who asks (it says when)."""
+    model = model_named("smollm2")
+    return [model.step_seconds(n) for n in TIMED_LENGTHS]

@@ -37,14 +37,11 @@ def step_controls(*, presenting: bool = False) -> int:
     """Previous / "Go to step" menu / Next; returns the open step (1-based)."""
     if presenting:
         st.html(PRESENTER_CSS)
-    if "step" not in st.session_state and "step" not in st.query_params and "w" in st.query_params:
-        st.session_state["step"] = EDITOR_STEP  # a link with hand-edited cells opens on the editor
     left, middle, right = st.columns([3, 4, 3], vertical_alignment="bottom")  # room for "Next  PageDown"
-    with middle:  # first: on a link's first run the step exists only once this widget has read the URL
-        # no format_func: a bound selectbox writes the option as shown into the link, and "step=3" is the
-        # link we want; the step's header right below names it
+    with middle:
         step = st.selectbox(f"Go to step (of {len(STEPS)})", range(1, len(STEPS) + 1), key="step",
-                            bind="query-params", help="Jump to any step; the open step is part of the link.")
+                            format_func=_title, persist_state="session",
+                            help="Jump to any step; the open step is part of the link.")
     current = int(step or 1)
     left.button("Previous", key="prev_step", on_click=_move, args=(-1,), disabled=current <= 1,
                 icon=":material/arrow_back:", width="stretch", shortcut="PageUp")

@@ -1,6 +1,7 @@
-"""The settings every lesson shares, drawn once in the sidebar by app.py and kept in the URL.
+"""The settings every lesson shares, drawn once in the sidebar by app.py and kept in the link.
 
-Widget keys are also the URL's query-parameter names, so a copied link reproduces the lesson.
+Widget keys are also the URL's query-parameter names (ui/links.py reads the URL into them once a
+session and writes them back at the end of every run), so a copied link reproduces the lesson.
 """
 
 from __future__ import annotations
@@ -40,21 +41,38 @@ def _new_seed() -> None:
     st.session_state["seed"] = random.choice([s for s in range(10_000) if s != current])
 
 
-def _seed_from_link() -> None:
-    """The seed is kept in the URL by hand, not with bind="query-params": Streamlit seeds a bound
-    number_input with int(float(text)), which raises OverflowError for "inf" or "1e400" before any
-    of our code can look (Streamlit 1.67). ``ui.links.clean_link`` has already removed a bad value."""
-    if "_seed_read" not in st.session_state:
-        st.session_state["_seed_read"] = True
-        if "seed" in st.query_params:
-            st.session_state["seed"] = int(st.query_params["seed"])
+REPLACED = "_replaced_sentence"  # (the learner's sentence, the example that replaced it)
 
 
-def _seed_to_link(seed: int) -> None:
-    if int(seed) == DEFAULT_SEED:
-        st.query_params.pop("seed", None)
-    elif st.query_params.get("seed") != str(int(seed)):
-        st.query_params["seed"] = str(int(seed))
+def replace_sentence(example: str) -> None:
+    """A callback's: put an example into the sentence box, and keep the learner's own sentence so that the
+    sidebar can say what happened and offer it back (in every lesson: the sentence is shared)."""
+    mine = st.session_state.get("sentence", DEFAULT_SENTENCE)
+    if mine != example:
+        earlier = st.session_state.get(REPLACED)
+        # a second example after the first: the learner's sentence is still the one they typed
+        own = earlier[0] if earlier and earlier[1] == mine else mine
+        st.session_state[REPLACED] = (own, example)
+    st.session_state["sentence"] = example
+
+
+def _restore_sentence() -> None:
+    own, _ = st.session_state.pop(REPLACED)
+    st.session_state["sentence"] = own
+
+
+def _replaced_notice(sb, sentence: str) -> None:
+    """While the box holds an example a button put there: say so, and offer the learner's sentence back."""
+    replaced = st.session_state.get(REPLACED)
+    if not replaced:
+        return
+    own, example = replaced
+    if sentence != example:  # the learner has typed since: their text is the sentence now
+        del st.session_state[REPLACED]
+        return
+    sb.info(f"An example replaced your sentence, “{markdown_text(own[:80])}{'…' if len(own) > 80 else ''}”, "
+            "in every lesson.", icon=":material/swap_horiz:")
+    sb.button("Back to my sentence", key="sentence_back", on_click=_restore_sentence, width="stretch")
 
 
 def draw_shared_sidebar() -> Shared:
@@ -62,26 +80,24 @@ def draw_shared_sidebar() -> Shared:
     sb = st.sidebar
     sb.title("Attention Lab")
     sentence = text_box(  # longer text could never be shown, and would make links too long to open
-        "Sentence", key="sentence", limit=MAX_CHARS, container=sb, value=DEFAULT_SENTENCE, bind="query-params",
+        "Sentence", key="sentence", limit=MAX_CHARS, container=sb, value=DEFAULT_SENTENCE, persist_state="session",
         help=f"Words and punctuation become tokens; at most {MAX_TOKENS} tokens and {MAX_CHARS:,} characters.",
     )
-    _seed_from_link()
+    _replaced_notice(sb, sentence)
     seed = sb.number_input(
-        "Seed", min_value=0, max_value=MAX_SEED, value=DEFAULT_SEED, step=1, key="seed",
+        "Seed", min_value=0, max_value=MAX_SEED, value=DEFAULT_SEED, step=1, key="seed", persist_state="session",
         help="The same seed always gives the same embeddings and random matrices.",
     )
-    _seed_to_link(seed)
     sb.button("New random seed", key="new_seed", on_click=_new_seed, width="stretch")
     with settings_popover("Sizes, encodings and mask", key="shared_settings"):
-        d_model = st.slider(
-            "d_model (embedding size)", *D_MODEL_RANGE, value=DEFAULT_D_MODEL, key="d_model", bind="query-params"
-        )
+        d_model = st.slider("d_model (embedding size)", *D_MODEL_RANGE, value=DEFAULT_D_MODEL, key="d_model",
+                            persist_state="session")
         positional = st.toggle(
-            "Add positional encodings", value=False, key="positional", bind="query-params",
+            "Add positional encodings", value=False, key="positional", persist_state="session",
             help="Sinusoidal encodings from the original Transformer paper, added to the embeddings.",
         )
         causal = st.toggle(
-            "Causal mask (decoder)", value=False, key="causal", bind="query-params",
+            "Causal mask (decoder)", value=False, key="causal", persist_state="session",
             help="A decoder may not look at later tokens: query i attends only to tokens 1 … i.",
         )
     sb.caption(f"d_model {d_model} · positional encodings {'on' if positional else 'off'} · "
@@ -117,12 +133,18 @@ def trace_or_explain(shared: Shared, trace: Callable[..., T], **options) -> T:
                  causal=shared.causal, **options)
 
 
+SHOWN = "_shown"  # a box's key -> the text the lesson shows this run, when that is not the box's (ui/links.py)
+
+
 def usable_sentence(text: str, *, memory: str, default: str, label: str = "",
-                    check: Callable[[str], object] = tokenize) -> str:
+                    check: Callable[[str], object] = tokenize, box: str = "sentence") -> str:
     """``text`` if it can be shown; otherwise a message saying why, and the last text that could,
     remembered under the session key ``memory`` (``default`` before there was one). ``label`` names
     the box in the message when a page has more than one; ``check`` raises SentenceError for text it
-    can't take (the lessons' tokenizer, or a real model's)."""
+    can't take (the lessons' tokenizer, or a real model's).
+
+    The text shown is what the link holds for ``box`` (the box's key), so that a link reproduces the
+    lesson on screen, not text it could not show; the share box says so."""
     try:
         check(text)
     except SentenceError as error:
@@ -130,6 +152,7 @@ def usable_sentence(text: str, *, memory: str, default: str, label: str = "",
         prefix = f"{label}: " if label else ""
         st.warning(f"{prefix}{markdown_text(str(error))}\n\nUntil then the lesson shows the last sentence that "
                    f"worked: “{markdown_text(last)}”.", icon="✏️")
+        st.session_state.setdefault(SHOWN, {})[box] = last
         return last
     st.session_state[memory] = text
     return text

@@ -26,8 +26,9 @@ def _store() -> tuple[OrderedDict[TrainingConfig, Run], threading.Lock, dict[Tra
 
 
 def start_training() -> None:
-    """The Train button's callback: in the link, so that a shared link trains the same run when opened."""
-    st.query_params["lt_run"] = "true"
+    """The Train button's callback: in the link (ui.links, lt_run), so that a shared link trains the same run
+    when opened."""
+    st.session_state["lt_run"] = True
 
 
 def finished_run(config: TrainingConfig) -> Run | None:

@@ -7,11 +7,9 @@ Every key gets a prefix, so the same steps can appear twice in one app without c
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
 from attention import AttentionTrace
 from ui import components as ui
@@ -44,16 +42,12 @@ def _tokens(trace: AttentionTrace, p: str) -> None:
     ui.matrix(F.tokens_figure(trace), T.token_frame(trace), f"{p}tokens", decimals=None, names=("", "position"))
 
 
-def _choose_query(labels: list[str], *, to_step_8: bool):
+def _choose_query(*, to_step_8: bool):
     """What a click on a query (a row, or a cell of it) does: that query is step 8's, and the
-    walkthrough shown one step at a time opens step 8, where its output is built. The link gets it at
-    once: the query box, not drawn on the step clicked, is not bound to the URL then (Streamlit would
-    write it only one run later)."""
+    walkthrough shown one step at a time opens step 8, where its output is built (the link follows at the
+    end of the run, ui.links.write_link)."""
     def chosen(choice: dict) -> None:
-        row = int(choice["row"])
-        st.session_state["query"] = row
-        with contextlib.suppress(StreamlitAPIException):  # bound (all steps on one page): the box writes it
-            st.query_params["query"] = f"{row + 1} · {labels[row]}"  # the option as the box shows it
+        st.session_state["query"] = int(choice["row"])
         if to_step_8:
             st.session_state["step"] = len(STEPS)
     return chosen
@@ -64,8 +58,7 @@ def _query_choice(trace: AttentionTrace, p: str) -> dict:
     steps; a trained or a real head opened elsewhere keeps its own step menu)."""
     if p:
         return {}
-    chosen = _choose_query(token_labels(trace.tokens), to_step_8=not st.session_state.get("all_steps"))
-    return {"choose": "row", "on_choice": chosen}
+    return {"choose": "row", "on_choice": _choose_query(to_step_8=not st.session_state.get("all_steps"))}
 
 
 def _embeddings(trace: AttentionTrace, p: str) -> None:
@@ -208,7 +201,7 @@ def _output(trace: AttentionTrace, p: str) -> None:
     if trace.queries is None:
         i = st.selectbox(
             "Query token i", options=range(n), format_func=lambda q: f"{q + 1} · {labels[q]}", key=f"{p}query",
-            bind=None if p else "query-params",  # the walkthrough's query is part of the link
+            persist_state="session",  # part of the link, also while another step is open (ui/links.py)
             help="Pick the token whose output you want to build. Arrow keys work once the box has focus.",
         )
         i = i if i is not None and i < n else 0

@@ -1,5 +1,5 @@
-"""The walkthrough page's flow: one step at a time or all eight, the hand editor in step 3, exercises
-and downloads. The page (lessons/walkthrough.py) draws its controls and calls these.
+"""The walkthrough page's flow: one step at a time or all eight, the hand editor in step 3, the questions
+each step's numbers answer, and downloads. The page (lessons/walkthrough.py) draws its controls and calls these.
 
 Functions here, not in the page: a function defined in a page script keeps that run's globals in a
 reference cycle that only a full garbage collection frees (see ui/models.py).
@@ -13,7 +13,7 @@ import streamlit as st
 
 from attention import AttentionTrace, Projections, trace_self_attention
 from ui import components as ui
-from ui.exercises import exercise_panel
+from ui.exercises import step_questions
 from ui.exports import export_panel
 from ui.matrix_editor import current_edits, edited_projections
 from ui.presenter import EDITOR_STEP, next_step_button, step_controls
@@ -45,7 +45,7 @@ def editor(choice: Choice) -> Projections | None:
     # lazy: a closed editor builds no grids (and the browser loads no grid code for it)
     # open at first for a link with edited cells; fixed for the session: a changed ``expanded`` is a new
     # element to Streamlit, which then closed the editor on the next run after "Reset to the preset"
-    opened_by_link = st.session_state.setdefault("_editor_opened_by_link", "w" in st.query_params)
+    opened_by_link = st.session_state.setdefault("_editor_opened_by_link", bool(st.session_state.get("_w_link")))
     with ui.lazy_expander("Edit W_Q, W_K, W_V by hand", key="editor", icon=":material/edit:",
                           expanded=opened_by_link) as box:
         edits = (edited_projections if box.open else current_edits)(choice.matrices, basis=choice.basis)
@@ -55,26 +55,30 @@ def editor(choice: Choice) -> Projections | None:
     return edits
 
 
-def one_step(choice: Choice, step: int) -> AttentionTrace:
-    """The open step only; the editor only when step 3 is open."""
+def one_step(choice: Choice, step: int, *, questions: bool = True) -> AttentionTrace:
+    """The open step only; the editor only when step 3 is open; then the questions its numbers answer."""
     step_intro(step)
     edits = editor(choice) if step == EDITOR_STEP else current_edits(choice.matrices, basis=choice.basis)
     if edits is not None and step != EDITOR_STEP:
         st.caption("Using your hand-edited W_Q, W_K, W_V (step 3 has the editor).")
     trace = choice.trace(edits)
     render_steps(trace, first=step, last=step, intro=False)
+    if questions:
+        step_questions(trace, step)
     return trace
 
 
 def every_step(choice: Choice) -> AttentionTrace:
-    """All eight steps on one page, as a printed handout would have them (slower to draw)."""
+    """All eight steps on one page, as a printed handout would have them (slower to draw), each with its
+    questions."""
     steps_1_2 = st.container()
     step_intro(EDITOR_STEP)
     trace = choice.trace(editor(choice))
     with steps_1_2:
         render_steps(trace, last=2)
-    render_steps(trace, first=EDITOR_STEP, last=EDITOR_STEP, intro=False)
-    render_steps(trace, first=EDITOR_STEP + 1)
+    for step in range(EDITOR_STEP, len(STEPS) + 1):
+        render_steps(trace, first=step, last=step, intro=step != EDITOR_STEP)
+        step_questions(trace, step)
     return trace
 
 
@@ -82,8 +86,7 @@ def lesson(choice: Choice) -> None:
     """The title and intro, the exercises, the steps, and the downloads."""
     st.title("Self-attention, step by step")
     ui.lesson("walkthrough/00_intro")
-    exercises = st.container()  # filled once the trace exists: the editor in step 3 may change it
-    all_steps = st.toggle("All steps on one page", key="all_steps", bind="query-params",
+    all_steps = st.toggle("All steps on one page", key="all_steps", persist_state="session",
                           help=f"Draw all {len(STEPS)} steps at once, one under the other (slower to draw), "
                                "instead of one step at a time.")
     if all_steps:
@@ -92,11 +95,9 @@ def lesson(choice: Choice) -> None:
         step = step_controls()
         trace = one_step(choice, step)
         next_step_button(step)
-    with exercises:
-        exercise_panel(trace)
     export_panel(trace)
 
 
 def present(choice: Choice) -> None:
     """Presenter mode: the open step in large type, without the intro, exercises and downloads."""
-    one_step(choice, step_controls(presenting=True))
+    one_step(choice, step_controls(presenting=True), questions=False)  # a class answers in class mode

@@ -19,13 +19,14 @@ RIGHT = "#009e73"  # Okabe–Ito bluish green: the right answer, after the revea
 def question_record(q: Question) -> dict:
     """A generated question as the class stores it (JSON)."""
     return {"key": q.key, "prompt": q.prompt, "options": list(q.options), "answer": q.answer, "also": list(q.also),
-            "explanation": q.explanation}
+            "explanation": q.explanation, "low": q.low, "high": q.high}
 
 
 def is_right(question: dict, answer: str) -> bool:
     """As the lessons' exercises judge it: a chosen key (or an exactly tied one), or a number to two decimals."""
     q = Question(question.get("key", ""), question["prompt"], tuple(question["options"]), question["answer"],
-                 question.get("explanation", ""), tuple(question.get("also", ())))
+                 question.get("explanation", ""), tuple(question.get("also", ())), low=question.get("low"),
+                 high=question.get("high"))
     return q.is_correct(answer if q.options else float(answer))
 
 

@@ -1,4 +1,14 @@
-"""Predict-then-reveal exercises generated from a trace: the same sentence and seed give the same set.
+"""Predict-then-reveal questions generated from a trace: the same lesson state gives the same set.
+
+Each question belongs to a step of the walkthrough (``step``): it asks what the numbers on screen at that
+step let a learner reason out, and a later step (``reveals``) shows the answer. Nothing asks a learner to
+guess a seeded random number before it is shown:
+
+- step 3 (X is [n × d_model], W_Q is [d_model × d_k]): what shape is Q?
+- step 6 (the scaled scores Z, masked ones −∞): which key will the softmax give the largest weight (softmax
+  keeps the order of a row), and one α computed from row i of Z (its numbers are rounded, so every answer
+  that rounded scores can give counts); and what the causal mask makes of the first token's output;
+- step 7 (α): whose value vector gets the largest share of the output (out_i = Σ_j α_ij v_j).
 
 Pure functions: the expected answers come from the engine's trace, never from the page.
 """
@@ -14,6 +24,9 @@ from attention import AttentionTrace
 from viz import arithmetic
 from viz.labels import format_number, token_labels
 
+MASK_OPTIONS = ("its own value vector v_1", "the average of all the value vectors", "the zero vector",
+                "the same as without the mask")
+
 
 @dataclass(frozen=True)
 class Question:
@@ -23,19 +36,33 @@ class Question:
     answer: str | float
     explanation: str  # why, with the numbers on the page
     also: tuple[str, ...] = ()  # other choices that are exactly as right (keys tied with the answer)
+    step: int = 0  # the walkthrough step whose numbers it asks about (0: any)
+    reveals: int = 0  # the step that shows the answer
+    low: float | None = None  # a number answer: every value from ``low`` to ``high`` counts (to two decimals)
+    high: float | None = None
 
     def is_correct(self, response: str | float | None) -> bool:
         if response is None:
             return False
         if self.options:
             return response == self.answer or response in self.also
-        return abs(float(response) - float(self.answer)) <= 0.005 + 1e-9  # "to two decimals"
+        value = float(response)
+        if not np.isfinite(value):
+            return False
+        low = float(self.answer) if self.low is None else self.low
+        high = float(self.answer) if self.high is None else self.high
+        return low - 0.005 - 1e-9 <= value <= high + 0.005 + 1e-9  # "to two decimals"
 
 
 def lesson_id(trace: AttentionTrace) -> str:
-    """A short id of the lesson state the questions are about."""
-    text = f"{trace.sentence}\x00{trace.seed}\x00{trace.d_model}\x00{trace.d_k}\x00{trace.causal}\x00{trace.preset}"
-    return hashlib.blake2b(text.encode(), digest_size=4).hexdigest()
+    """A short id of the lesson state the questions are about: everything that changes an answer (the
+    tokens, X, W_Q, W_K, W_V, the temperature and the mask), so a hand edit is a new lesson."""
+    digest = hashlib.blake2b(digest_size=4)
+    digest.update("\x00".join(trace.tokens).encode())
+    for m in (trace.x, trace.w_q, trace.w_k, trace.w_v):
+        digest.update(np.ascontiguousarray(m, dtype=np.float64).tobytes())
+    digest.update(f"{trace.temperature}\x00{trace.causal}".encode())
+    return digest.hexdigest()
 
 
 def most_attended(row: np.ndarray) -> tuple[int, ...]:
@@ -45,49 +72,113 @@ def most_attended(row: np.ndarray) -> tuple[int, ...]:
     return tuple(int(j) for j in np.flatnonzero(row >= top - 1e-12 * max(1.0, top)))
 
 
-def clear_at_shown_precision(row: np.ndarray) -> bool:
-    """Whether the table, at two decimals, shows every key that is not tied with the best as smaller."""
-    best = most_attended(row)
-    shown_top = format_number(float(row.max()))
-    return all(format_number(float(a)) != shown_top for j, a in enumerate(row) if j not in best)
+def clear_at_shown_precision(row: np.ndarray, allowed: np.ndarray | None = None) -> bool:
+    """Whether a table at two decimals shows every key that is not tied with the best as smaller (masked keys,
+    shown as −∞ or —, are never the best)."""
+    allowed = np.ones(row.shape, dtype=bool) if allowed is None else allowed
+    values = np.where(allowed, row, -np.inf)
+    best = most_attended(values)
+    shown_top = format_number(float(values.max()))
+    return all(format_number(float(a)) != shown_top for j, a in enumerate(values) if j not in best and allowed[j])
 
 
 def make_questions(trace: AttentionTrace) -> list[Question]:
-    """Questions about this trace: the most attended key (only for a row whose answer the table shows
-    clearly; every exactly tied key is right), one α to two decimals, the shape of Q, and what the
-    causal mask does to the first token."""
+    """Every question about this trace, in the order of their steps (class mode lists them all; the walkthrough
+    asks each at its step: ``questions_for_step``)."""
     n, labels = trace.n, token_labels(trace.tokens)
     lid = lesson_id(trace)
     rng = np.random.default_rng(int(lid, 16))
     i, j = int(rng.integers(n)), int(rng.integers(n))
-    questions = []
-    clear = [r for r in range(n) if clear_at_shown_precision(trace.weights[r])]
+    if trace.causal:
+        j = min(j, i)  # a key query i may see
+    questions = [_shape_question(trace, lid)]
+    # rows whose winner the two-decimal tables show: the scaled scores (step 6) and α (step 7) alike
+    clear = [r for r in range(n) if clear_at_shown_precision(trace.masked_scores[r], trace.mask[r])
+             and clear_at_shown_precision(trace.weights[r], trace.mask[r])]
     if clear:
-        r = clear[int(rng.integers(len(clear)))] if i not in clear else i
-        questions.append(_most_question(trace, r, lid, labels))
-    questions.append(Question(
-        key=f"{lid}-alpha", prompt=f"What is α for query “{labels[i]}” and key “{labels[j]}”, to two decimals?",
-        options=(), answer=round(float(trace.weights[i, j]), 2),
-        explanation=_alpha_written_out(trace, i, j),
-    ))
-    shapes = dict.fromkeys([f"{n} × {trace.d_k}", f"{n} × {trace.d_model}", f"{trace.d_model} × {trace.d_k}",
-                            f"{n} × {n}", f"{trace.d_k} × {n}"])
-    questions.append(Question(
-        key=f"{lid}-shape", prompt="What shape is Q?", options=tuple(shapes), answer=f"{n} × {trace.d_k}",
-        explanation=f"Q = X·W_Q: [{n} × {trace.d_model}]·[{trace.d_model} × {trace.d_k}] = [{n} × {trace.d_k}], "
-                    f"one query of d_k = {trace.d_k} numbers per token.",
-    ))
-    first = labels[0]
-    questions.append(Question(
-        key=f"{lid}-mask",
-        prompt=f"With the causal mask on, what does the output of the first token, “{first}”, become?",
-        options=("its own value vector v_1", "the average of all the value vectors", "the zero vector",
-                 "the same as without the mask"),
-        answer="its own value vector v_1",
-        explanation=f"The first token may attend only to itself, so α_1,1 = 1 and every other weight is 0: "
-                    f"out_1 = 1·v_1 = [{', '.join(format_number(x) for x in trace.v[0])}].",
-    ))
+        r = i if i in clear else clear[int(rng.integers(len(clear)))]
+        questions.append(_winner_question(trace, r, lid, labels))
+    questions.append(_alpha_question(trace, i, j, lid, labels))
+    questions.append(_mask_question(trace, lid, labels))
+    if clear:
+        r = clear[int(rng.integers(len(clear)))]
+        questions.append(_value_question(trace, r, lid, labels))
     return questions
+
+
+def questions_for_step(trace: AttentionTrace, step: int) -> list[Question]:
+    return [q for q in make_questions(trace) if q.step == step]
+
+
+def _shape_question(trace: AttentionTrace, lid: str) -> Question:
+    n, d_model, d_k = trace.n, trace.d_model, trace.d_k
+    shapes = dict.fromkeys([f"{n} × {d_k}", f"{n} × {d_model}", f"{d_model} × {d_k}", f"{n} × {n}", f"{d_k} × {n}"])
+    return Question(
+        key=f"{lid}-shape", prompt=f"X is [{n} × {d_model}] and W_Q is [{d_model} × {d_k}]. What shape is Q = X·W_Q?",
+        options=tuple(shapes), answer=f"{n} × {d_k}", step=3, reveals=4,
+        explanation=f"Q = X·W_Q: [{n} × {d_model}]·[{d_model} × {d_k}] = [{n} × {d_k}], one query of d_k = {d_k} "
+                    "numbers per token.",
+    )
+
+
+def _tied(trace: AttentionTrace, best: tuple[int, ...], labels: list[str], what: str) -> str:
+    names = " and ".join(f"“{labels[j]}” (column {j + 1})" for j in best)
+    words = {trace.tokens[j] for j in best}
+    why = (f"they are the same word, “{trace.tokens[best[0]]}”, and without positional encodings equal words have "
+           "equal embeddings, so equal keys and equal scores" if len(words) == 1 and trace.positional_encoding is None
+           else f"their keys give this query exactly the same {what}")
+    return f"on {names}, an exact tie: {why}. Each of them is a right answer."
+
+
+def _winner_question(trace: AttentionTrace, i: int, lid: str, labels: list[str]) -> Question:
+    """Step 6: which key wins α, from row i of the scaled scores (softmax keeps a row's order)."""
+    z = np.where(trace.mask[i], trace.masked_scores[i], -np.inf)
+    best = most_attended(z)
+    shown = ", ".join(format_number(float(x)) for x in z)
+    explanation = (f"Row {i + 1} of Z is [{shown}]. The softmax keeps the order of a row (e^z grows with z), so the "
+                   f"largest scaled score, {format_number(float(z[best[0]]))}, gets the largest weight: ")
+    if len(best) == 1:
+        explanation += (f"“{labels[best[0]]}” (column {best[0] + 1}), with α = "
+                        f"{format_number(float(trace.weights[i, best[0]]))} in step 7.")
+    else:
+        explanation += _tied(trace, best, labels, "score") + (
+            f" Their weights in step 7 are equal, {format_number(float(trace.weights[i, best[0]]))} each.")
+    return Question(
+        key=f"{lid}-most", prompt=f"Which key will the softmax give the largest weight in row {i + 1}, the query "
+                                  f"“{labels[i]}”?",
+        options=tuple(labels), answer=labels[best[0]], also=tuple(labels[j] for j in best[1:]), step=6, reveals=7,
+        explanation=explanation,
+    )
+
+
+def _alpha_range(trace: AttentionTrace, i: int, j: int) -> tuple[float, float]:
+    """The α_ij a learner gets from row i of Z as the table shows it (two decimals): each shown z stands for
+    every value that rounds to it, and α_ij grows with z_ij and falls with the others, so the extremes are
+    reached at the ends of the rounding intervals."""
+    allowed = trace.mask[i]
+    z = np.asarray(arithmetic.shown(np.where(allowed, trace.masked_scores[i], 0.0)), dtype=np.float64)
+
+    def alpha(z_ij: float, others: float) -> float:
+        row = np.where(allowed, z + others, -np.inf)
+        row[j] = z_ij
+        e = np.exp(row - row.max())
+        return float(e[j] / e.sum())
+
+    return alpha(z[j] - 0.005, +0.005), alpha(z[j] + 0.005, -0.005)
+
+
+def _alpha_question(trace: AttentionTrace, i: int, j: int, lid: str, labels: list[str]) -> Question:
+    """Step 6: one α computed from row i of Z."""
+    low, high = _alpha_range(trace, i, j)
+    return Question(
+        key=f"{lid}-alpha",
+        prompt=f"From row {i + 1} of Z (the query “{labels[i]}”), compute α for the key “{labels[j]}” to two "
+               "decimals: e^z of its score over the sum of e^z of the row (masked keys, −∞, give 0).",
+        options=(), answer=round(float(trace.weights[i, j]), 2), low=low, high=high, step=6, reveals=7,
+        explanation=_alpha_written_out(trace, i, j) + (
+            " The table's scores are rounded to two decimals, so an answer from "
+            f"{format_number(low)} to {format_number(high)} counts."),
+    )
 
 
 def _alpha_written_out(trace: AttentionTrace, i: int, j: int) -> str:
@@ -101,22 +192,61 @@ def _alpha_written_out(trace: AttentionTrace, i: int, j: int) -> str:
             f" {arithmetic.relation(d)} {format_number(trace.weights[i, j])}.")
 
 
-def _most_question(trace: AttentionTrace, i: int, lid: str, labels: list[str]) -> Question:
-    row = trace.weights[i]
-    best = most_attended(row)
-    top = format_number(float(row[best[0]]))
-    explanation = f"Row {i + 1} of α is [{', '.join(format_number(a) for a in row)}]; the largest weight, {top}, "
-    if len(best) == 1:
-        explanation += f"is on “{labels[best[0]]}” (column {best[0] + 1})."
-    else:
-        names = " and ".join(f"“{labels[j]}” (column {j + 1})" for j in best)
-        words = {trace.tokens[j] for j in best}
-        why = (f"they are the same word, “{trace.tokens[best[0]]}”, and without positional encodings equal words "
-               "have equal embeddings, so equal keys and equal scores" if len(words) == 1 and
-               trace.positional_encoding is None else "their keys give this query exactly the same score")
-        explanation += f"is on {names}, an exact tie: {why}. Each of them is a right answer."
+def _mask_question(trace: AttentionTrace, lid: str, labels: list[str]) -> Question:
+    """Step 6: the first token's output under a causal mask. Options that are the same vector on this
+    sentence (one token; a repeated word without positional encodings) are all right."""
+    v = trace.v  # [n, d_k]
+    unmasked = np.exp(trace.scaled_scores[0] - trace.scaled_scores[0].max())
+    vectors = {MASK_OPTIONS[0]: v[0], MASK_OPTIONS[1]: v.mean(axis=0), MASK_OPTIONS[2]: np.zeros_like(v[0]),
+               MASK_OPTIONS[3]: (unmasked / unmasked.sum()) @ v}
+    scale = 1e-9 * max(1.0, float(np.abs(v).max()))
+    same = tuple(o for o in MASK_OPTIONS[1:] if np.allclose(vectors[o], v[0], rtol=0, atol=scale))
+    explanation = (f"The first token may attend only to itself, so α_1,1 = 1 and every other weight is 0: "
+                   f"out_1 = 1·v_1 = [{', '.join(format_number(x) for x in v[0])}].")
+    if same:
+        explanation += (" On this sentence " + " and ".join(f"“{o}”" for o in same)
+                        + (" is" if len(same) == 1 else " are") + " the same vector, so "
+                        + ("it is" if len(same) == 1 else "they are") + " right too"
+                        + (": there is only one token." if trace.n == 1 else "."))
     return Question(
-        key=f"{lid}-most", prompt=f"Which key does the query “{labels[i]}” (row {i + 1}) attend to most?",
-        options=tuple(labels), answer=labels[best[0]], also=tuple(labels[j] for j in best[1:]),
+        key=f"{lid}-mask",
+        prompt=f"With the causal mask on, what does the output of the first token, “{labels[0]}”, become?",
+        options=MASK_OPTIONS, answer=MASK_OPTIONS[0], also=same, step=6, reveals=8, explanation=explanation,
+    )
+
+
+def _value_question(trace: AttentionTrace, i: int, lid: str, labels: list[str]) -> Question:
+    """Step 7: whose value vector gets the largest share of out_i."""
+    row = np.where(trace.mask[i], trace.weights[i], -np.inf)
+    best = most_attended(row)
+    shown = ", ".join("—" if not ok else format_number(float(a)) for a, ok in zip(trace.weights[i], trace.mask[i],
+                                                                                  strict=True))
+    explanation = (f"out_{i + 1} = Σ_j α_{i + 1},j v_j, and row {i + 1} of α is [{shown}]: the largest weight, "
+                   f"{format_number(float(trace.weights[i, best[0]]))}, is ")
+    explanation += (f"on “{labels[best[0]]}” (column {best[0] + 1}), so its value vector gets the largest share."
+                    if len(best) == 1 else _tied(trace, best, labels, "weight"))
+    return Question(
+        key=f"{lid}-value",
+        prompt=f"Whose value vector gets the largest share of the output of the query “{labels[i]}” (row {i + 1})?",
+        options=tuple(labels), answer=labels[best[0]], also=tuple(labels[j] for j in best[1:]), step=7, reveals=8,
         explanation=explanation,
     )
+
+
+def head_questions(n: int, d_model: int, heads: int, lid: str) -> list[Question]:
+    """The multi-head page's questions, asked before its numbers: the shapes a split into h heads gives."""
+    d_k = d_model // heads
+    one = dict.fromkeys([f"{n} × {d_k}", f"{n} × {d_model}", f"{d_model} × {d_k}", f"{n} × {n}"])
+    concat = dict.fromkeys([f"{n} × {d_model}", f"{n} × {d_k}", f"{heads} × {n}", f"{n} × {heads * d_model}"])
+    return [
+        Question(key=f"{lid}-head-q", prompt=f"d_model = {d_model} is split into h = {heads} heads. What shape is one "
+                                             "head's Q?",
+                 options=tuple(one), answer=f"{n} × {d_k}",
+                 explanation=f"Each head gets d_k = d_model / h = {d_model} / {heads} = {d_k} columns of W_Q, so its "
+                             f"Q = X·W_Q is [{n} × {d_model}]·[{d_model} × {d_k}] = [{n} × {d_k}]."),
+        Question(key=f"{lid}-concat", prompt=f"The {heads} heads' outputs are put side by side. What shape is "
+                                             "Concat(head outputs)?",
+                 options=tuple(concat), answer=f"{n} × {d_model}",
+                 explanation=f"{heads} outputs of [{n} × {d_k}] side by side: [{n} × {heads} · {d_k}] = "
+                             f"[{n} × {d_model}], back to d_model columns, which W_O [{d_model} × {d_model}] mixes."),
+    ]

@@ -74,25 +74,96 @@ def cache_figure(gen, matrix: np.ndarray, title: str) -> svg.Svg:
 
 def same_text(gen) -> str:
     """Markdown, measured on the learner's prompt: how far the cached run is from recomputing."""
+    if not gen.steps:  # one token written: it came from the prompt's pass, the same pass both ways
+        return ("With one token written there is no cached step: the token came from the prompt's pass, which is the "
+                "same pass both ways. Write two or more to compare the cached numbers with the recomputed ones.")
     largest = float(np.abs(gen.recomputed_logits).max())
     return (f"Measured on your prompt: the largest difference between a logit with the cache and the same logit "
             f"recomputed over the whole sequence is **{gen.logits_difference:.1e}** (the logits reach "
-            f"{largest:.1f}), and between the α rows **{gen.weights_difference:.1e}**. Both ways compute the same "
-            "sums; float32 rounds them a little differently when they are added in another order.")
+            f"{largest:.1f}), and between the α rows of the {len(gen.steps)} cached steps and the recomputed ones "
+            f"**{gen.weights_difference:.1e}**. Both ways compute the same sums; float32 rounds them a little "
+            "differently when they are added in another order.")
 
 
 def work_text(gen, multiply_adds: Callable[..., int]) -> str:
-    """Markdown, measured: the work and time of the cached steps against recomputing, summed."""
-    steps = range(gen.prompt, len(gen.ids) - 1)  # positions read by cached steps
-    if not len(steps):
+    """Markdown: the table's rows after the first, added up as the table shows them (millions of multiply-adds to
+    one decimal, ms whole), and what the two ratios say."""
+    frame = written_frame(gen, multiply_adds).iloc[1:]
+    if frame.empty:
         return "Write at least two tokens to compare the work: the first comes from the prompt's pass either way."
-    cached = sum(multiply_adds(t, cached=True) for t in steps)
-    whole = sum(multiply_adds(t, cached=False) for t in steps)
-    ms_cached = 1000 * sum(gen.seconds_cached[1:])
-    ms_whole = 1000 * sum(gen.seconds_recomputed[1:])
-    return (f"Measured on your prompt, for the {len(steps)} tokens after the first: **{cached:,}** multiply-adds with "
-            f"the cache against **{whole:,}** recomputing ({whole / cached:.1f}×), and {ms_cached:.0f} ms against "
-            f"{ms_whole:.0f} ms on this server.")
+    tenths = [sum(round(float(x.replace(",", "")) * 10) for x in frame[c]) for c in ("cache: M mult-adds",
+                                                                                    "whole: M mult-adds")]
+    ms = [int(frame[c].sum()) for c in ("cache: ms", "whole: ms")]
+    fewer = f"{tenths[1] / tenths[0]:.1f}" if tenths[0] else "–"
+    faster = f"{ms[1] / ms[0]:.1f}×" if ms[0] else "more"
+    return (f"The table's {len(frame)} rows after the first add up to **{tenths[0] / 10:,.1f}** million multiply-adds "
+            f"with the cache against **{tenths[1] / 10:,.1f}** million recomputing: {fewer}× fewer. In time it was "
+            f"{ms[0]:,} ms against {ms[1]:,} ms here, {faster} faster: the time saves less than the arithmetic "
+            "(measure a step's time below to see why).")
+
+
+def growth_text(multiply_adds: Callable[..., int], work_parts: Callable[[int], tuple[int, int]],
+                positions: range) -> str:
+    """Markdown, from the model's shapes: how the work of a step grows with the position t it reads, with the
+    cache and without, over the positions this text's steps read (``positions``, from 0)."""
+    first, last = positions[0], positions[-1]
+    fixed, _ = work_parts(first)
+    per_key = work_parts(first + 1)[1] - work_parts(first)[1]
+    grown = (multiply_adds(last, cached=True) - multiply_adds(first, cached=True)) / multiply_adds(first, cached=True)
+    whole_first, whole_last = multiply_adds(first, cached=False), multiply_adds(last, cached=False)
+    # one more token read, its pairs aside: the pass over positions 0 and 1 less the one over 0, less the 3 new pairs
+    per_token = multiply_adds(1, cached=False) - multiply_adds(0, cached=False) - 3 * per_key
+    return (f"**How the work grows.** With the cache, a step does **{fixed:,}** multiply-adds whatever its position "
+            f"(the new token's projections, W_O, MLP and the unembedding), plus {per_key:,} for each key its queries "
+            f"read: from position {first + 1} to {last + 1} that part added {100 * grown:.1f} % to a step, so the "
+            f"column stays nearly flat. Without the cache a step repeats the whole pass: {per_token:,} more for each "
+            f"token read, and its query-key pairs, from {whole_first / 1e6:,.1f} to {whole_last / 1e6:,.1f} million "
+            "here. Its one "
+            f"part that grows like t², the scores of every pair of tokens, is "
+            f"{100 * _pairs_share(multiply_adds, work_parts, last):.1f} % of the last pass: at these lengths the "
+            "recomputation grows about linearly with the length, and so does what the cache saves.")
+
+
+def _pairs_share(multiply_adds: Callable[..., int], work_parts: Callable[[int], tuple[int, int]], t: int) -> float:
+    """The share of a whole pass over t + 1 tokens spent on its (t + 1)² query-key pairs."""
+    per_pair = work_parts(0)[1]  # one query against one key, in every layer and head (position 0: one key)
+    return per_pair * (t + 1) ** 2 / multiply_adds(t, cached=False)
+
+
+def timing_frame(lengths: list[int], seconds: list[tuple[float, float]], multiply_adds: Callable[..., int],
+                 weight_bytes: int, cache_bytes: Callable[[int], int]) -> pd.DataFrame:
+    """Measured here, per number of tokens read: the work, the bytes read and the time of a cached step and of a
+    whole pass (median seconds of a few runs)."""
+    return pd.DataFrame({
+        "cache: M mult-adds": [multiply_adds(n - 1, cached=True) / 1e6 for n in lengths],
+        "whole: M mult-adds": [multiply_adds(n - 1, cached=False) / 1e6 for n in lengths],
+        "cache: MB read": [(weight_bytes + cache_bytes(n - 1)) / 1e6 for n in lengths],
+        "whole: MB read": [weight_bytes / 1e6] * len(lengths),
+        "cache: ms": [1000 * c for c, _ in seconds],
+        "whole: ms": [1000 * w for _, w in seconds],
+    }, index=pd.Index(lengths, name="tokens read"))
+
+
+PAYS = 1.5  # "pays": a whole pass takes at least this many times as long as a cached step
+
+
+def pays_text(lengths: list[int], seconds: list[tuple[float, float]], multiply_adds: Callable[..., int],
+              weight_bytes: int) -> str:
+    """Markdown, measured: what dominates a step's time, and from which length on a whole pass takes at least
+    PAYS times as long as a cached step on this server (at that length and every longer one measured)."""
+    ratios = [w / c for c, w in seconds]
+    work = [multiply_adds(n - 1, cached=False) / multiply_adds(n - 1, cached=True) for n in lengths]
+    pays = next((n for k, n in enumerate(lengths) if all(r >= PAYS for r in ratios[k:])), None)
+    shown = [k for k, n in enumerate(lengths) if n in (8, lengths[-1])] or [len(lengths) - 1]
+    said = (f"**Why the time saves less.** Both ways read all of the model's weights once a step, "
+            f"**{weight_bytes / 1e6:,.0f} MB** here (float32), and a cached step reads its cache's rows besides. At "
+            "these lengths reading the weights, not the arithmetic, takes most of a step's time: a whole pass over "
+            + " and over ".join(f"{lengths[k]} tokens did {work[k]:.1f}× the multiply-adds of a cached step in "
+                                f"{ratios[k]:.1f}× its time" for k in shown) + " (the table has every length). ")
+    if pays is None:
+        return said + f"In this run a whole pass never took {PAYS}× as long as a cached step from some length on."
+    return said + (f"Measured here, from {pays} token{'s' if pays > 1 else ''} on a whole pass takes at least {PAYS}× "
+                   "as long as a cached step, and the longer the text, the more the cache saves.")
 
 
 def step_label(gen, step: int) -> str:

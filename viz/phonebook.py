@@ -63,18 +63,20 @@ def answers_frame(result: Lookup) -> pd.DataFrame:
 def weight_decimals(result: Lookup) -> int:
     """The decimals the weights α are shown with (3 at least): as many as it takes for Σ_j α_j v_j of the
     shown α and the book's digits to give the soft answer as shown, at two decimals, in every position
-    (``viz.arithmetic``'s rule). The digits are whole numbers, exact at any decimals."""
+    (``viz.arithmetic``'s rule; negative where no decimals do: the answer then says ≈). The digits are
+    whole numbers, exact at any decimals."""
     d = arithmetic.together(lambda d: arithmetic.products_add_up(result.weights, result.values.T, result.soft,
                                                                   max(d, 3)))
-    return max(abs(d), 3)
+    return max(abs(d), 3) * (1 if d > 0 else -1)
 
 
 def soft_answer(result: Lookup) -> str:
     """The soft answer written out (Markdown), at the two decimals of the answers table."""
     shown = " ".join(format_number(d) for d in result.soft)
     decimals = weight_decimals(result)
-    return (f"**Soft answer**: Σ α_j v_j = [{shown}], a blend of every number in the book (its α are in the table "
-            f"below, to {decimals} decimals: multiply each by its name's digits and add).")
+    return (f"**Soft answer**: Σ α_j v_j {arithmetic.relation(decimals)} [{shown}], a blend of every number in the "
+            f"book (its α are in the table below, to {abs(decimals)} decimals: multiply each by its name's digits "
+            "and add).")
 
 
 def hard_answer(result: Lookup) -> str:

@@ -234,8 +234,12 @@ def change_figure(before: np.ndarray, after: np.ndarray, layers: range) -> svg.S
     return layer_head_figure(change_frame(before, after, layers), title, weights=True, top=1.0)
 
 
+TILE_NUMBER = ("The number: this head's mean weight on the first token, over every row but the first (a decoder's "
+               "first row can only look at the first token). Click to open it.")
+
+
 def first_token_share(weights: np.ndarray, layers: range) -> list[list[float | None]]:
-    """Each tile's mean weight on the first token (over the rows after the first), for its tooltip."""
+    """Each tile's mean weight on the first token (over the rows after the first: TILE_NUMBER), for its tooltip."""
     w = np.asarray(weights[layers.start:layers.stop], dtype=np.float64)  # [layers, heads, n, n]
     if w.shape[-1] < 2:
         return [[None] * w.shape[1] for _ in range(w.shape[0])]

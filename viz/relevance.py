@@ -6,7 +6,7 @@ import numpy as np
 import numpy.typing as npt
 
 from attention import AttentionTrace
-from attention.relevance import self_matches
+from attention.relevance import Lead, Nudge, self_matches
 from viz import arithmetic as A
 from viz import svg
 from viz.labels import markdown_text, token_labels
@@ -66,3 +66,38 @@ def similarity_summary(trace: AttentionTrace, *, most: int = 3) -> str:
     more = f" (and {len(others) - most} more)" if len(others) > most else ""
     return (text + " In the other rows a longer vector wins: " + "; ".join(named) + more
             + ". A dot product grows with length, so “most similar” by dot product is not “the same”.")
+
+
+def nudge_text(nudge: Nudge, before: npt.ArrayLike, after: npt.ArrayLike, i: int, t: int, labels: list[str]) -> str:
+    """What the rank-1 change of W_Q did, as Markdown with the page's numbers (labels escaped)."""
+    query, target = markdown_text(labels[i]), markdown_text(labels[t])
+    before, after = np.asarray(before), np.asarray(after)
+    if nudge.lead.possible:
+        direction = (f"a direction in which k_{t + 1}'s score rises above every other key's score "
+                     f"(ĝ·k_{t + 1} > ĝ·k_j), far enough that “{target}”'s scaled score gains at least the strength "
+                     "on each of them")
+    else:
+        direction = f"the direction of k_{t + 1} minus the keys “{query}” already looked at"
+    return (f"**What changed.** W_Q gained the rank-1 matrix ΔW = η · x_{i + 1}ᵀ ĝ / ‖x_{i + 1}‖² "
+            f"(η = {A.text(nudge.step)}, its largest entry {A.text(float(np.abs(nudge.delta).max()), 3)}). It moves "
+            f"q_{i + 1} by η along ĝ, {direction}. α(“{query}” → “{target}”) went from "
+            f"**{A.text(before[i, t])}** to **{A.text(after[i, t])}**. Another query j moved by "
+            f"η (x_j·x_{i + 1} / ‖x_{i + 1}‖²) along ĝ: not at all if its embedding is at right angles to the chosen "
+            "one's, the full η if it is the same vector (a repeated token without positional encodings). W_K, W_V "
+            "and the keys are unchanged.")
+
+
+def no_lead_text(lead: Lead, i: int, t: int, labels: list[str], d_k: int) -> str:
+    """Why no change of W_Q can make query i attend most to key t (Markdown, labels escaped): k_t is a mix of the
+    other keys, so its score is the same mix of theirs and never above them all."""
+    query, target = markdown_text(labels[i]), markdown_text(labels[t])
+    used = [int(j) for j in np.argsort(-lead.mix) if lead.mix[j] > 1e-9]
+    d = abs(int(A.sums(lead.mix[used], 1.0)))  # the weights as written add up to 1.00
+    mix = " + ".join(f"{A.text(lead.mix[j], d)}·k(“{markdown_text(labels[j])}”)" for j in used)
+    return (f"**No query at all can make “{query}” attend most to “{target}” here.** Its key is a mix of the other "
+            f"keys: k(“{target}”) ≈ {mix}, weights that add up to 1. A query's score for it is then the same mix of "
+            "its scores for those keys, so in every direction one of them scores at least as high. In d_k = "
+            f"{d_k}, “{target}”'s key is not a corner of the keys' outline"
+            + (" (the arrows below show it)." if d_k == 2 else ".")
+            + " The change follows the direction in which its weight first rises fastest, and stops where it peaks. "
+            "A larger d_k gives the keys room to stick out.")

@@ -483,6 +483,44 @@ class SmolLM2:
         attention = 2 * heads * d_head * pairs  # q·k for each pair, then α·v
         return self.info.layers * (rows * per_token + attention) + d * self.embedding.shape[0]
 
+    def work_parts(self, t: int) -> tuple[int, int]:
+        """The multiply-adds of a cached step at position t, split: (what every step does whatever t is: this
+        token's projections, W_O, MLP and the unembedding; what grows with t: its query against t + 1 keys)."""
+        total = self.multiply_adds(t, cached=True)
+        growing = self.info.layers * 2 * self.info.heads * self.info.d_head * (t + 1)
+        return total - growing, growing
+
+    def weight_bytes(self) -> int:
+        """Bytes of weights a step reads, with the cache or without: every layer's matrices and norms, the
+        final norm, and the embedding (read as the unembedding, tied); float32, as they are kept here."""
+        return sum(w.nbytes for layer in self.layers for w in layer) + self.norm_out.nbytes + self.embedding.nbytes
+
+    def cache_bytes_read(self, t: int) -> int:
+        """Bytes of cached keys and values a cached step at position t reads: t + 1 rows of K and of V, in
+        every layer and key/value head (float32)."""
+        return 2 * self.info.layers * self.kv_heads * (t + 1) * self.info.d_head * 4
+
+    def step_seconds(self, length: int, repeats: int = 3) -> tuple[float, float]:
+        """Measured here: the median seconds of (a cached step reading the token at position length − 1, a
+        pass over all ``length`` tokens), on a fixed sequence of the vocabulary's first ordinary ids. The
+        cache for the step is filled before the clock starts, as generation does."""
+        ids = [int(i) for i in (np.arange(length) * 7919 % 40000 + 1000)]  # ordinary tokens, no specials
+        layers, kv, d = self.info.layers, self.kv_heads, self.info.d_head
+        self.forward_ids(ids[:1], [])  # the weights in memory before any clock (see ``generate``)
+        cached, whole = [], []
+        for _ in range(repeats):
+            keys = np.zeros((layers, kv, length, d), dtype=np.float32)
+            values = np.zeros_like(keys)
+            if length > 1:
+                self.forward_ids(ids[:-1], [], keys, values)
+            t0 = time.perf_counter()
+            self.cached_step(ids[-1], length - 1, keys, values)
+            cached.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            self.forward_ids(ids, [])
+            whole.append(time.perf_counter() - t0)
+        return float(np.median(cached)), float(np.median(whole))
+
     def top(self, logits: Array, k: int = 5) -> list[tuple[str, float]]:
         p = softmax(logits)  # float64
         return [(self.show(self.vocabulary[i]), float(p[i])) for i in np.argsort(-p)[:k]]

@@ -65,7 +65,7 @@ def test_link_parameters_are_named_literally(open_page):
 
 def test_matrix_cells_from_a_link_are_refused_literally(open_page):
     cells = "Q1.1:**Session expired**;K1.1:[a](//evil.example);V1.1:$\\rule{9em}{9em}$"
-    page = open_page("/?" + urlencode({"w": cells}), ".st-key-table-w_q table")  # a link with edits opens step 3
+    page = open_page("/?" + urlencode({"w": cells, "step": "3"}), ".st-key-table-w_q table")  # step 3: the editor
     requests = watch_requests(page)
     page.wait_for_selector("[data-testid=stAlertContainer]:has-text('is not a number')")
     assert_inert(page, requests, shown=("**Session expired**", "[a](//evil.example)", r"$\rule{9em}{9em}$"))
@@ -103,7 +103,7 @@ def test_the_longest_link_the_app_can_write_opens_again(open_page):
     edited = {name: np.asarray(w) - 3.3333333333333335e-05 for name, w in zip(NAMES, preset, strict=True)}
     cells = encode_edits(edited, preset)
     sentence = "𝔸" * 1000  # 1,000 characters, 4 bytes each in UTF-8
-    params = {"sentence": sentence, "d_model": "16", "d_k": "16", "w": cells}
+    params = {"sentence": sentence, "d_model": "16", "d_k": "16", "w": cells, "step": "3"}
     assert len(cells) <= MAX_EDITS_CHARS and not check_link(params)
     page = open_page("/?" + urlencode(params), ".st-key-table-w_q table")  # step 3: the editor and its edits
     assert len(page.url) > 30_000

@@ -172,7 +172,7 @@ def test_switching_models_shows_the_layer_the_chart_shows(open_page):
 
 
 def test_reset_then_a_new_sentence_keeps_the_editor_open(open_page):
-    page = open_page("/?" + urlencode({"w": "Q1.1:5"}), ".st-key-table-w_q table")  # opens step 3's editor
+    page = open_page("/?" + urlencode({"w": "Q1.1:5", "step": "3"}), ".st-key-table-w_q table")  # step 3's editor
     reset = page.locator(".st-key-edit-reset button")
     reset.click()
     expect(reset).to_be_disabled(timeout=TIMEOUT_MS)

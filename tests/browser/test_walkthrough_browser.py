@@ -138,8 +138,8 @@ def test_one_step_at_a_time_by_buttons_keyboard_menu_and_link(open_page, artifac
     # the menu: keyboard only (focus, type, Enter)
     box = page.locator(".st-key-step input")
     box.click()
-    box.fill("3")
-    page.get_by_role("option", name="3", exact=True).wait_for()
+    box.fill("3 · Proj")  # the menu names each step
+    page.get_by_role("option", name="3 · Projection matrices W_Q, W_K, W_V", exact=True).wait_for()
     page.keyboard.press("Enter")
     page.wait_for_selector(".st-key-table-w_q table")  # step 3: the projections and the editor
     assert page.locator(".st-key-table-tokens").count() == 0  # step 1 is gone

@@ -366,9 +366,27 @@ def test_the_five_induction_heads_off_take_it_below_0_06_on_every_prompt(inducti
     assert np.median(induction_readings[:, 2]) < 0.001
 
 
-def test_five_other_heads_at_random_leave_it_at_0_41_at_the_median(induction_readings):
-    """ "Five other heads picked at random leave it at 0.41 at the median"."""
-    assert round(float(np.median(induction_readings[:, 3])), 2) == 0.41
+def test_five_other_heads_at_random_leave_it_between_0_37_and_0_59_at_the_median(induction_readings, smollm2):
+    """ "Five other heads picked at random (for each prompt, in ten separate draws) leave it between 0.37 and
+    0.59 at the median": one draw's 0.41 was said as if it were the rule (issue 32); ten draws, each from a
+    generator seeded with its number, the first the fixture's."""
+    from attention.core import softmax
+    from attention.pretrained.gallery import INDUCTION_HEADS, induction_prompt
+
+    medians = [float(np.median(induction_readings[:, 3]))]
+    for draw in range(1, 10):
+        rng, values = np.random.default_rng(draw), []
+        for seed in range(24):
+            prompt, word = induction_prompt(seed)
+            others: set[tuple[int, int]] = set()
+            while len(others) < 5:
+                head = (int(rng.integers(30)), int(rng.integers(9)))
+                if head not in INDUCTION_HEADS:
+                    others.add(head)
+            values.append(softmax(smollm2.ablated_logits(prompt, frozenset(others)))[
+                smollm2.tokenizer.encode(" " + word).ids[0]])
+        medians.append(float(np.median(values)))
+    assert (round(min(medians), 2), round(max(medians), 2)) == (0.37, 0.59)
 
 
 def test_the_five_induction_heads_are_those_with_a_mean_induction_weight_of_at_least_half(smollm2):

@@ -80,13 +80,16 @@ def test_the_phonebooks_soft_answer_adds_up_from_the_weights_in_its_table(book, 
     names, phones = zip(*book, strict=True)
     result = lookup(list(names), list(phones), query, temperature=temperature)
     text = PB.soft_answer(result)
-    shown = re.search(r"Σ α_j v_j = \[([^\]]*)\]", text).group(1).split()
+    relation, shown = re.search(r"Σ α_j v_j (=|≈) \[([^\]]*)\]", text).groups()
     places = int(re.search(r"to (\d+) decimals", text).group(1))
-    assert places == PB.weight_decimals(result) >= 3
+    assert places == abs(PB.weight_decimals(result)) >= 3
     alphas = [written.value(format_number(a, places)) for a in result.weights]
-    for c, digit in enumerate(shown):
-        exact = sum(a * written.value(str(int(v))) for a, v in zip(alphas, result.values[:, c], strict=True))
-        assert written.rounds_to(exact, digit), (c, digit, float(exact))
+    sums = [sum(a * written.value(str(int(v))) for a, v in zip(alphas, result.values[:, c], strict=True))
+            for c in range(len(shown.split()))]
+    if relation == "=":
+        assert all(written.rounds_to(exact, digit) for exact, digit in zip(sums, shown.split(), strict=True))
+    else:  # "≈" only where six decimals don't give it either
+        assert places == 6
 
 
 @settings(max_examples=150)
@@ -136,7 +139,8 @@ def test_the_alpha_question_explains_its_answer_with_numbers_that_give_it():
     for t in traces():
         for q in make_questions(t):
             if q.key.endswith("-alpha"):
-                relation, _exact, shown = written.check(q.explanation.rstrip("."))
+                written_out = q.explanation.split(". ")[0]  # then: which answers count, the scores being rounded
+                relation, _exact, shown = written.check(written_out.rstrip("."))
                 assert shown == format_number(float(q.answer)) or relation == "≈"
                 checked += 1
     assert checked > 100
