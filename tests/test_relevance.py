@@ -219,7 +219,10 @@ def test_a_key_leads_exactly_when_no_mix_of_the_other_keys_equals_it(sentence, s
     np.testing.assert_allclose(mix @ before.k, before.k[t], atol=1e-6 * (1 + np.abs(before.k).max()))
     text = no_lead_text(nudge.lead, i, t, token_labels(before.tokens), d_k)
     weights = re.findall(r"(\d+\.\d+)·k\(", text)
-    assert sum(written.value(w) for w in weights) == 1  # the weights as written add up to 1
+    if "weights that add up to 1 before rounding" not in text:
+        assert sum(written.value(w) for w in weights) == 1  # the weights as written add up to 1
+    else:  # no decimals up to six make the written weights add up to exactly 1, and the text says so
+        assert all(len(w.split(".")[1]) == 6 for w in weights) and sum(written.value(w) for w in weights) != 1
 
 
 def test_the_default_pair_makes_this_attend_to_awesome():

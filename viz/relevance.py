@@ -92,10 +92,14 @@ def no_lead_text(lead: Lead, i: int, t: int, labels: list[str], d_k: int) -> str
     other keys, so its score is the same mix of theirs and never above them all."""
     query, target = markdown_text(labels[i]), markdown_text(labels[t])
     used = [int(j) for j in np.argsort(-lead.mix) if lead.mix[j] > 1e-9]
-    d = abs(int(A.sums(lead.mix[used], 1.0)))  # the weights as written add up to 1.00
-    mix = " + ".join(f"{A.text(lead.mix[j], d)}·k(“{markdown_text(labels[j])}”)" for j in used)
+    # the fewest decimals at which the weights as written add up to exactly 1, as the sentence says
+    d = next((d for d in range(A.FEWEST, A.MOST + 1)
+              if int(A.digits(A.held(lead.mix[used]), d).sum()) == 10**d), None)
+    exact = d is not None
+    mix = " + ".join(f"{A.text(lead.mix[j], d or A.MOST)}·k(“{markdown_text(labels[j])}”)" for j in used)
     return (f"**No query at all can make “{query}” attend most to “{target}” here.** Its key is a mix of the other "
-            f"keys: k(“{target}”) ≈ {mix}, weights that add up to 1. A query's score for it is then the same mix of "
+            f"keys: k(“{target}”) ≈ {mix}, weights that add up to 1" + ("" if exact else " before rounding")
+            + ". A query's score for it is then the same mix of "
             "its scores for those keys, so in every direction one of them scores at least as high. In d_k = "
             f"{d_k}, “{target}”'s key is not a corner of the keys' outline"
             + (" (the arrows below show it)." if d_k == 2 else ".")
