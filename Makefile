@@ -1,8 +1,11 @@
 # Two commands do all the set-up on a fresh Debian machine:
 #   make run    create .venv, install the app, serve it on http://127.0.0.1:8501
+#               (make run HOST=0.0.0.0 serves the machine's network too: a class on its laptops and phones)
 #   make test   create .venv, install the test tools (and Debian's chromium, nginx, postgresql and nodejs if missing),
 #               run every test
 PYTHON ?= python3
+HOST ?= 127.0.0.1
+PORT ?= 8501
 VENV := .venv
 PY := $(VENV)/bin/python
 CHROMIUM := /usr/bin/chromium
@@ -11,7 +14,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 .PHONY: run test bench chromium clean
 
 run: $(VENV)/.run-installed
-	$(PY) deploy/serve.py app.py --server.address 127.0.0.1 --server.port 8501
+	$(PY) deploy/serve.py app.py --server.address $(HOST) --server.port $(PORT)
 
 test: $(VENV)/.test-installed chromium
 	$(VENV)/bin/ruff check .

@@ -3,30 +3,40 @@
 The lessons live in lessons/, not pages/: a pages/ folder switches on Streamlit's older automatic
 multipage mode next to st.navigation, and then a deep link such as /multihead shows "Page not
 found" (and AppTest reruns lose this script).
+
+Class mode (ui/classmode.py) wraps every page: a student's session follows the class's lesson (applied
+before any widget is drawn) under the class's banner; a teacher's pages publish their lesson to the class
+and carry the class's controls in the sidebar.
 """
 
 import streamlit as st
 
-from ui.classmode import publish
-from ui.components import TABLE_CSS, in_class_frame
+from ui import classmode, identity
+from ui.components import TABLE_CSS
 from ui.links import clean_link, share_link, write_link
-from ui.navigation import pages
+from ui.navigation import pages, script_of
 from ui.settings import SHOWN, draw_shared_sidebar
 
-# A student's class-mode page, and the lesson in its frame (ui.classmode), open with the sidebar closed:
-# the learner's own settings there are not the lesson the class follows.
-student = "class" in st.query_params or in_class_frame()
+student = classmode.student_of()  # a student of a class (the browser said so on an earlier run)
+# A student's page opens with the sidebar closed: their own settings there are not the lesson the class follows.
 st.set_page_config(page_title="Attention Lab", page_icon=":material/search:", layout="wide",
                    initial_sidebar_state="collapsed" if student else "auto")
 clean_link()  # first: the session's settings come from the URL once, and a bad value never reaches a widget
+followed = classmode.follow(student) if student else None  # the class's lesson, before any widget reads it
+page = st.navigation(pages())  # (its menu sits atop the sidebar wherever it is called)
+if followed is not None and followed != page.url_path:  # the class's lesson is on another page: go there
+    st.switch_page(script_of(followed))  # before anything is drawn, so the run it stops cost next to nothing
 st.html(TABLE_CSS)
 st.session_state.pop(SHOWN, None)  # filled by this run's lesson where it can't show a box's text
+st.session_state.pop(classmode.QUESTIONS, None)  # filled by this run's lesson where its numbers answer some
 st.session_state["_shared"] = draw_shared_sidebar()
 
-page = st.navigation(pages())
 st.session_state["_page"] = page.url_path  # whose settings the link holds
-page.run()
+if not student or classmode.student_banner(student):
+    page.run()  # a student's lesson is hidden while a question is open, or the class is paused
 write_link()  # the URL holds this run's settings
-publish(page.url_path)  # a teacher's lesson page: the class follows it
+classmode.publish(page.url_path)  # a teacher's lesson page: the class follows it
+classmode.teacher_sidebar(page.url_path)
 with st.sidebar:
     share_link()
+    identity.draw()  # who this browser is (ui/identity.py); invisible

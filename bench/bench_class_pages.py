@@ -17,6 +17,7 @@ last one was sent, errors, each server's CPU and RSS. Asserts nothing.
 
     .venv/bin/python bench/bench_class_pages.py 30 100      # one replica (SQLite), then two (PostgreSQL)
     .venv/bin/python bench/bench_class_pages.py 100 --one   # one replica only
+    .venv/bin/python bench/bench_class_pages.py 30 100 --before a00ada6   # that commit's numbers first
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import asyncio
 import json
 import random
 import secrets
+import subprocess
 import sys
 import tempfile
 import time
@@ -43,14 +45,32 @@ from bench.streamlit_client import Answer, Learner, trigger
 from classmode.store import Store
 from tests.browser.server import streamlit_server
 from tests.postgres import throwaway_postgres
+from ui import class_watch
 
-NEW_LESSON = {"page": "multihead", "query": {"sentence": "the cat sat on the mat", "heads": "4"}}
-STUDENT_POLL, TEACHER_POLL = 2.0, 1.5  # seconds, as ui/classmode.py's fragments
+NEW_PAGE = "multihead"  # the teacher moves from the walkthrough to this lesson, the class follows
+SAFETY = class_watch.SAFETY  # seconds: the pages' own slow timer; the server wakes them on a change
 LIMIT = 120.0  # seconds a phase may take before the benchmark gives up on it (and says so)
 
 
-def frame_src(answer: Answer) -> str | None:
-    return next((e.iframe.src for e in answer.elements() if e.WhichOneof("type") == "iframe"), None)
+def identity_report(answer: Answer, held: dict) -> WidgetState:
+    """What the browser's identity component (static/identity.js) sends: what its localStorage holds."""
+    return WidgetState(id=answer.widgets()["identity"], json_value=json.dumps({"identity": held}))
+
+
+def page_path(answer: Answer) -> str | None:
+    """The address of the page the run drew (st.navigation's message names it)."""
+    for m in reversed(answer.messages):  # the last run's (after a switch_page, the page now shown)
+        if m.WhichOneof("type") == "navigation":
+            return next((p.url_pathname for p in m.navigation.app_pages
+                         if p.page_script_hash == m.navigation.page_script_hash), None)
+    return None
+
+
+def page_hash_of(answer: Answer, path: str) -> str:
+    for m in answer.messages:
+        if m.WhichOneof("type") == "navigation":
+            return next(p.page_script_hash for p in m.navigation.app_pages if p.url_pathname == path)
+    raise LookupError(path)
 
 
 def tally(answer: Answer) -> int | None:
@@ -63,76 +83,108 @@ def tally(answer: Answer) -> int | None:
     return None
 
 
+class Browser(Learner):
+    """A Learner whose page follows the server's page switches and reports its identity, as a browser's would."""
+
+    def __init__(self, base: str, path: str, held: dict):
+        super().__init__(base, path)
+        self.held = held
+        self.identity = ""  # the identity component's widget id
+
+    async def step(self, widgets=(), fragment_id: str = "") -> Answer:
+        states = [WidgetState(id=self.identity, json_value=json.dumps({"identity": self.held}))] if self.identity \
+            else []
+        answer = await self.rerun("", [*states, *widgets], fragment_id)
+        return self.saw(answer)
+
+    def saw(self, answer: Answer) -> Answer:
+        self.page_hash = answer.page_hash() or self.page_hash
+        self.identity = answer.widgets().get("identity", self.identity)
+        return answer
+
+
+async def join(page: Browser, code: str, nickname: str) -> Answer:
+    """A student's first steps on the join page: open it, the identity component reports, the code and nickname
+    typed and sent. Returns the run after the browser stored the class (the student's page in the class)."""
+    page.saw(await page.open())
+    widgets = (await page.step()).widgets()  # the identity component's first report
+    await page.step([WidgetState(id=widgets["cm_code"], string_value=code),
+                     WidgetState(id=widgets["cm_nick"], string_value=nickname),
+                     trigger(widgets["FormSubmitter:cm_join_form-Join the class"])])
+    page.held = {**page.held, "class": code, "nick": nickname}  # the browser keeps them
+    return await page.step()
+
+
 @dataclass
 class Student:
     base: str
     code: str
     me: str = field(default_factory=lambda: secrets.token_hex(16))
     errors: list[str] = field(default_factory=list)
-    frame: str | None = None
-    followed_at: float | None = None  # when its page (and frame) first showed NEW_LESSON
+    joined_at: float | None = None  # when its page first showed the class's lesson
+    followed_at: float | None = None  # when its page first showed the teacher's new lesson
     answered_at: float | None = None
     join_seconds: float = 0.0
-
-    @property
-    def query(self) -> str:
-        return f"class={self.code}&me={self.me}"
+    unacknowledged: int = 0  # answers sent whose run did not show them (a wake's run came back instead)
 
     async def run(self, stop: asyncio.Event, lesson_changed: list[float]) -> None:
-        page = Learner(self.base, f"/classmode?{self.query}")
-        frame_client: Learner | None = None
+        page = Browser(self.base, f"/classmode?class={self.code}", {"browser": self.me})
         try:
-            opened = await page.open()
-            self.join_seconds = opened.seconds
-            answer = opened
-            fragment = opened.fragments()[0]
-            await asyncio.sleep(random.uniform(0, STUDENT_POLL))  # the class's timers are not in step
+            start = time.perf_counter()
+            answer = await join(page, self.code, f"s{self.me[:4]}")
+            self.join_seconds = time.perf_counter() - start
+            self.joined_at = time.perf_counter()
+            fragment = (answer.fragments() or [""])[0]
+            timer = time.perf_counter() + random.uniform(0, SAFETY)  # the class's timers are not in step
             while not stop.is_set():
                 if answer.exception:
                     self.errors.append("exception on the page")
-                src = frame_src(answer)
-                if src is not None and src != self.frame:  # the browser loads the frame's new address
-                    self.frame = src
-                    if frame_client is not None:
-                        await frame_client.close()
-                    frame_client = Learner(self.base, src)
-                    loaded = await frame_client.open()
-                    if loaded.exception:
-                        self.errors.append("exception in the frame")
-                    if lesson_changed and self.followed_at is None and src.startswith("/multihead?"):
-                        self.followed_at = time.perf_counter()
+                if lesson_changed and self.followed_at is None and page_path(answer) == NEW_PAGE:
+                    self.followed_at = time.perf_counter()
                 widgets = answer.widgets()
                 number = next((k.removeprefix("cm_send_") for k in widgets if k.startswith("cm_send_")), None)
                 if number is not None and self.answered_at is None:
                     await asyncio.sleep(random.uniform(0, 2.0))  # reading the question
-                    radio = next(e.radio for e in answer.elements() if e.WhichOneof("type") == "radio")
-                    choice = WidgetState(id=widgets[f"cm_answer_{number}"], string_value=random.choice(radio.options))
-                    answer = await page.rerun(self.query, [choice])  # the radio: the send button enables
-                    answer = await page.rerun(self.query, [trigger(answer.widgets()[f"cm_send_{number}"])])
+                    radio = next((e.radio for e in answer.elements() if e.WhichOneof("type") == "radio"), None)
+                    typed = random.choice(radio.options) if radio is not None else f"{random.random():.2f}"
+                    choice = WidgetState(id=widgets[f"cm_answer_{number}"], string_value=typed)
+                    answer = await page.step([choice])  # the choice: the send button enables
+                    send = answer.widgets().get(f"cm_send_{number}")
+                    if send is None:  # a run the server started (a wake) answered first: the page as it now is
+                        continue
+                    answer = await page.step([choice, trigger(send)])
                     if "Your answer:" in " ".join(answer.markdown()):
                         self.answered_at = time.perf_counter()
-                    else:
-                        self.errors.append("the answer was not acknowledged")
+                    else:  # a wake's run again, or the answer lost: the next run the page shows tells
+                        self.unacknowledged += 1
                     continue
-                await asyncio.sleep(STUDENT_POLL)
-                answer = await page.rerun(self.query, fragment_id=fragment)  # the timer: a changed class reruns all
+                woken = await page.receive(min(0.5, max(0.0, timer - time.perf_counter())))
+                if woken is not None:  # the server ran the page again: its class changed
+                    answer = page.saw(woken)
+                elif time.perf_counter() >= timer:  # the page's own slow timer
+                    timer += SAFETY
+                    answer = await page.step(fragment_id=fragment)
+                else:
+                    continue
                 fragment = (answer.fragments() or [fragment])[0]
         except Exception as error:  # a benchmark reports every failure, and goes on
             self.errors.append(f"{type(error).__name__}: {error}")
         finally:
-            for client in (page, frame_client):
-                if client is not None and getattr(client, "ws", None) is not None:
-                    await client.close()
+            if getattr(page, "ws", None) is not None:
+                await page.close()
 
 
 async def class_of(bases: list[str], store: Store, count: int) -> dict:
-    teacher_key = store.create_class({"page": "", "query": {}})
-    students = [Student(bases[k % len(bases)], teacher_key.code) for k in range(count)]
+    teacher_id = secrets.token_hex(16)
+    key = store.create_class({"page": "", "query": {}}, browser=teacher_id)
+    held = {"browser": teacher_id, "teach": {"secret": key.secret, "code": key.code}}
+    teacher = Browser(bases[0], "/", held)  # the teacher's lesson page, on the walkthrough
+    pages = teacher.saw(await teacher.open())
+    await teacher.step()  # its identity: now it teaches, and the class follows the walkthrough
+    students = [Student(bases[k % len(bases)], key.code) for k in range(count)]
     stop, lesson_changed = asyncio.Event(), []
     t0 = time.perf_counter()
     tasks = [asyncio.create_task(s.run(stop, lesson_changed)) for s in students]
-    teacher = Learner(bases[0], f"/classmode?teach={teacher_key.secret}")
-    opened = await teacher.open()
     result: dict = {}
 
     async def until(condition, limit: float = LIMIT) -> float | None:
@@ -143,36 +195,43 @@ async def class_of(bases: list[str], store: Store, count: int) -> dict:
             await asyncio.sleep(0.05)
         return time.perf_counter() - start
 
-    await until(lambda: all(s.frame is not None for s in students))
+    await until(lambda: all(s.joined_at is not None or s.errors for s in students))
     result["joined"] = time.perf_counter() - t0
-    await asyncio.sleep(STUDENT_POLL + 1)
+    await asyncio.sleep(2.0)  # the class settles
     cpu = {b: cpu_seconds(b.process.pid) for b in bases}
 
-    changed = time.perf_counter()  # the teacher opens another lesson page
-    store.set_state(teacher_key.secret, NEW_LESSON)
+    changed = time.perf_counter()  # the teacher opens another lesson page: its run publishes it
     lesson_changed.append(changed)
-    await until(lambda: all(s.followed_at is not None for s in students))
+    teacher.page_hash = page_hash_of(pages, NEW_PAGE)
+    lesson = await teacher.step()
+    if page_path(lesson) != NEW_PAGE:
+        raise RuntimeError("the teacher's page did not move")
+    await until(lambda: all(s.followed_at is not None or s.errors for s in students))
     follow = sorted(s.followed_at - changed for s in students if s.followed_at is not None)
     result["follow"] = follow
     result["follow_cpu"] = sum(cpu_seconds(b.process.pid) - cpu[b] for b in bases)
 
-    asked = await teacher.rerun(f"teach={teacher_key.secret}", [trigger(opened.widgets()["cm_ask"])])
-    live = (asked.fragments() or opened.fragments())[0]
+    await teacher.step([trigger(lesson.widgets()["cm_ask"])])  # "Ask the class", in the lesson's sidebar
+    desk = Browser(bases[0], "/classmode", held)  # the teacher's desk, in a second tab
+    desk.saw(await desk.open())
+    watching = await desk.step()
+    live = watching.fragments()[0]
     await until(lambda: all(s.answered_at is not None or s.errors for s in students))
     last_answer = max((s.answered_at for s in students if s.answered_at is not None), default=time.perf_counter())
-    counted = tally(asked) or 0
+    counted = tally(watching) or 0
     while counted < count and time.perf_counter() - last_answer < LIMIT:
-        await asyncio.sleep(TEACHER_POLL)
-        counted = tally(await teacher.rerun(f"teach={teacher_key.secret}", fragment_id=live)) or 0
+        woken = await desk.receive(SAFETY)  # the server reruns the desk's live part when an answer arrives
+        counted = tally(desk.saw(woken) if woken else await desk.step(fragment_id=live)) or counted
     result["chart"] = time.perf_counter() - last_answer
     result["counted"] = counted
-    result["stored"] = len(store.answers(teacher_key.secret, 1))
+    result["stored"] = len(store.answers(key.secret, 1))
     result["cpu"] = {b: cpu_seconds(b.process.pid) - cpu[b] for b in bases}
     result["span"] = time.perf_counter() - changed
     result["rss"] = {b: rss_mb(b.process.pid) for b in bases}
     stop.set()
     await asyncio.gather(*tasks)
-    await teacher.close()
+    for client in (teacher, desk):
+        await client.close()
     result["errors"] = [e for s in students for e in s.errors]
     result["join"] = sorted(s.join_seconds for s in students)
     return result
@@ -183,26 +242,47 @@ def report(name: str, count: int, r: dict) -> None:
         return f"{values[min(len(values) - 1, int(p * len(values)))]:.2f}" if values else "–"
 
     follow = r["follow"]
-    print(f"{name}, {count} students: joined (every page and frame drawn) in {r['joined']:.1f} s, join p50/p95 "
+    print(f"{name}, {count} students: joined (every page drawn) in {r['joined']:.1f} s, join p50/p95 "
           f"{q(r['join'], .5)}/{q(r['join'], .95)} s")
-    print(f"  new lesson: {len(follow)}/{count} pages followed, frame included; p50/p95/max {q(follow, .5)}/"
+    print(f"  new lesson: {len(follow)}/{count} pages followed; p50/p95/max {q(follow, .5)}/"
           f"{q(follow, .95)}/{(follow or [float('nan')])[-1]:.2f} s after the change; server CPU "
-          f"{1000 * r['follow_cpu'] / count:.0f} ms a student (polls, the fragment's rerun, the frame's first run)")
+          f"{1000 * r['follow_cpu'] / count:.0f} ms a student")
     print(f"  answers: {r['stored']}/{count} stored; the teacher's chart showed {r['counted']} "
-          f"{r['chart']:.2f} s after the last answer (its page polls every {TEACHER_POLL} s)")
+          f"{r['chart']:.2f} s after the last answer")
     for base, cpu in r["cpu"].items():
         print(f"  server {urlsplit(base).port}: CPU {cpu:.1f} s over {r['span']:.0f} s "
               f"({100 * cpu / r['span']:.0f} % of one core), RSS {r['rss'][base]:.0f} MB")
     print(f"  errors: {len(r['errors'])}" + "".join(f"\n    {e}" for e in r["errors"][:5]))
 
 
+def before(commit: str, args: list[str]) -> None:
+    """The same benchmark as ``commit`` had it, on ``commit``'s app (a git worktree of it, this environment's
+    Python), run first: before and after come from one run on one machine. Its output is printed as it is."""
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as folder:
+        tree = Path(folder) / "before"
+        subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(tree), commit], check=True,
+                       capture_output=True)
+        try:
+            print(f"before ({commit}):", flush=True)
+            subprocess.run([sys.executable, "bench/bench_class_pages.py", *args], cwd=tree, check=False)
+        finally:
+            subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(tree)], check=False)
+    print("after (this tree):", flush=True)
+
+
 def main() -> None:
-    counts = [int(a) for a in sys.argv[1:] if a.isdigit()] or [100]
+    args = sys.argv[1:]
+    if "--before" in args:  # --before COMMIT: that commit's numbers first
+        commit = args[args.index("--before") + 1]
+        args = [a for a in args if a not in ("--before", commit)]
+        before(commit, args)
+    counts = [int(a) for a in args if a.isdigit()] or [100]
     for count in counts:  # a fresh server (and database) for each class
         with tempfile.TemporaryDirectory() as folder, streamlit_server(env={"ATTENTION_LAB_DATA": folder}) as one:
             report("one replica, SQLite", count,
                    asyncio.run(class_of([one], Store(f"sqlite:///{folder}/classes.sqlite3"), count)))
-        if "--one" in sys.argv:
+        if "--one" in args:
             continue
         with throwaway_postgres() as url, ExitStack() as servers:
             env = {"ATTENTION_LAB_DATABASE_URL": url}

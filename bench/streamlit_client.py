@@ -29,6 +29,7 @@ from websockets.asyncio.client import connect
 
 XSRF_COOKIE = "_streamlit_xsrf"
 EARLY_FOR_RERUN = ForwardMsg.FINISHED_EARLY_FOR_RERUN
+RUN_LIMIT = 300.0  # seconds a run's answer may take before the client gives up (a benchmark reports it)
 
 
 def calibrate(base: str, path: str, ready: str, sentence: str = "the cat sat on the mat") -> BackMsg:
@@ -128,8 +129,10 @@ class Answer:
         return ids
 
     def page_hash(self) -> str:
-        """The script hash of the page that ran (st.navigation's message names it)."""
-        return next((m.navigation.page_script_hash for m in self.messages if m.WhichOneof("type") == "navigation"), "")
+        """The script hash of the page that ran (st.navigation's message names it; after a run stopped by
+        ``st.switch_page``, the last run's message: the page the browser now shows)."""
+        return next((m.navigation.page_script_hash for m in reversed(self.messages)
+                     if m.WhichOneof("type") == "navigation"), "")
 
     def fragments(self) -> list[str]:
         """The fragments that asked to be rerun on a timer (``st.fragment(run_every=…)``), as the page's
@@ -209,12 +212,30 @@ class Learner:
         state.cached_message_hashes.extend(sorted(self.cached))  # as the page does: "I have these"
         return await self._run(msg)
 
+    async def receive(self, timeout: float) -> Answer | None:
+        """The next run the server starts by itself (class mode's wakes, ui/class_watch.py), as the page would
+        draw it; None if none starts within ``timeout`` seconds."""
+        deadline = time.perf_counter() + timeout
+        while True:  # a run starts with new_session; anything else between runs (a status) is not a run
+            try:
+                first = await asyncio.wait_for(self.ws.recv(), max(0.0, deadline - time.perf_counter()))
+            except TimeoutError:
+                return None
+            fwd = ForwardMsg()
+            fwd.ParseFromString(first)
+            if fwd.WhichOneof("type") == "new_session":
+                return await asyncio.wait_for(self._collect(time.perf_counter(), first), RUN_LIMIT)
+
     async def _run(self, msg: BackMsg) -> Answer:
         start = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
+        return await asyncio.wait_for(self._collect(start), RUN_LIMIT)
+
+    async def _collect(self, start: float, first: bytes | None = None) -> Answer:
         received: list[ForwardMsg] = []
         while True:
-            data = await self.ws.recv()
+            data = first if first is not None else await self.ws.recv()
+            first = None
             fwd = ForwardMsg()
             fwd.ParseFromString(data)
             if fwd.WhichOneof("type") == "ref_hash":  # "the one you have": the page takes it from its cache

@@ -8,7 +8,14 @@ is versioned; ``MIGRATIONS`` run in order at start-up, each once, recorded in ``
 Who may do what is decided here, not on the page: a teacher's action needs the teacher's secret
 (≥ 128 bits, stored only as its SHA-256, unrelated to the join code); a join code only lets a student
 read the class and answer its open question once (a changed answer replaces the first, until the
-reveal).
+reveal or until the teacher closes the answers).
+
+Guessing codes is slowed without ever blocking a class (issue 33): a code is looked up first, so a
+student already in the class, or with the right code, is never refused for someone else's wrong codes.
+Wrong codes count against the browser that sent them (30 in ten minutes, then that browser waits) and,
+far more loosely, against its address (1,000 in ten minutes: a school behind one address can't reach it
+by hand, a script guessing 887 million codes is stopped). A student is one browser (an id the browser
+keeps), not one tab.
 """
 
 from __future__ import annotations
@@ -33,8 +40,13 @@ MAX_STUDENTS = 500  # a class
 MAX_OPEN_CLASSES = 200  # a database (all replicas)
 IDLE_SECONDS = 24 * 3600  # a class idle this long is deleted with its answers
 EXPIRY_CHECK = 600.0  # seconds between two looks for idle classes, per process
-FAILED_JOINS = 30  # a client's failed joins allowed … (a school behind one address shares them)
+FAILED_JOINS = 30  # a browser's wrong codes allowed …
+FAILED_JOINS_ADDRESS = 1000  # … and an address's (a school behind one NAT shares it: only a script gets there) …
 FAILED_JOIN_WINDOW = 600.0  # … in this many seconds
+OPEN_CLASSES_A_BROWSER = 3  # a teacher's browser may keep this many classes open at once …
+CLASSES_AN_ADDRESS = 30  # … and an address may start this many in CREATION_WINDOW
+CREATION_WINDOW = 3600.0
+MODES = ("follow", "explore", "pause")  # students' pages follow the teacher, may explore, or look up front
 ANSWER_INTERVAL = 0.5  # seconds a student waits between two answers
 IDLE_CONNECTIONS = 8  # PostgreSQL connections a server keeps open between calls
 
@@ -79,12 +91,37 @@ MIGRATIONS = (
     );
     CREATE INDEX failed_joins_client ON failed_joins (client, at);
     """,
+    # 2 (issue 33): what students may do, the projector's results, a timer, answers closed without a reveal,
+    # who started a class, when each question was asked; wrong codes counted per browser too
+    """
+    ALTER TABLE classes ADD COLUMN mode TEXT NOT NULL DEFAULT 'follow';
+    ALTER TABLE classes ADD COLUMN show_results INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE classes ADD COLUMN answers_closed INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE classes ADD COLUMN closes_at DOUBLE PRECISION;
+    ALTER TABLE classes ADD COLUMN created_by TEXT NOT NULL DEFAULT '';
+    ALTER TABLE classes ADD COLUMN created_from TEXT NOT NULL DEFAULT '';
+    ALTER TABLE classes ADD COLUMN created DOUBLE PRECISION NOT NULL DEFAULT 0;
+    ALTER TABLE students ADD COLUMN joined DOUBLE PRECISION NOT NULL DEFAULT 0;
+    ALTER TABLE questions ADD COLUMN asked DOUBLE PRECISION NOT NULL DEFAULT 0;
+    ALTER TABLE failed_joins ADD COLUMN browser TEXT NOT NULL DEFAULT '';
+    CREATE INDEX failed_joins_browser ON failed_joins (browser, at)
+    """,
 )
 
 
 class ClassError(Exception):
     """What a teacher or student asked for can't be done; the message says why, for the page."""
 
+
+@dataclass(frozen=True)
+class Pulse:
+    """A class as all its pages show it (one read for many classes: ``Store.pulses``)."""
+
+    poll: Poll  # what a student's page shows
+    show_results: bool  # the projector's
+    students: int  # the roster's length: the teacher's desk
+    answers: int  # every answer to every question, and the time of the latest (a changed answer too)
+    last_answer: float | None
 
 @dataclass(frozen=True)
 class Teacher:
@@ -94,19 +131,23 @@ class Teacher:
 
 @dataclass(frozen=True)
 class ClassView:
-    """What a student (and the teacher) sees of a class."""
+    """What a student (and the teacher, and the projector) sees of a class."""
 
     code: str
-    state: dict  # the lesson the class follows: {"page": its address, "query": its link's settings}
+    state: dict  # the lesson the class follows: {"page": its address, "query": its link's settings, …}
     question: dict | None  # the open question (its answer only after the reveal, for a student)
     question_no: int
     revealed: bool
     closed: bool
+    mode: str = "follow"  # "follow", "explore" or "pause" (MODES)
+    show_results: bool = False  # the projector shows the answers as they arrive
+    answers_closed: bool = False  # the teacher closed the answers (or the timer ran out), not yet revealed
+    closes_at: float | None = None  # the timer's end (epoch seconds), or None
 
     @property
-    def seen(self) -> tuple[int, bool, bool]:
-        """What a student's poll compares (``Poll.seen``): the question as the page last drew it."""
-        return (self.question_no, self.revealed, self.closed)
+    def seen(self) -> tuple:
+        """What a student's poll compares (``Poll.seen``): what the page last drew as a whole."""
+        return (self.question_no, self.revealed, self.closed, self.mode, self.answers_closed, self.closes_at)
 
 
 @dataclass(frozen=True)
@@ -117,11 +158,35 @@ class Poll:
     question_no: int
     revealed: bool
     closed: bool
+    mode: str = "follow"
+    answers_closed: bool = False
+    closes_at: float | None = None
 
     @property
-    def seen(self) -> tuple[int, bool, bool]:
-        """What changes the student's page as a whole (a new lesson redraws only its frame)."""
-        return (self.question_no, self.revealed, self.closed)
+    def seen(self) -> tuple:
+        """What changes the student's page as a whole (a new lesson only reapplies the lesson)."""
+        return (self.question_no, self.revealed, self.closed, self.mode, self.answers_closed, self.closes_at)
+
+
+@dataclass(frozen=True)
+class Student:
+    """A student of the class, as the teacher's roster shows them."""
+
+    id: str
+    nickname: str
+    joined: float
+    answered: bool  # answered the open question
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer, as the export writes it."""
+
+    question_no: int
+    student: str
+    nickname: str
+    answer: str
+    at: float
 
 
 def database_url() -> str:
@@ -217,7 +282,10 @@ class Store:
 
     # ---- the teacher ----------------------------------------------------------------------------------
 
-    def create_class(self, state: dict, now: float | None = None) -> Teacher:
+    def create_class(self, state: dict, now: float | None = None, *, browser: str = "", address: str = "") -> Teacher:
+        """A new class following ``state``. One browser keeps at most OPEN_CLASSES_A_BROWSER open, one address
+        starts at most CLASSES_AN_ADDRESS an hour, the database holds at most MAX_OPEN_CLASSES open: one
+        prankster can't fill the server and lock every teacher out."""
         now = time.time() if now is None else now
         self.expire(now)
         secret = secrets.token_urlsafe(24)  # 192 bits
@@ -225,13 +293,21 @@ class Store:
             if db.one("SELECT COUNT(*) FROM classes WHERE closed = 0")[0] >= MAX_OPEN_CLASSES:
                 raise ClassError(f"This server already has {MAX_OPEN_CLASSES} open classes; close one or try "
                                  "again tomorrow (a class ends after a day without activity).")
+            if browser and db.one("SELECT COUNT(*) FROM classes WHERE closed = 0 AND created_by = ?",
+                                  (browser,))[0] >= OPEN_CLASSES_A_BROWSER:
+                raise ClassError(f"This browser already has {OPEN_CLASSES_A_BROWSER} open classes: close one of them "
+                                 "(Class mode, “Close the class”) before starting another.")
+            if address and db.one("SELECT COUNT(*) FROM classes WHERE created_from = ? AND created > ?",
+                                  (address, now - CREATION_WINDOW))[0] >= CLASSES_AN_ADDRESS:
+                raise ClassError(f"{CLASSES_AN_ADDRESS} classes were started from here in the last hour; wait a "
+                                 "while before starting another.")
             for _ in range(20):
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
                 if db.one("SELECT COUNT(*) FROM classes WHERE code = ?", (code,))[0] == 0:
                     break
             db.execute("INSERT INTO classes (id, code, teacher_hash, state, question, question_no, revealed, closed, "
-                       "touched) VALUES (?, ?, ?, ?, NULL, 0, 0, 0, ?)",
-                       (uuid.uuid4().hex, code, secret_hash(secret), json.dumps(state), now))
+                       "touched, created_by, created_from, created) VALUES (?, ?, ?, ?, NULL, 0, 0, 0, ?, ?, ?, ?)",
+                       (uuid.uuid4().hex, code, secret_hash(secret), json.dumps(state), now, browser, address, now))
         return Teacher(code, secret)
 
     def _expire_now_and_then(self, now: float) -> None:
@@ -262,23 +338,76 @@ class Store:
             db.execute("UPDATE classes SET state = ?, touched = ? WHERE id = ?",
                        (json.dumps(state), time.time() if now is None else now, class_id))
 
-    def open_question(self, secret: str, question: dict) -> int:
-        """Ask the class ``question`` (prompt, options, answer, explanation): a new number, answers reset."""
+    def open_question(self, secret: str, question: dict, now: float | None = None) -> int:
+        """Ask the class ``question`` (prompt, options, answer, explanation): a new number, answers reset, no
+        timer. Asking a question again (re-ask) is a new number too: the earlier answers stay in the history."""
+        now = time.time() if now is None else now
         with self.transaction() as db:
             class_id, *_ = self._teacher_class(db, secret)
-            db.execute("UPDATE classes SET question = ?, question_no = question_no + 1, revealed = 0, touched = ? "
-                       "WHERE id = ?", (json.dumps(question), time.time(), class_id))
+            db.execute("UPDATE classes SET question = ?, question_no = question_no + 1, revealed = 0, "
+                       "answers_closed = 0, closes_at = NULL, touched = ? WHERE id = ?",
+                       (json.dumps(question), now, class_id))
             number = db.one("SELECT question_no FROM classes WHERE id = ?", (class_id,))[0]
-            db.execute("INSERT INTO questions (class_id, question_no, question) VALUES (?, ?, ?)",
-                       (class_id, number, json.dumps(question)))
+            db.execute("INSERT INTO questions (class_id, question_no, question, asked) VALUES (?, ?, ?, ?)",
+                       (class_id, number, json.dumps(question), now))
             return number
 
+    def close_answers(self, secret: str) -> None:
+        """No more answers to the open question, the answer still hidden (the teacher reveals it when ready)."""
+        self._set(secret, "answers_closed = 1")
+
+    def set_timer(self, secret: str, seconds: float | None, now: float | None = None) -> None:
+        """Answers to the open question close ``seconds`` from now (None: no timer)."""
+        now = time.time() if now is None else now
+        with self.transaction() as db:
+            class_id, *_ = self._teacher_class(db, secret)
+            db.execute("UPDATE classes SET closes_at = ?, touched = ? WHERE id = ?",
+                       (None if seconds is None else now + seconds, now, class_id))
+
+    def set_mode(self, secret: str, mode: str) -> None:
+        """Students' pages follow the teacher, may explore on their own, or are paused ("eyes up front")."""
+        if mode not in MODES:
+            raise ClassError(f"A class's mode is one of {', '.join(MODES)}.")
+        with self.transaction() as db:
+            class_id, *_ = self._teacher_class(db, secret)
+            db.execute("UPDATE classes SET mode = ?, touched = ? WHERE id = ?", (mode, time.time(), class_id))
+
+    def show_results(self, secret: str, show: bool) -> None:
+        """Whether the projector shows the class's answers as they arrive (always after the reveal)."""
+        self._set(secret, f"show_results = {1 if show else 0}")
+
+    def _set(self, secret: str, assignment: str) -> None:
+        """One of the teacher's switches (``assignment`` is the store's own constant SQL, never user text)."""
+        with self.transaction() as db:
+            class_id, *_ = self._teacher_class(db, secret)
+            db.execute(f"UPDATE classes SET {assignment}, touched = ? WHERE id = ?", (time.time(), class_id))
+
     def questions(self, secret: str) -> dict[int, dict]:
-        """Every question the class was asked, by number."""
+        """Every question the class was asked, by number (each with ``asked``, when)."""
         with self.transaction() as db:
             class_id, *_ = self._teacher_class(db, secret, closed_too=True)
-            return {int(n): json.loads(q) for n, q in
-                    db.all("SELECT question_no, question FROM questions WHERE class_id = ?", (class_id,))}
+            return {int(n): {**json.loads(q), "asked": float(at)} for n, q, at in
+                    db.all("SELECT question_no, question, asked FROM questions WHERE class_id = ? ORDER BY question_no",
+                           (class_id,))}
+
+    def roster(self, secret: str) -> list[Student]:
+        """Every student of the class, in the order they joined, and whether they answered the open question."""
+        with self.transaction(write=False) as db:
+            class_id, *_ = self._teacher_class(db, secret, closed_too=True)
+            number = db.one("SELECT question_no FROM classes WHERE id = ?", (class_id,))[0]
+            rows = db.all("SELECT s.student, s.nickname, s.joined, a.student IS NOT NULL FROM students s LEFT JOIN "
+                          "answers a ON a.class_id = s.class_id AND a.student = s.student AND a.question_no = ? "
+                          "WHERE s.class_id = ? ORDER BY s.joined, s.student", (number, class_id))
+            return [Student(str(s), str(n), float(j), bool(a)) for s, n, j, a in rows]
+
+    def all_answers(self, secret: str) -> list[Answer]:
+        """Every answer of the class, in the order of the questions and of the answers (the export's rows)."""
+        with self.transaction(write=False) as db:
+            class_id, *_ = self._teacher_class(db, secret, closed_too=True)
+            rows = db.all("SELECT a.question_no, a.student, s.nickname, a.answer, a.at FROM answers a JOIN students s "
+                          "ON s.class_id = a.class_id AND s.student = a.student WHERE a.class_id = ? "
+                          "ORDER BY a.question_no, a.at", (class_id,))
+            return [Answer(int(q), str(s), str(n), str(a), float(t)) for q, s, n, a, t in rows]
 
     def reveal(self, secret: str) -> None:
         with self.transaction() as db:
@@ -286,9 +415,18 @@ class Store:
             db.execute("UPDATE classes SET revealed = 1, touched = ? WHERE id = ?", (time.time(), class_id))
 
     def close(self, secret: str) -> None:
+        """The class ends: students are told, nothing more is asked or answered. Its answers stay for the
+        teacher's export until the class is deleted, a day after this."""
         with self.transaction() as db:
             class_id, *_ = self._teacher_class(db, secret)
             db.execute("UPDATE classes SET closed = 1, touched = ? WHERE id = ?", (time.time(), class_id))
+
+    def teacher_code(self, secret: str) -> tuple[str, bool] | None:
+        """(code, closed) of the class this teacher's key opens, or None: a browser that remembers a key finds
+        out whether its class is still there."""
+        with self.transaction(write=False) as db:
+            row = db.one("SELECT code, closed FROM classes WHERE teacher_hash = ?", (secret_hash(secret),))
+        return None if row is None else (str(row[0]), bool(row[1]))
 
     def student_count(self, secret: str) -> int:
         """How many students have joined the class (each counted once, however often they came back)."""
@@ -310,48 +448,91 @@ class Store:
 
     # ---- a student ------------------------------------------------------------------------------------
 
-    def join(self, code: str, student: str, nickname: str, client: str, now: float | None = None) -> ClassView:
-        """A student joins (or looks again at) the class with this code. ``client`` (an address) counts
-        failed joins: after FAILED_JOINS in FAILED_JOIN_WINDOW seconds it is refused for a while."""
+    def join(self, code: str, student: str, nickname: str, address: str = "", now: float | None = None, *,
+             browser: str = "") -> ClassView:
+        """A student joins (or looks again at) the class with this code. The code is looked up first: a
+        student already in the class, or with the right code, is never refused for wrong codes. A wrong code
+        is counted against ``browser`` and ``address``; past FAILED_JOINS (a browser) or FAILED_JOINS_ADDRESS
+        (an address) in FAILED_JOIN_WINDOW seconds, that browser or address waits before it may try codes it
+        has not joined. ``browser`` defaults to the student's id (which a browser keeps)."""
         now = time.time() if now is None else now
+        browser = browser or student
         self._expire_now_and_then(now)
         nickname = clean_nickname(nickname)
         with self.transaction() as db:
-            failed = db.one("SELECT COUNT(*) FROM failed_joins WHERE client = ? AND at > ?",
-                            (client, now - FAILED_JOIN_WINDOW))[0]
-            if failed >= FAILED_JOINS:
-                raise ClassError(f"Too many wrong codes from here; wait {FAILED_JOIN_WINDOW / 60:.0f} minutes and "
-                                 "ask your teacher for the code again.")
             row = db.one("SELECT id, closed FROM classes WHERE code = ?", (code.strip().upper(),))
+            known = None if row is None else db.one(
+                "SELECT nickname FROM students WHERE class_id = ? AND student = ?", (row[0], student))
+            if known is None:  # a new join: is this browser or address guessing?
+                since = now - FAILED_JOIN_WINDOW
+                if db.one("SELECT COUNT(*) FROM failed_joins WHERE browser = ? AND at > ?", (browser, since))[0] \
+                        >= FAILED_JOINS or (address and db.one(
+                            "SELECT COUNT(*) FROM failed_joins WHERE client = ? AND at > ?", (address, since))[0]
+                            >= FAILED_JOINS_ADDRESS):
+                    raise ClassError(f"Too many wrong codes from here; wait {FAILED_JOIN_WINDOW / 60:.0f} minutes and "
+                                     "ask your teacher for the code again.")
             if row is None:  # counted (committed), then refused
-                db.execute("INSERT INTO failed_joins (client, at) VALUES (?, ?)", (client, now))
+                db.execute("INSERT INTO failed_joins (client, at, browser) VALUES (?, ?, ?)", (address, now, browser))
         if row is None:
             raise ClassError("No class has this code. Check it with your teacher.")
         with self.transaction() as db:
             class_id = row[0]
-            known = db.one("SELECT nickname FROM students WHERE class_id = ? AND student = ?", (class_id, student))
             if known is None:
                 if db.one("SELECT COUNT(*) FROM students WHERE class_id = ?", (class_id,))[0] >= MAX_STUDENTS:
                     raise ClassError(f"This class is full ({MAX_STUDENTS} students).")
-                db.execute("INSERT INTO students (class_id, student, nickname, last_answer) VALUES (?, ?, ?, 0)",
-                           (class_id, student, nickname))
-            elif known[0] != nickname:
+                db.execute("INSERT INTO students (class_id, student, nickname, last_answer, joined) VALUES "
+                           "(?, ?, ?, 0, ?) ON CONFLICT (class_id, student) DO NOTHING",
+                           (class_id, student, nickname, now))
+            elif nickname and known[0] != nickname:  # an empty box (a reload) keeps the nickname
                 db.execute("UPDATE students SET nickname = ? WHERE class_id = ? AND student = ?",
                            (nickname, class_id, student))
             return self._view(db, class_id, teacher=False)
+
+    def student_view(self, code: str, student: str) -> ClassView | None:
+        """The class as a student who joined it sees it (the answer only after the reveal); None when the code is
+        wrong or the student is not in the class. A read: a page that follows the class asks it every run."""
+        with self.transaction(write=False) as db:
+            row = db.one("SELECT c.id FROM classes c JOIN students s ON s.class_id = c.id WHERE c.code = ? AND "
+                         "s.student = ?", (code.strip().upper(), student))
+            return None if row is None else self._view(db, row[0], teacher=False)
+
+    def nickname(self, code: str, student: str) -> str | None:
+        """The nickname a student joined with (None: not in this class)."""
+        with self.transaction(write=False) as db:
+            row = db.one("SELECT s.nickname FROM students s JOIN classes c ON c.id = s.class_id WHERE c.code = ? "
+                         "AND s.student = ?", (code.strip().upper(), student))
+        return None if row is None else str(row[0])
+
+    def public_view(self, code: str) -> tuple[ClassView, list[str], int] | None:
+        """What the projector shows (no key needed, nothing secret): the class as a student sees it, the open
+        question's answers when the teacher shows them or after the reveal (else none), and how many joined."""
+        with self.transaction(write=False) as db:
+            row = db.one("SELECT id, question_no, revealed, show_results FROM classes WHERE code = ?",
+                         (code.strip().upper(),))
+            if row is None:
+                return None
+            class_id, number, revealed, show = row
+            view = self._view(db, class_id, teacher=bool(revealed))
+            answers = [str(a) for (a,) in db.all("SELECT answer FROM answers WHERE class_id = ? AND question_no = ? "
+                                                  "ORDER BY at", (class_id, number))] if revealed or show else []
+            joined = int(db.one("SELECT COUNT(*) FROM students WHERE class_id = ?", (class_id,))[0])
+            return view, answers, joined
 
     def answer(self, code: str, student: str, question_no: int, answer: str, now: float | None = None) -> None:
         """The student's answer to open question ``question_no`` (a later one replaces it, until the reveal)."""
         now = time.time() if now is None else now
         with self.transaction() as db:
-            row = db.one("SELECT id, question_no, revealed, closed, question FROM classes WHERE code = ?", (code,))
+            row = db.one("SELECT id, question_no, revealed, closed, question, answers_closed, closes_at FROM classes "
+                         "WHERE code = ?", (code,))
             if row is None or row[3]:
                 raise ClassError("This class has ended.")
-            class_id, open_no, revealed, _, question = row
+            class_id, open_no, revealed, _, question, answers_closed, closes_at = row
             if question is None or open_no != question_no:
                 raise ClassError("That question is no longer open.")
             if revealed:
                 raise ClassError("The answer has been revealed; answers are closed.")
+            if answers_closed or (closes_at is not None and now >= closes_at):
+                raise ClassError("Your teacher has closed the answers to this question.")
             if answer not in _allowed_answers(json.loads(question)):
                 raise ClassError("That is not one of the answers.")
             last = db.one("SELECT last_answer FROM students WHERE class_id = ? AND student = ?", (class_id, student))
@@ -370,8 +551,27 @@ class Store:
         """What a student's page polls, or None for no such class. One read; the page draws itself again
         only when this changes."""
         with self.transaction(write=False) as db:
-            row = db.one("SELECT state, question_no, revealed, closed FROM classes WHERE code = ?", (code,))
-        return None if row is None else Poll(str(row[0]), int(row[1]), bool(row[2]), bool(row[3]))
+            row = db.one("SELECT state, question_no, revealed, closed, mode, answers_closed, closes_at FROM classes "
+                         "WHERE code = ?", (code,))
+        return None if row is None else Poll(str(row[0]), int(row[1]), bool(row[2]), bool(row[3]), str(row[4]),
+                                             bool(row[5]), None if row[6] is None else float(row[6]))
+
+    def pulses(self, codes: list[str]) -> dict[str, Pulse]:
+        """What every page of these classes shows, in one read (ui/class_watch.py asks it a few times a second
+        for the classes this server's pages show). A class that is gone is left out."""
+        if not codes:
+            return {}
+        with self.transaction(write=False) as db:
+            rows = db.all("SELECT c.code, c.state, c.question_no, c.revealed, c.closed, c.mode, c.answers_closed, "
+                          "c.closes_at, c.show_results, "
+                          "(SELECT COUNT(*) FROM students s WHERE s.class_id = c.id), "
+                          "(SELECT COUNT(*) FROM answers a WHERE a.class_id = c.id), "
+                          "(SELECT MAX(a.at) FROM answers a WHERE a.class_id = c.id) "
+                          f"FROM classes c WHERE c.code IN ({', '.join('?' * len(codes))})", tuple(codes))
+        return {str(r[0]): Pulse(Poll(str(r[1]), int(r[2]), bool(r[3]), bool(r[4]), str(r[5]), bool(r[6]),
+                                      None if r[7] is None else float(r[7])),
+                                 bool(r[8]), int(r[9]), int(r[10]), None if r[11] is None else float(r[11]))
+                for r in rows}
 
     def my_answer(self, code: str, student: str, question_no: int) -> str | None:
         with self.transaction() as db:
@@ -396,12 +596,14 @@ class Store:
             return len(old)
 
     def _view(self, db, class_id: str, *, teacher: bool) -> ClassView:
-        code, state, question, number, revealed, closed = db.one(
-            "SELECT code, state, question, question_no, revealed, closed FROM classes WHERE id = ?", (class_id,))
+        code, state, question, number, revealed, closed, mode, show, answers_closed, closes_at = db.one(
+            "SELECT code, state, question, question_no, revealed, closed, mode, show_results, answers_closed, "
+            "closes_at FROM classes WHERE id = ?", (class_id,))
         asked = None if question is None else json.loads(question)
         if asked is not None and not teacher and not revealed:
-            asked = {k: v for k, v in asked.items() if k not in ("answer", "also", "explanation")}
-        return ClassView(code, json.loads(state), asked, int(number), bool(revealed), bool(closed))
+            asked = {k: v for k, v in asked.items() if k not in ("answer", "also", "explanation", "low", "high")}
+        return ClassView(code, json.loads(state), asked, int(number), bool(revealed), bool(closed), str(mode),
+                         bool(show), bool(answers_closed), None if closes_at is None else float(closes_at))
 
 
 def clean_nickname(nickname: str) -> str:

@@ -1,16 +1,24 @@
-"""Class mode: a teacher starts a class and asks questions about the lesson on the projector; students
-join with a code on their own devices, follow the lesson and answer (``ui.classmode``)."""
+"""Class mode: a teacher starts a class and teaches from any lesson; students join with a code on their own
+devices, follow the lesson and answer; the projector shows the code and the class's answers
+(``ui.classmode``)."""
 
 import streamlit as st
 
 from ui import classmode as C
-from ui.settings import shared
 
 st.title("Class mode")
-settings = shared()
-if "teach" in st.query_params:
-    C.teacher(st.query_params["teach"], settings, st.context.url or "http://127.0.0.1:8501/")
-elif "class" in st.query_params:
-    C.student(st.query_params["class"])
+base_url = st.context.url or "http://127.0.0.1:8501/"
+if "teach" in st.query_params:  # a teacher's link, opened on another device: this browser keeps the key
+    C.resume_teacher_link()
+taught = C.teaching()
+if "projector" in st.query_params:
+    C.projector(str(st.query_params["projector"]), base_url)
+elif taught is not None:
+    C.teacher_desk(*taught, base_url)
+elif st.session_state.get("_cm_closed"):
+    C.closed_desk(st.session_state["_cm_closed"])
+elif C.student_of() is not None:
+    st.markdown(f"You are in class **{C.student_of()}**: the lesson pages follow your teacher.")
+    st.button("Leave the class", key="cm_leave_page", on_click=C.leave_class, icon=":material/logout:")
 else:
-    C.landing(settings)
+    C.landing()

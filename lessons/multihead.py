@@ -9,14 +9,14 @@ from attention import trace_multi_head
 from ui import components as ui
 from ui import view
 from ui.choices import multihead_head
-from ui.exercises import question_box
+from ui.exercises import offer_to_class, question_box
 from ui.settings import shared, trace_or_explain
 from ui.walkthrough import MASK_CAPTION, STEPS, lines_panel, render_steps
 from viz import figures as F
 from viz import heads as H
 from viz import provenance as P
 from viz import tables as T
-from viz.exercises import head_questions, lesson_id
+from viz.exercises import head_questions, lesson_id, make_questions
 from viz.labels import token_labels
 
 st.title("Multi-head attention")
@@ -83,3 +83,4 @@ step = right.selectbox("Step", range(3, len(STEPS) + 1), format_func=lambda k: f
 st.markdown(f"Head {opened + 1} uses columns {opened * d_k + 1}–{(opened + 1) * d_k} of W_Q, W_K and W_V. "
             "Its tokens and X are the walkthrough's (steps 1 and 2).")
 render_steps(mh.heads[opened], prefix="head-", first=step or 3, last=step or 3)
+offer_to_class([*head_questions(n, d_model, h, lesson_id(mh.heads[0])), *make_questions(mh.heads[opened])])

@@ -21,7 +21,7 @@ from tests.test_streamlit_client import in_a_thread
 
 pytestmark = pytest.mark.browser  # a real server: run with the browser tests
 
-TEACHER_BUTTONS = ("cm_ask", "cm_reveal", "cm_close")
+TEACHER_BUTTONS = ("cm_ask", "cm_reveal", "cm_close", "cm_close_answers")
 
 
 async def attack(base: str, own: Teacher, victim: Teacher) -> tuple[dict[str, str], list[Answer]]:
@@ -37,7 +37,8 @@ async def attack(base: str, own: Teacher, victim: Teacher) -> tuple[dict[str, st
     answers = [await student.open()]
     code = f"class={victim.code}"
     for query in (code, f"{code}&teach={victim.code}", f"{code}&teach={'A' * 32}", f"teach={victim.code}",
-                  f"{code}&sentence=evil&seed=7&follow=true", f"{code}&teach={own.secret[:-2]}xx"):
+                  f"{code}&sentence=evil&seed=7", f"{code}&teach={own.secret[:-2]}xx",
+                  f"{code}&projector={victim.code}"):
         for key in TEACHER_BUTTONS:
             answers.append(await student.rerun(query, [trigger(ids[key])]))
         # the teacher's live fragment, in this session: Streamlit ignores a fragment the session does not
@@ -55,7 +56,8 @@ async def attack(base: str, own: Teacher, victim: Teacher) -> tuple[dict[str, st
 def test_a_students_crafted_requests_change_nothing(tmp_path):
     with streamlit_server(env={"ATTENTION_LAB_DATA": str(tmp_path)}) as base:
         db = Store(f"sqlite:///{tmp_path / 'classes.sqlite3'}")
-        own = db.create_class({"page": "", "query": {}})  # the attacker's own class, to learn the ids
+        question = {"prompt": "Which key?", "options": ["a", "b"], "answer": "a", "also": [], "explanation": ""}
+        own = db.create_class({"page": "", "query": {}, "questions": [question]})  # the attacker's own: the ids
         victim = db.create_class({"page": "scaling", "query": {"dk_demo": "64"}})
         db.open_question(victim.secret, {"prompt": "Which key?", "options": ["a", "b"], "answer": "a",
                                          "explanation": ""})

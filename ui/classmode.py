@@ -1,47 +1,70 @@
-"""Class mode's page flow: start or join a class, the teacher's projector view (code, link, QR code,
-questions, the class's answers live, reveal), and a student's view that follows the teacher.
+"""Class mode: a teacher teaches from any lesson, a class follows on its own laptops and phones, predicts and
+answers; a projector shows the code and the class's answers (issue 33).
 
-What a class follows is the teacher's lesson as its share link holds it: the page and every setting
-in its address (sentence, seed, sizes, step, hand edits…). The teacher's other pages publish it
-(``publish``, called by app.py after each run); a student's page shows that lesson in a frame of
-its own, opened at the teacher's link, so it starts from exactly those settings as any shared link
-does.
+Who is who lives in the browser (ui/identity.py): a student is one browser (however many tabs), a teacher's
+browser keeps the class's key (never in the address bar of a projected page). So a reload keeps a student in
+the class and a teacher teaching, and a copied link makes no one anyone.
 
-Live updates: a small fragment polls the database (every 1.5 s for the teacher, 2 s for a student).
-A student's fragment draws the teacher's lesson from what it read, so a new lesson reruns only the
-fragment; a new question, the reveal or the class's end reruns the whole page once. So a class of
-students waiting costs one query each per poll.
+- **The teacher** teaches from any lesson as usual. Each run of a lesson page writes its page, its link's
+  settings and the questions its own numbers answer into the class (``publish``), when they changed. The
+  sidebar of every page says "You are teaching class XXXXXX" and holds the class's controls (ask a question
+  of this page, the timer, close the answers, reveal; follow, explore or pause the students' screens; show
+  the answers on the projector). Class mode's page is the teacher's desk: the roster, the open question's
+  answers, the history of the class's questions, the export, closing the class.
+- **A student** joins with the code (Enter joins). Their session then follows the teacher inside itself: the
+  app applies the class's lesson (page and settings) to the student's own session and draws it, with the
+  class's banner on top (no frame, no second session: ``follow``). While a question is open the lesson is
+  hidden and the question shown; paused, the screen says to look up front; in explore mode the student may
+  change the lesson, and go back to the teacher's.
+- **The projector** (``/classmode?projector=CODE``, no key): the code, the join link and its QR code; the open
+  question in large type, how many answered, the timer, and the answers when the teacher shows them.
+
+Live updates: each page tells ui/class_watch.py which class it shows and what it saw of it; one thread per
+server process reads the watched classes a few times a second and reruns the pages whose class changed (the
+whole page of a student, the live part of the teacher's desk and of the projector). A question's timer counts
+down in the browser (static/countdown.js).
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import io
+import ipaddress
 import json
-import secrets
+import os
+import socket
+import time
+from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 import segno
 import streamlit as st
 
-from attention import trace_self_attention
-from classmode.store import MAX_NICKNAME, ClassError, ClassView, Store, database_url
+from classmode.store import MAX_NICKNAME, MODES, ClassError, ClassView, Store, database_url
+from ui import class_watch, identity
 from ui import components as ui
-from ui.links import PRIVATE, SHARED_SETTINGS, SPECS, check_link, link
+from ui.links import PAGE_SETTINGS, PRIVATE, SETTINGS, SHARED_SETTINGS, SPECS, check_link, link, read_into_session
+from ui.matrix_editor import EDIT_STATE
 from ui.navigation import CLASS_PAGE, LESSONS
-from ui.settings import DEFAULT_SENTENCE, Shared, trace_or_explain
 from viz import classmode as V
-from viz.exercises import make_questions
 from viz.labels import markdown_text
 
 CODE_CSS = """<style>
 .class-code { font-size: clamp(3rem, 12vw, 7rem); font-weight: 700; letter-spacing: .15em; line-height: 1.1;
               font-family: ui-monospace, monospace; }
-.st-key-cm-lesson iframe { border: 1px solid rgba(128, 128, 128, .4); border-radius: .5rem; }
+.class-code.small { font-size: 2.2rem; letter-spacing: .1em; }
+.projector-question p { font-size: 2rem; line-height: 1.3; }
 </style>"""
-FRAME_HEIGHT = 720  # px: most of a laptop's or a phone's screen, with the page's own header above
 NOT_FOLLOWED = PRIVATE | {"class"}  # in a link, but not the lesson: keys, ids and the class code
 SHARED_KEYS = SHARED_SETTINGS  # the sidebar's: every lesson reads them
+QUESTIONS = "_page_questions"  # this run's page's questions (records), set by the page that can ask them
+MODE_LABELS = {"follow": "Follow me", "explore": "Let them explore", "pause": "Eyes up front"}
+TIMERS = (30, 60, 120)  # seconds a teacher may give a question
+_COUNTDOWN = st.components.v2.component(
+    "attention_lab.countdown", js=(Path(__file__).resolve().parent.parent / "static" / "countdown.js").read_text(
+        encoding="utf-8"),
+    css=".cm-countdown { font-variant-numeric: tabular-nums; font-weight: 600; } .cm-countdown.big { font-size: 2rem }")
 
 
 def store() -> Store:
@@ -61,13 +84,16 @@ def _opened(url: str) -> Store:
     return Store(url)
 
 
-def lesson_state(page: str, params: dict) -> dict:
+def lesson_state(page: str, params: dict, questions: list | None = None) -> dict:
     """What a class follows: a lesson's address and its link's settings (the share link's, so never the
-    teacher's key, a student's id or the class code)."""
-    return {"page": page, "query": {k: v for k, v in params.items() if k in SPECS and k not in NOT_FOLLOWED}}
+    teacher's key, a student's id or the class code), and the questions that lesson's numbers answer."""
+    state = {"page": page, "query": {k: v for k, v in params.items() if k in SPECS and k not in NOT_FOLLOWED}}
+    if questions:
+        state["questions"] = questions
+    return state
 
 
-def lesson_url(state: dict, *, embed: bool = False) -> str | None:
+def lesson_url(state: dict) -> str | None:
     """The lesson a class's state names, as a path with its query; None if its page is not a lesson.
 
     Built only from what a shared link may hold: a known page, and the settings that pass the link's
@@ -75,13 +101,16 @@ def lesson_url(state: dict, *, embed: bool = False) -> str | None:
     page, query = state.get("page"), state.get("query")
     if not isinstance(page, str) or page not in LESSONS or not isinstance(query, dict):
         return None
+    settings = _linkable(query)
+    text = urlencode(settings, doseq=True)
+    return "/" + page + ("?" + text if text else "")
+
+
+def _linkable(query: dict) -> dict:
+    """The settings of a stored state that a link may hold (checked as a link from anyone)."""
     settings = {k: v for k, v in query.items()
                 if isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))}
-    settings = {k: v for k, v in settings.items() if k not in check_link(settings) and k not in NOT_FOLLOWED}
-    text = urlencode(settings, doseq=True)
-    if embed:  # Streamlit's own embed: no header or toolbar; follow: the sidebar starts closed (app.py)
-        text += ("&" if text else "") + "follow=true&embed=true"
-    return "/" + page + ("?" + text if text else "")
+    return {k: v for k, v in settings.items() if k not in check_link(settings) and k not in NOT_FOLLOWED}
 
 
 def sidebar_settings(params: dict) -> dict:
@@ -89,133 +118,195 @@ def sidebar_settings(params: dict) -> dict:
     return {k: v for k, v in params.items() if k in SHARED_KEYS}
 
 
+# ---- who is asking --------------------------------------------------------------------------------------
+
+@functools.cache
+def trusted_proxies() -> tuple:
+    """The proxies whose X-Forwarded-For the server believes (ATTENTION_LAB_TRUSTED_PROXIES: addresses, networks
+    such as 10.0.0.0/8, or host names, comma-separated; the loopback addresses when unset: an nginx on this
+    machine, as deploy/ runs it)."""
+    names = os.environ.get("ATTENTION_LAB_TRUSTED_PROXIES", "127.0.0.1,::1")
+    networks = []
+    for name in filter(None, (n.strip() for n in names.split(","))):
+        try:
+            networks.append(ipaddress.ip_network(name, strict=False))
+        except ValueError:  # a host name (Compose's "nginx"): its addresses now
+            try:
+                networks += [ipaddress.ip_network(a) for a in socket.gethostbyname_ex(name)[2]]
+            except OSError:
+                continue
+    return tuple(networks)
+
+
+def _trusted(address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in trusted_proxies())
+
+
 def client() -> str:
-    """Who a failed join is counted against: the browser's address as the server sees it."""
-    return str(getattr(st.context, "ip_address", None) or "unknown")
+    """The address wrong join codes count against: the browser's. Behind a proxy the server trusts, the last
+    address in X-Forwarded-For that is not a trusted proxy (nginx forwards it, deploy/nginx); otherwise the
+    connection's own (Streamlit says None for a loopback connection)."""
+    peer = str(getattr(st.context, "ip_address", None) or "127.0.0.1")
+    if not _trusted(peer):
+        return peer
+    headers = getattr(st.context, "headers", None) or {}
+    hops = [h.strip() for h in str(headers.get("X-Forwarded-For") or "").split(",") if h.strip()]
+    for hop in reversed(hops):
+        if not _trusted(hop):
+            return hop
+    return str(headers.get("X-Real-IP") or peer)
+
+
+def teaching() -> tuple[str, str] | None:
+    """(key, code) of the class this browser teaches, when it is still open."""
+    held = identity.get("teach")
+    if not isinstance(held, dict) or not isinstance(held.get("secret"), str):
+        return None
+    cached = st.session_state.get("_cm_teaching")
+    if cached and cached[0] == held["secret"]:
+        return cached
+    found = store().teacher_code(held["secret"])
+    if found is None or found[1]:  # gone after a day idle, or closed: this browser teaches no class
+        st.session_state.pop("_cm_teaching", None)
+        return None
+    st.session_state["_cm_teaching"] = (held["secret"], found[0])
+    return st.session_state["_cm_teaching"]
+
+
+def student_of() -> str | None:
+    """The code of the class this browser joined, when it is still in it (and is not the class's teacher)."""
+    code, me = identity.get("class"), identity.browser()
+    if not isinstance(code, str) or me is None:
+        return None
+    if st.session_state.get("_cm_student") == code:
+        return code
+    if store().nickname(code, me) is None:
+        return None
+    st.session_state["_cm_student"] = code
+    return code
 
 
 # ---- starting and joining -------------------------------------------------------------------------------
 
-def start_class(settings: Shared) -> None:
-    """The "Start a class" button: a new class with the teacher's lesson; the page becomes the teacher's."""
-    try:  # the class starts on the walkthrough, with the sidebar's settings
-        teacher = store().create_class(lesson_state("", sidebar_settings(link())))
+def start_class() -> None:
+    """The "Start a class" button: a new class, following the lesson the teacher shows now; this browser keeps
+    its key."""
+    me = identity.browser()
+    if me is None:
+        st.session_state["_cm_error"] = "This browser has not said who it is yet; try again in a moment."
+        return
+    try:
+        teacher = store().create_class(lesson_state("", sidebar_settings(link())), browser=me, address=client())
     except ClassError as error:
         st.session_state["_cm_error"] = str(error)
         return
-    st.query_params["teach"] = teacher.secret
+    identity.remember(teach={"secret": teacher.secret, "code": teacher.code})
+    st.session_state["_cm_teaching"] = (teacher.secret, teacher.code)
 
 
 def join_class() -> None:
-    code = "".join(st.session_state.get("cm_code", "").split()).upper()[:12]
-    if code:
-        st.query_params["class"] = code
-
-
-def landing(settings: Shared) -> None:
-    store()  # a database it can't reach is named now, not after "Start a class"
-    left, right = st.columns(2, gap="large")
-    with left:
-        st.subheader("Teach", divider="gray")
-        st.markdown("Start a class: your students join with a code on their laptops or phones, follow the "
-                    "lesson you show (the page, its step and every setting in its link) and answer your "
-                    "questions; you see the class's answers arrive, then reveal. Your page's link is your key to "
-                    "the class: keep it to yourself.")
-        st.button("Start a class", key="cm_start", type="primary", on_click=start_class, args=(settings,),
-                  icon=":material/groups:")
-        if "_cm_error" in st.session_state:
-            st.error(markdown_text(st.session_state.pop("_cm_error")), icon=":material/block:")
-    with right:
-        st.subheader("Join", divider="gray")
-        st.text_input("Class code", key="cm_code", max_chars=12, placeholder="e.g. K7Q2XM")
-        st.button("Join the class", key="cm_join", on_click=join_class, icon=":material/login:")
-
-
-# ---- the teacher ----------------------------------------------------------------------------------------
-
-def teacher(secret: str, settings: Shared, base_url: str) -> None:
-    db = store()
-    try:
-        view = db.teacher_view(secret)
-    except ClassError as error:
-        st.session_state.pop("_cm_teaching", None)
-        st.error(markdown_text(str(error)), icon=":material/block:")
-        st.button("Start a new class", key="cm_restart", on_click=_forget_class, args=("teach",))
+    """The join form's submit: join with the code typed, keep the class and the nickname in the browser."""
+    code = "".join(str(st.session_state.get("cm_code", "")).split()).upper()[:12]
+    nickname = str(st.session_state.get("cm_nick") or "")
+    me = identity.browser()
+    if not code:
+        st.session_state["_cm_error"] = "Type the code your teacher shows."
         return
-    st.session_state["_cm_teaching"] = (secret, view.code)  # this session's lesson pages publish to the class
-    trace = trace_or_explain(settings, trace_self_attention)  # a sentence it can't show: the last one that worked
-    # the sidebar here changes the sentence and settings of the lesson the class follows, not its page
-    state = view.state if lesson_url(view.state) is not None else lesson_state("", {})
-    query = {k: v for k, v in state["query"].items() if k not in SHARED_KEYS} | sidebar_settings(link())
-    state = lesson_state(state["page"], query)
-    if state != view.state:
-        db.set_state(secret, state)
-    st.session_state["_cm_published"] = state
-    origin = urlsplit(base_url)  # the page's own address: scheme and host, not its path
-    join = f"{origin.scheme}://{origin.netloc}/classmode?class={view.code}"
-    st.html(CODE_CSS)
-    code_column, qr_column = st.columns([3, 2], vertical_alignment="center")
-    with code_column:
-        st.markdown("**Join at** the link below, or open Class mode and type the code:")
-        st.html(f'<div class="class-code" aria-label="class code">{html.escape(view.code)}</div>')
-        st.code(join, language=None)
-    with qr_column:
-        picture = io.BytesIO()
-        segno.make(join, error="m").save(picture, kind="png", scale=8, border=2)
-        st.image(picture.getvalue(), caption="The join link as a QR code", width=260)
-    st.caption(f"Students follow your lesson: now “{LESSONS[state['page']]}” with “{markdown_text(trace.sentence)}”, "
-               f"seed {settings.seed}. Open any lesson from the menu and their pages follow it (its step and "
-               "settings too); “Back to class” in the sidebar brings you here. The link in your address bar is "
-               "the teacher's key: do not share it.")
-
-    st.subheader("Ask the class", divider="gray")
-    questions = make_questions(trace)
-    chosen = st.selectbox("Question", range(len(questions)), key="cm_pick",
-                          format_func=lambda k: questions[k].prompt)
-    st.button("Ask the class", key="cm_ask", type="primary", on_click=_ask,
-              args=(secret, V.question_record(questions[chosen or 0])), icon=":material/campaign:")
-    _teacher_live(secret)
-    st.divider()
-    rows = db.answers(secret)
-    st.download_button("Download the class's answers (CSV)", V.answers_csv(rows, db.questions(secret)),
-                       file_name=f"class-{view.code}.csv", mime="text/csv", key="cm_csv",
-                       icon=":material/download:")
-    st.button("Close the class", key="cm_close", on_click=_close, args=(secret,), icon=":material/logout:")
+    if me is None:
+        st.session_state["_cm_error"] = "This browser has not said who it is yet; try again in a moment."
+        return
+    try:
+        store().join(code, me, nickname, client(), browser=me)
+    except ClassError as error:
+        st.session_state["_cm_error"] = str(error)
+        return
+    identity.remember(**{"class": code, "nick": nickname or identity.get("nick")})
+    st.session_state["_cm_student"] = code
+    st.session_state.pop("_cm_applied", None)  # the class's lesson is applied on the next run
 
 
-def _students(count: int) -> str:
-    return f"{count} student" + ("" if count == 1 else "s")
+def leave_class() -> None:
+    identity.remember(**{"class": None})
+    class_watch.forget("student")
+    st.session_state.pop("_cm_student", None)
+    st.session_state.pop("_cm_applied", None)
 
 
-def _ask(secret: str, question: dict) -> None:
-    store().open_question(secret, question)
-
-
-def _close(secret: str) -> None:
-    store().close(secret)
+def stop_teaching() -> None:
+    """Forget the class in this browser (the class itself goes on until it is closed or idle for a day)."""
+    identity.remember(teach=None)
     st.session_state.pop("_cm_teaching", None)
 
 
-def _reveal(secret: str) -> None:
-    store().reveal(secret)
+def landing() -> None:
+    """Class mode's page for a browser that neither teaches nor is in a class: join first (a phone's student is
+    the most common visitor), then teach."""
+    store()  # a database it can't reach is named now, not after a click
+    st.subheader("Join a class", divider="gray")
+    code = st.query_params.get("class", "")
+    with st.form("cm_join_form", border=False, enter_to_submit=True):
+        st.text_input("Class code", value=code, key="cm_code", max_chars=12, placeholder="e.g. K7Q2XM")
+        # no max_chars: the browser would refuse a longer paste whole; the store keeps the first characters
+        st.text_input(f"Your nickname (optional; the first {MAX_NICKNAME} characters are kept)", key="cm_nick",
+                      value=identity.get("nick") or "")
+        st.form_submit_button("Join the class", type="primary", on_click=join_class, icon=":material/login:")
+    if "_cm_error" in st.session_state:
+        st.error(markdown_text(st.session_state.pop("_cm_error")), icon=":material/block:")
+    if code:
+        return  # a join link: nothing else on a student's screen
+    st.subheader("Teach", divider="gray")
+    st.markdown("Start a class: your students join with a code on their laptops or phones, follow the lesson you "
+                "show and answer your questions; you see the class's answers arrive, then reveal. This browser "
+                "keeps the class's key: keep using it to teach (every page's sidebar has the class's controls).")
+    _loopback_warning(st.context.url or "")
+    st.button("Start a class", key="cm_start", on_click=start_class, icon=":material/groups:")
 
 
-def _forget_class(key: str) -> None:
-    st.query_params.pop(key, None)
+def loopback(base_url: str) -> bool:
+    """Whether the page's address is this machine's own (`make run` serves on 127.0.0.1)."""
+    host = urlsplit(base_url).hostname or ""
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
+
+def _loopback_warning(base_url: str) -> None:
+    """A link to a loopback address opens only on the teacher's own machine: say so before it is projected."""
+    if loopback(base_url):
+        st.warning("This server answers only this computer (its address is 127.0.0.1), so your students can't "
+                   "open the join link. Run it for your network (`make run HOST=0.0.0.0`, or deploy/) and open "
+                   "it by the computer's network address.", icon=":material/wifi_off:")
+
+
+def resume_teacher_link() -> None:
+    """A teacher's link (?teach=KEY, to go on from another device): this browser keeps the key, and the address
+    bar loses it (it must not stay on a projected page)."""
+    secret = st.query_params.get("teach")
+    if isinstance(secret, str) and store().teacher_code(secret) is not None:
+        identity.remember(teach={"secret": secret, "code": store().teacher_code(secret)[0]})
+        st.session_state.pop("_cm_teaching", None)
+    st.query_params.pop("teach", None)
+
+
+# ---- the teacher: every page's sidebar ------------------------------------------------------------------
 
 def publish(page: str) -> None:
-    """After a run of one of the teacher's lesson pages: that page and its settings become the class's
-    lesson (written only when they changed), and the sidebar leads back to the class."""
-    teaching = st.session_state.get("_cm_teaching")
-    if teaching is None or page not in LESSONS:
+    """After a run of one of the teacher's lesson pages: that page, its settings and the questions it can ask
+    become the class's lesson (written only when they changed)."""
+    taught = teaching()
+    if taught is None or page not in LESSONS:
         return
-    secret, code = teaching
-    state = lesson_state(page, link())
+    secret, _ = taught
+    state = lesson_state(page, link(), st.session_state.get(QUESTIONS))
     if state != st.session_state.get("_cm_published"):
         try:
-            _opened(database_url()).set_state(secret, state)
-        except ClassError:  # closed, or gone after a day idle: this session teaches no class any more
+            store().set_state(secret, state)
+        except ClassError:  # closed, or gone after a day idle
             st.session_state.pop("_cm_teaching", None)
             return
         except Exception as error:  # the database is out of reach: the lesson goes on, and says so
@@ -223,125 +314,359 @@ def publish(page: str) -> None:
                                + markdown_text(type(error).__name__) + ").", icon=":material/database:")
             return
         st.session_state["_cm_published"] = state
-    # a button, not a link: a link would show the teacher's key on the projector when hovered
-    if st.sidebar.button(f"Back to class {code}", key="cm_back", icon=":material/groups:", width="stretch",
-                         help="Your students' pages follow the lesson you show here."):
-        st.switch_page(CLASS_PAGE, query_params={"teach": secret})
 
 
-@st.fragment(run_every=1.5)
-def _teacher_live(secret: str) -> None:
-    """The open question and the class's answers as they arrive (the true answer hidden until the reveal)."""
+def teacher_sidebar(page: str) -> None:
+    """Every page's sidebar, in a teacher's browser: which class, and its controls."""
+    taught = teaching()
+    if taught is None:
+        return
+    secret, code = taught
+    with st.sidebar.container(border=True, key="cm-teacher-box"):
+        st.markdown(f"**You are teaching class {code}**")
+        _teacher_controls(secret, page)
+        if page != "classmode":
+            st.page_link(CLASS_PAGE, label="The teacher's desk: roster, answers, export", icon=":material/groups:")
+
+
+def _teacher_controls(secret: str, page: str) -> None:
+    view = store().teacher_view(secret)
+    questions = st.session_state.get(QUESTIONS) if page != "classmode" else view.state.get("questions")
+    if questions:
+        chosen = st.selectbox("A question about this lesson's numbers", range(len(questions)), key="cm_pick",
+                              format_func=lambda k: questions[k]["prompt"])
+        st.button("Ask the class", key="cm_ask", on_click=_ask, args=(secret, questions[chosen or 0]),
+                  type="primary", icon=":material/campaign:", width="stretch")
+    elif page != "classmode":
+        st.caption("This lesson has no questions to ask; the walkthrough and multi-head attention have.")
+    if view.question is not None and not view.revealed:
+        open_for = "closed" if view.answers_closed or _timed_out(view) else "open"
+        st.caption(f"Question {view.question_no} is {open_for}.")
+        left, right = st.columns(2)
+        left.button("Reveal", key="cm_reveal", on_click=_act, args=("reveal", secret), icon=":material/visibility:",
+                    width="stretch")
+        right.button("Close answers", key="cm_close_answers", on_click=_act, args=("close_answers", secret),
+                     disabled=open_for == "closed", width="stretch")
+        timer = st.segmented_control("Timer", TIMERS, key="cm_timer", format_func=lambda s: f"{s} s",
+                                     selection_mode="single", default=None)
+        if timer and st.session_state.get("_cm_timer_set") != (view.question_no, timer):
+            st.session_state["_cm_timer_set"] = (view.question_no, timer)
+            store().set_timer(secret, float(timer))
+    mode = st.segmented_control("Students' screens", MODES, key="cm_mode", default=view.mode,
+                                format_func=MODE_LABELS.get, selection_mode="single")
+    if mode and mode != view.mode:
+        store().set_mode(secret, mode)
+    show = st.toggle("Show the answers on the projector as they arrive", key="cm_show", value=view.show_results)
+    if show != view.show_results:
+        store().show_results(secret, show)
+
+
+def _ask(secret: str, question: dict) -> None:
+    store().open_question(secret, question)
+    st.session_state.pop("cm_timer", None)
+
+
+def _act(action: str, secret: str) -> None:
+    getattr(store(), action)(secret)
+
+
+def _timed_out(view: ClassView) -> bool:
+    return view.closes_at is not None and time.time() >= view.closes_at
+
+
+# ---- the teacher's desk (class mode's page) -------------------------------------------------------------
+
+def teacher_desk(secret: str, code: str, base_url: str) -> None:
+    """The teacher's page: the join code and link, the open question's answers live, the roster, the history
+    and the export, closing the class. Holds nothing a projector should show: the projector has its own page."""
+    db = store()
+    origin = urlsplit(base_url)  # the page's own address: scheme and host, not its path
+    join = f"{origin.scheme}://{origin.netloc}/classmode?class={code}"
+    projector = f"{origin.scheme}://{origin.netloc}/classmode?projector={code}"
+    st.html(CODE_CSS)
+    st.markdown(f"**Class {code}** · students join at the link below, or open Class mode and type the code.")
+    st.code(join, language=None)
+    _loopback_warning(base_url)
+    st.link_button("Open the projector view (a new tab: no key on it)", projector, icon=":material/present_to_all:")
+    _teacher_live(secret, code)
+    st.subheader("The class's questions", divider="gray")
+    questions = db.questions(secret)
+    if questions:
+        ui.table(V.history_frame(questions, db.all_answers(secret)), "cm-history", decimals=None)
+    else:
+        st.caption("No question asked yet. Ask from any lesson's sidebar (its questions come from its own numbers).")
+    st.download_button("Download the class's answers (CSV)", lambda: V.answers_csv(
+        db.all_answers(secret), db.questions(secret), db.roster(secret)), file_name=f"class-{code}.csv",
+        mime="text/csv", key="cm_csv", icon=":material/download:", on_click="ignore",
+        help="Built when you click: every answer so far, who did not answer, the right answers, each student's total.")
+    with st.expander("Go on from another device (your teacher link: keep it to yourself)", icon=":material/key:"):
+        st.code(f"{origin.scheme}://{origin.netloc}/classmode?teach={secret}", language=None)
+    st.subheader("Close the class", divider="gray")
+    sure = st.checkbox("Yes, end the class for every student", key="cm_close_sure")
+    st.button("Close the class", key="cm_close", on_click=_close, args=(secret,), disabled=not sure,
+              icon=":material/logout:", help="Students are told the class has ended; the answers stay for your "
+                                             "export until the class is deleted, a day from now.")
+
+
+def closed_desk(secret: str) -> None:
+    """A closed class: its export stays until the class is deleted."""
+    db = store()
+    code, _ = db.teacher_code(secret)
+    st.info(f"Class {code} is closed. Its answers can be downloaded until it is deleted, a day after its last "
+            "activity.", icon=":material/info:")
+    st.download_button("Download the class's answers (CSV)", lambda: V.answers_csv(
+        db.all_answers(secret), db.questions(secret), db.roster(secret)), file_name=f"class-{code}.csv",
+        mime="text/csv", key="cm_csv_closed", icon=":material/download:", on_click="ignore")
+    st.button("Start another class", key="cm_again", on_click=stop_teaching)
+
+
+def _close(secret: str) -> None:
+    store().close(secret)
+    st.session_state["_cm_closed"] = secret
+    st.session_state.pop("_cm_teaching", None)
+    st.session_state.pop("cm_close_sure", None)
+
+
+@st.fragment(run_every=class_watch.SAFETY)
+def _teacher_live(secret: str, code: str) -> None:
+    """The open question and the class's answers as they arrive (the teacher always sees them), and the roster.
+    Run again by ui/class_watch.py whenever an answer, a student or the question changes."""
+    _watch_as_teacher(code)
     try:
         view = store().teacher_view(secret)
     except ClassError as error:
         st.info(markdown_text(str(error)))
         return
+    roster = store().roster(secret)
+    joined = len(roster)
+    st.subheader("Now", divider="gray")
     if view.question is None:
-        st.caption(f"{_students(store().student_count(secret))} joined. No question asked yet.")
-        return
-    # the answers before the count: whoever answered had joined, so "answered" never exceeds "joined"
-    answers = [a for _, _, a in store().answers(secret, view.question_no)]
-    joined = store().student_count(secret)
-    q = view.question
-    st.markdown(f"**Question {view.question_no}:** {markdown_text(q['prompt'])}")
-    st.caption(f"{len(answers)} of {_students(joined)} answered.")
-    if q["options"]:
-        ui.chart(V.tally_figure(q, answers, view.revealed), "cm-tally")
-        ui.table(V.tally_frame(q, answers, view.revealed), "cm-tally-table", decimals=None)
+        st.caption(f"{_students(joined)} joined. No question asked yet.")
     else:
-        st.markdown(V.spread_text(q, answers, view.revealed))
+        answers = [a for _, _, a in store().answers(secret, view.question_no)]
+        _question_results(view, answers, joined, big=False)
+    if roster:
+        missing = [s.nickname or "(no nickname)" for s in roster if not s.answered] if view.question else []
+        st.caption(f"Not answered yet: {markdown_text(', '.join(missing))}." if missing and not view.revealed else
+                   f"{_students(joined)} in the class.")
+        with st.expander(f"The roster ({_students(joined)})", icon=":material/group:"):
+            ui.table(V.roster_frame(roster), "cm-roster", decimals=None)
+
+
+def _watch_as_teacher(code: str) -> None:
+    """Before the fragment reads the class: a change after this read wakes it again."""
+    pulse = store().pulses([code]).get(code)
+    if pulse is not None:
+        class_watch.watch(store(), code, "teacher", class_watch.teacher_sees(pulse))
+
+
+def _time_left(view: ClassView, key: str, big: bool = False) -> None:
+    """The question's timer, counting down in the browser (static/countdown.js)."""
+    _COUNTDOWN(key=key, data={"left": max(0.0, view.closes_at - time.time()), "big": big})
+
+
+def _students(count: int) -> str:
+    return f"{count} student" + ("" if count == 1 else "s")
+
+
+def _question_results(view: ClassView, answers: list[str], joined: int, *, big: bool, shown: bool = True) -> None:
+    """A question, how many answered, the timer, and (``shown``) the answers; after the reveal, the answer."""
+    q = view.question
+    text = f"**Question {view.question_no}:** {markdown_text(q['prompt'])}"
+    if big:
+        with st.container(key="projector-question"):
+            st.markdown(text)
+    else:
+        st.markdown(text)
+    state = ("revealed" if view.revealed else "answers closed" if view.answers_closed or _timed_out(view) else
+             "answers close when the timer ends" if view.closes_at else "open")
+    st.caption(f"{len(answers)} of {_students(joined)} answered · {state}.")
+    if state.startswith("answers close when"):
+        with st.container(key=f"cm-timer{'-big' if big else ''}"):
+            _time_left(view, f"cm_countdown{'_big' if big else ''}", big)
+    if shown or view.revealed:
+        if q["options"]:
+            ui.chart(V.tally_figure(q, answers, view.revealed), f"cm-tally{'-big' if big else ''}")
+            if not big:
+                ui.table(V.tally_frame(q, answers, view.revealed), "cm-tally-table", decimals=None)
+        else:
+            st.markdown(V.spread_text(q, answers, view.revealed))
+    elif big:
+        st.caption("The answers are hidden until your teacher shows them.")
     if view.revealed:
         st.success(V.right_text(q, answers), icon=":material/check_circle:")
-    else:
-        st.button("Reveal the answer", key="cm_reveal", on_click=_reveal, args=(secret,), icon=":material/visibility:")
 
 
-# ---- a student --------------------------------------------------------------------------------------------
+# ---- the projector -----------------------------------------------------------------------------------------
 
-def student(code: str) -> None:
-    # who this student is: in the page's URL, so that a page that reconnects to another replica (its
-    # session gone with the old one) is still the same student, with the same answers
-    me = st.query_params.get("me") or secrets.token_hex(16)
-    if st.query_params.get("me") != me:
-        st.query_params["me"] = me
-    nickname = st.text_input(f"Your nickname (optional, up to {MAX_NICKNAME} characters)", key="cm_nick",
-                             max_chars=MAX_NICKNAME)
-    try:
-        view = store().join(code, me, nickname or "", client())
-    except ClassError as error:
-        st.error(markdown_text(str(error)), icon=":material/block:")
-        st.button("Try another code", key="cm_other", on_click=_forget_class, args=("class",))
+def projector(code: str, base_url: str) -> None:
+    """A page for the projector: no key, nothing a student could not see, large type. The open question comes
+    first (at 1280 × 720 it must be in view), the join code under it."""
+    st.html(CODE_CSS)
+    _projector_live(code.strip().upper(), base_url)
+
+
+@st.fragment(run_every=class_watch.SAFETY)
+def _projector_live(code: str, base_url: str) -> None:
+    """Run again by ui/class_watch.py whenever the question, its answers or what the teacher shows change."""
+    _watch_as_teacher(code)
+    found = store().public_view(code)
+    if found is None:
+        st.error("No class has this code.", icon=":material/block:")
         return
-    st.session_state["_cm_seen"] = view.seen  # a new lesson redraws only the fragment that shows it
+    view, answers, joined = found
+    origin = urlsplit(base_url)
+    join = f"{origin.scheme}://{origin.netloc}/classmode?class={code}"
     if view.closed:
-        st.info("Your teacher has closed this class. Thank you for taking part!", icon=":material/waving_hand:")
+        st.info("This class has ended.", icon=":material/waving_hand:")
         return
-    _student_live(code)
     if view.question is not None:
-        _question(code, me, view)
-
-
-def _lesson(state: dict, hidden: bool) -> None:
-    """The teacher's lesson: its name and sentence, and the page itself in a frame at the teacher's link
-    (``hidden`` while a question is open: the lesson's numbers would give the answer away)."""
-    st.subheader("Your teacher's lesson", divider="gray")
-    url = lesson_url(state)
-    if url is None:
-        st.warning("Your teacher's lesson can't be shown here; the questions still work.")
+        _question_results(view, answers, joined, big=True, shown=view.show_results)
+        st.html(f'<div class="class-code small" aria-label="class code">Join: {html.escape(code)}</div>')
         return
-    sentence = state["query"].get("sentence", DEFAULT_SENTENCE)
-    st.markdown(f"**{LESSONS[state['page']]}** · Sentence: “{markdown_text(str(sentence))}”")
-    if hidden:
-        st.caption("The lesson is hidden while a question is open; it comes back after the reveal.")
-    else:
-        st.html(CODE_CSS)
-        with st.container(key="cm-lesson"):  # the lesson itself, at the teacher's link: a page of its own
-            # a height of its own: the frame's page can't be measured from here (and scrolls inside)
-            st.iframe(lesson_url(state, embed=True), height=FRAME_HEIGHT,
-                      alt=f"The lesson your teacher shows: {LESSONS[state['page']]}")
-    st.caption("It follows your teacher. To try things of your own, open it in a tab of its own; this page "
-               "keeps following.")
-    st.link_button("Explore this lesson on my own (new tab)", url, icon=":material/open_in_new:")
+    code_column, qr_column = st.columns([3, 2], vertical_alignment="center")
+    with code_column:
+        st.markdown("**Join at** this link, or open Class mode and type the code:")
+        st.html(f'<div class="class-code" aria-label="class code">{html.escape(code)}</div>')
+        st.code(join, language=None)
+        st.caption(f"{_students(joined)} joined.")
+    with qr_column:
+        picture = io.BytesIO()
+        segno.make(join, error="m").save(picture, kind="png", scale=8, border=2)
+        st.image(picture.getvalue(), caption="The join link as a QR code", width=260)
 
 
-def _question(code: str, me: str, view: ClassView) -> None:
-    q, number = view.question, view.question_no
-    st.subheader(f"Question {number}", divider="gray")
-    st.markdown(markdown_text(q["prompt"]))
-    mine = store().my_answer(code, me, number)
-    if view.revealed:
-        if mine is None:
-            st.info(V.right_text(q, []).split(". Right:")[0] + ". You did not answer this one.")
-        elif V.is_right(q, mine):
-            st.success(f"Right: you said {markdown_text(mine)}. " + markdown_text(q.get("explanation", "")),
-                       icon=":material/check_circle:")
-        else:
-            answer = q["answer"] if q["options"] else f"{float(q['answer']):.2f}"
-            st.error(f"You said {markdown_text(mine)}; the answer is {markdown_text(str(answer))}. "
-                     + markdown_text(q.get("explanation", "")), icon=":material/cancel:")
-        return
-    if q["options"]:
-        choice = st.radio("Your answer", q["options"], key=f"cm_answer_{number}", index=None)
-    else:
-        choice = st.number_input("Your guess, to two decimals", key=f"cm_answer_{number}", value=None,
-                                 min_value=-1e6, max_value=1e6, step=0.01, format="%.2f")
-    if st.button("Send my answer", key=f"cm_send_{number}", disabled=choice is None, icon=":material/send:"):
-        try:
-            store().answer(code, me, number, str(choice))
-            mine = str(choice)
-        except ClassError as error:
-            st.warning(markdown_text(str(error)))
-    if mine is not None:
-        st.caption(f"Your answer: {markdown_text(mine)}. You can change it until your teacher reveals the answer.")
+# ---- a student ------------------------------------------------------------------------------------------------
 
-
-@st.fragment(run_every=2)
-def _student_live(code: str) -> None:
-    """Polls the class (one read) and draws the teacher's lesson from it: a new lesson reruns only this
-    fragment. A new question, the reveal or the class's end (or an expired code) redraws the whole page."""
+def follow(code: str) -> str | None:
+    """Before a student's page is drawn (app.py calls this before any widget): the class's lesson applied to this
+    session whenever it changed (every setting of its link), unless the teacher lets students explore (then only
+    when the student asks to go back to the teacher's lesson). Returns the address of the page it shows (app.py
+    switches to it once the pages are known), or None."""
     poll = store().version(code)
-    if poll is None or poll.seen != st.session_state.get("_cm_seen"):
+    st.session_state["_cm_seen"] = None if poll is None else class_watch.student_sees(poll)
+    if poll is None or poll.closed:
+        return None
+    class_watch.watch(store(), code, "student", st.session_state["_cm_seen"])
+    state = json.loads(poll.state)
+    applied = st.session_state.get("_cm_applied")
+    wanted = applied is None or poll.mode != "explore" or st.session_state.pop("_cm_go_back", False)
+    if applied == poll.state or not wanted or state.get("page") not in LESSONS:
+        return None
+    apply(state)
+    st.session_state["_cm_applied"] = poll.state
+    return state["page"]
+
+
+def apply(state: dict) -> None:
+    """The class's lesson into this session: every setting of its page and the sidebar, as its link says (a
+    setting the link leaves out goes back to its default)."""
+    query = _linkable(state.get("query", {}))
+    for key in (*SHARED_SETTINGS, *PAGE_SETTINGS.get(state.get("page", ""), ())):
+        if key in query:
+            read_into_session(key, query[key])
+        else:
+            st.session_state.pop(SETTINGS[key].key_of(key), None)
+    # what is built once from a link: the hand editors' cells and the phonebook's table start again from it
+    for held in (EDIT_STATE, "_pb_base", "book"):
+        st.session_state.pop(held, None)
+
+
+def _go_back() -> None:
+    st.session_state["_cm_go_back"] = True
+    st.session_state.pop("_cm_applied", None)
+
+
+def student_banner(code: str) -> bool:
+    """Top of a student's page: the class, the open question or the pause. Returns whether the lesson is drawn
+    under it (not while a question is open, nor paused)."""
+    me = identity.browser() or ""
+    view = store().student_view(code, me)
+    if view is None or view.closed:
+        _banner(code, "Your teacher has ended this class. Thank you for taking part!")
+        leave_class()
+        return True
+    nickname = store().nickname(code, me) or ""
+    with st.container(border=True, key="cm-student-banner"):
+        left, right = st.columns([4, 1], vertical_alignment="center")
+        said = {"follow": "your page follows your teacher", "explore": "you may explore on your own",
+                "pause": "paused"}[view.mode]
+        left.markdown(f"**Class {code}**" + (f" · {markdown_text(nickname)}" if nickname else "") + f" · {said}")
+        right.button("Leave", key="cm_leave", on_click=leave_class, icon=":material/logout:")
+        if view.mode == "explore":
+            st.button("Back to my teacher's lesson", key="cm_go_back", on_click=_go_back,
+                      icon=":material/u_turn_left:")
+        _student_live(code)
+    if view.mode == "pause":
+        st.info("**Eyes up front.** Your teacher has paused the class's screens.", icon=":material/visibility:")
+        return False
+    if view.question is not None:
+        _question(code, view)
+        return view.revealed
+    return True
+
+
+def _banner(code: str, text: str) -> None:
+    with st.container(border=True, key="cm-student-banner"):
+        st.markdown(f"**Class {code}** · {markdown_text(text)}")
+
+
+@st.fragment(run_every=class_watch.SAFETY)
+def _student_live(code: str) -> None:
+    """In case a wake from ui/class_watch.py is lost: a slow look at the class (one read); when what the page
+    shows changed, the page runs again."""
+    poll = store().version(code)
+    seen = st.session_state.get("_cm_seen")
+    if poll is None or seen is None or class_watch.student_sees(poll) != seen:
         st.rerun(scope="app")
-    st.caption(":material/sync: Following your teacher: this page updates when the lesson or the question changes.")
-    _lesson(json.loads(poll.state), hidden=poll.question_no > 0 and not poll.revealed)
+
+
+def _question(code: str, view: ClassView) -> None:
+    q, number = view.question, view.question_no
+    me = identity.browser() or ""
+    with st.container(border=True, key="cm-question"):
+        st.markdown(f"**Question {number}**")
+        st.markdown(markdown_text(q["prompt"]))
+        mine = store().my_answer(code, me, number)
+        if view.revealed:
+            if mine is None:
+                st.info(f"**Answer: {markdown_text(V.answer_text(q))}**. You did not answer this one. "
+                        + markdown_text(q.get("explanation", "")))
+            elif V.is_right(q, mine):
+                st.success(f"Right: you said {markdown_text(mine)}. " + markdown_text(q.get("explanation", "")),
+                           icon=":material/check_circle:")
+            else:
+                st.error(f"You said {markdown_text(mine)}; the answer is {markdown_text(V.answer_text(q))}. "
+                         + markdown_text(q.get("explanation", "")), icon=":material/cancel:")
+            return
+        closed = view.answers_closed or _timed_out(view)
+        if view.closes_at and not closed:
+            with st.container(key="cm-timer"):
+                _time_left(view, "cm_countdown")
+        if closed:
+            st.caption("Your teacher has closed the answers; the answer comes next.")
+        elif q["options"]:
+            choice = st.radio("Your answer", q["options"], key=f"cm_answer_{number}", index=None)
+            if st.button("Send my answer", key=f"cm_send_{number}", disabled=choice is None, icon=":material/send:"):
+                mine = _send(code, me, number, str(choice), q) or mine
+        else:
+            typed = st.text_input("Your answer, to two decimals (0.3 or 0,3)", key=f"cm_answer_{number}",
+                                  placeholder="e.g. 0.25")
+            if st.button("Send my answer", key=f"cm_send_{number}", disabled=not typed, icon=":material/send:"):
+                value = V.parse_number(typed)
+                if value is None or not V.in_range(q, value):
+                    st.warning("Type a number from 0 to 1, such as 0.25 (or 0,25).")
+                else:
+                    mine = _send(code, me, number, value, q) or mine
+        if mine is not None:
+            st.caption(f"Your answer: {markdown_text(mine)}. You can change it until your teacher closes the answers.")
+
+
+def _send(code: str, me: str, number: int, answer: str, question: dict) -> str | None:
+    try:
+        store().answer(code, me, number, answer)
+    except ClassError as error:
+        st.warning(markdown_text(str(error)))
+        return None
+    return answer
+

@@ -41,15 +41,15 @@ def _read(path: Path) -> str:
 
 
 def in_class_frame() -> bool:
-    """Whether this page is the lesson in a student's class-mode frame (ui.classmode adds ``follow=true``)."""
-    return st.query_params.get("follow") == "true"
+    """Whether this session is a class's student's, whose pages follow the teacher (ui.classmode)."""
+    return st.session_state.get("_cm_student") is not None
 
 
 def lesson(name: str) -> None:
     """Show a lesson text from assets/<name>.md (our own text, never user input).
 
-    In a student's class-mode frame (``follow=true``, ui.classmode) a lesson's intro is folded away, so
-    that the frame opens on what the teacher is showing, not on the text above it."""
+    On a class's student's page (ui.classmode) a lesson's intro is folded away, so that the page opens
+    on what the teacher is showing, not on the text above it."""
     text = _read(ASSETS / f"{name}.md")
     if name.endswith("/00_intro") and in_class_frame():
         with st.expander("About this lesson", icon=":material/info:"):

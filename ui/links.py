@@ -92,11 +92,6 @@ def _teacher_secret(text: str) -> bool:
     return re.fullmatch(r"[A-Za-z0-9_-]{20,64}", text) is not None
 
 
-def _student_id(text: str) -> bool:
-    """a student's id: 32 hexadecimal digits"""
-    return re.fullmatch(r"[0-9a-f]{32}", text) is not None
-
-
 def _edited_cells(text: str) -> bool:
     """hand-edited cells such as Q1.1:5;K2.3:-0.5"""
     return len(text) <= MAX_EDITS_CHARS and LINK_PATTERN.fullmatch(text) is not None
@@ -275,14 +270,14 @@ DISPLAY_ONLY = (
     r"book_editor",  # the phonebook's table: its rows are the link's book
     r"rm_scan_layers", r"rm_scan", r"rm_induction", r"rm_induction_off", r"rm_gallery_\d+", r"rm_back",  # actions
     r"lt_train", r"gen_measure", r"sentence_back",  # actions: train, time the steps, take one's sentence back
-    r"cm_.*", r"view-.*",  # class mode's own controls, the views' own state (a click sets a setting)
+    r"cm_.*", r"FormSubmitter:cm_.*",  # class mode's own controls and its join form's button
+    r"view-.*",  # the views' own state (a click sets a setting)
 )
-PRIVATE = {"teach", "me", "follow"}
+PRIVATE = {"teach"}
 NOT_SETTINGS = {  # what else a link may hold: class mode's keys, never a lesson's setting
     "class": _class_code,  # a student's join link
-    "teach": _teacher_secret,  # the teacher's link; never in a shared link (share_link leaves it out)
-    "me": _student_id,  # a student in class mode (so a page that reconnects elsewhere is the same student)
-    "follow": _boolean,  # a lesson in a student's class-mode frame: its sidebar starts closed
+    "teach": _teacher_secret,  # the teacher's link, to go on from another device; never in a shared link
+    "projector": _class_code,  # the projector's page of a class (no key on it)
 }
 # Every query parameter a link may hold, and what it accepts
 SPECS: dict[str, Callable[[str], bool]] = {key: s.check for key, s in SETTINGS.items()} | NOT_SETTINGS
@@ -338,13 +333,18 @@ def clean_link() -> None:
         return
     linked = st.session_state.setdefault("_linked", set())  # ui.components.forget_stale_choice names them
     for key, text in url().items():
-        setting = SETTINGS.get(key)
-        if setting is not None:
+        if key in SETTINGS:
             linked.add(key)
-            texts = text if isinstance(text, list) else [text]
-            st.session_state[setting.key_of(key)] = [setting.read(t) for t in texts] if setting.many else \
-                setting.read(texts[-1])
+            read_into_session(key, text)
     _say(problems)
+
+
+def read_into_session(key: str, text: str | list[str]) -> None:
+    """A setting's text (a link's, or a class's lesson), checked, into the session where its widget reads it."""
+    setting = SETTINGS[key]
+    texts = text if isinstance(text, list) else [text]
+    st.session_state[setting.key_of(key)] = [setting.read(t) for t in texts] if setting.many else \
+        setting.read(texts[-1])
 
 
 def _say(problems: dict[str, str]) -> None:

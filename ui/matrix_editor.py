@@ -24,7 +24,7 @@ from viz.labels import dim_labels, markdown_text
 QUOTED_CHARS = 40  # a refused entry is quoted up to this long
 BOUND = 100.0  # |entry| ≤ BOUND: beyond it the softmax saturates and the numbers stop teaching anything
 NAMES = ("W_Q", "W_K", "W_V")
-_STATE = "_matrix_edits"  # not a widget key: it survives reruns and page switches
+EDIT_STATE = "_matrix_edits"  # not a widget key: it survives reruns and page switches
 
 
 def cell_text(x: float) -> str:
@@ -197,11 +197,11 @@ def _reset(state: EditState, preset: Projections) -> None:
 def _state(preset: Projections, basis: tuple) -> EditState:
     """The session's edit state for ``basis``: started from the link's cells on a session's first
     run, reset (and said so) when the basis changed."""
-    state: EditState | None = st.session_state.get(_STATE)
+    state: EditState | None = st.session_state.get(EDIT_STATE)
     if state is None:
         state = EditState(basis=basis, matrices={})
         _reset(state, preset)
-        st.session_state[_STATE] = state
+        st.session_state[EDIT_STATE] = state
         link = st.session_state.get(LINK_STATE)  # the link's w=…, read by ui.links on the session's first run
         if link:
             cells, state.notes = decode_edits(link, np.asarray(preset[0]).shape)

@@ -28,6 +28,11 @@ def url_path(script: str) -> str:
     return "" if script == PAGES[0][0] else Path(script).stem
 
 
+def script_of(path: str) -> str:
+    """A page's script from its address (``url_path``)."""
+    return next(script for script, _, _ in PAGES if url_path(script) == path)
+
+
 # The lessons a class can follow, by address: every page but class mode itself.
 LESSONS = {url_path(script): title for script, title, _ in PAGES if script != CLASS_PAGE}
 

@@ -13,12 +13,13 @@ import streamlit as st
 
 from attention import AttentionTrace, Projections, trace_self_attention
 from ui import components as ui
-from ui.exercises import step_questions
+from ui.exercises import offer_to_class, step_questions
 from ui.exports import export_panel
 from ui.matrix_editor import current_edits, edited_projections
 from ui.presenter import EDITOR_STEP, next_step_button, step_controls
 from ui.settings import Shared, trace_or_explain
 from ui.walkthrough import STEPS, render_steps, step_intro
+from viz.exercises import make_questions
 
 
 @dataclass(frozen=True)
@@ -95,9 +96,11 @@ def lesson(choice: Choice) -> None:
         step = step_controls()
         trace = one_step(choice, step)
         next_step_button(step)
+    offer_to_class(make_questions(trace))
     export_panel(trace)
 
 
 def present(choice: Choice) -> None:
     """Presenter mode: the open step in large type, without the intro, exercises and downloads."""
-    one_step(choice, step_controls(presenting=True), questions=False)  # a class answers in class mode
+    trace = one_step(choice, step_controls(presenting=True), questions=False)  # a class answers in class mode
+    offer_to_class(make_questions(trace))

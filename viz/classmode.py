@@ -1,9 +1,13 @@
-"""Builders for class mode: a question as stored, the class's answers as a tally, a spread and a CSV.
-Pure functions: answers in, tables, charts and sentences out (text from students is data: escaped)."""
+"""Builders for class mode: a question as stored, the class's answers as a tally, a spread, the roster, the
+history and the export. Pure functions: answers in, tables, charts and sentences out (text from students is
+data: escaped)."""
 
 from __future__ import annotations
 
+import re
 import statistics
+import time
+from fractions import Fraction
 
 import pandas as pd
 
@@ -14,6 +18,7 @@ from viz.labels import markdown_text
 
 BAR = "#0072b2"  # Okabe–Ito blue
 RIGHT = "#009e73"  # Okabe–Ito bluish green: the right answer, after the reveal
+NUMBER = re.compile(r"\s*([+\-−]?)(\d{0,6})(?:[.,](\d{0,6}))?\s*")  # "0.3", "0,3" (a comma decimal), ".3", "1"
 
 
 def question_record(q: Question) -> dict:
@@ -22,12 +27,44 @@ def question_record(q: Question) -> dict:
             "explanation": q.explanation, "low": q.low, "high": q.high}
 
 
+def parse_number(text: str) -> str | None:
+    """A number answer as typed on a phone or a laptop, as the class stores it: "0,3" and "0.3" are 0.3 (a comma
+    is a decimal comma: many keyboards write one), ".25" is 0.25; the digits as typed, never rounded; None for
+    anything else."""
+    found = NUMBER.fullmatch(text or "")
+    if found is None or not (found[2] or found[3]):
+        return None
+    whole, part = (found[2] or "0").lstrip("0") or "0", (found[3] or "").rstrip("0")
+    sign = "-" if found[1] in ("-", "−") and (whole != "0" or part) else ""
+    return f"{sign}{whole}.{part}" if part else f"{sign}{whole}"
+
+
+def in_range(question: dict, answer: str) -> bool:
+    """Whether a number answer is one the question can take: an α is between 0 and 1."""
+    try:
+        value = float(answer)
+    except ValueError:
+        return False
+    return 0.0 <= value <= 1.0 if question.get("low") is not None or question.get("kind") == "weight" else True
+
+
 def is_right(question: dict, answer: str) -> bool:
-    """As the lessons' exercises judge it: a chosen key (or an exactly tied one), or a number to two decimals."""
+    """As the lessons' exercises judge it: a chosen key (or an exactly tied one), or a number to two decimals
+    (every value the question's range accepts)."""
     q = Question(question.get("key", ""), question["prompt"], tuple(question["options"]), question["answer"],
                  question.get("explanation", ""), tuple(question.get("also", ())), low=question.get("low"),
                  high=question.get("high"))
     return q.is_correct(answer if q.options else float(answer))
+
+
+def answer_text(question: dict) -> str:
+    """The right answer as the class is told it: an option, or a number (its range, when rounded scores give one)."""
+    if question["options"]:
+        return str(question["answer"])
+    low, high = question.get("low"), question.get("high")
+    if low is not None and high is not None and f"{low:.2f}" != f"{high:.2f}":
+        return f"{float(question['answer']):.2f} (anything from {low:.2f} to {high:.2f} counts)"
+    return f"{float(question['answer']):.2f}"
 
 
 def tally_frame(question: dict, answers: list[str], revealed: bool) -> pd.DataFrame:
@@ -46,19 +83,24 @@ def tally_figure(question: dict, answers: list[str], revealed: bool) -> svg.Svg:
     top = max([*counts, 1])
     return svg.bars(list(frame.index), [svg.Series("answers", counts, colours, [str(c) for c in counts])],
                     title=f"The class's answers ({len(answers)})", x_title="answer", y_title="students",
-                    y_range=(0, top * 1.15))
+                    y_range=(0, top * 1.15), whole=True)
+
+
+def median_text(values: list[str]) -> str:
+    """The median of two-decimal answers, exactly: two decimals, or three when it falls halfway between two."""
+    median = statistics.median(Fraction(v) for v in values)
+    return f"{float(median):.2f}" if (median * 100).denominator == 1 else f"{float(median):.3f}"
 
 
 def spread_text(question: dict, answers: list[str], revealed: bool) -> str:
     """Markdown: a number question's guesses (the true value only after the reveal)."""
     if not answers:
         return "No guesses yet."
-    values = sorted(float(a) for a in answers)
-    said = (f"{len(values)} guesses: from {values[0]:.2f} to {values[-1]:.2f}, median "
-            f"{statistics.median(values):.2f}.")
+    values = sorted(answers, key=float)
+    said = f"{len(values)} guesses: from {values[0]} to {values[-1]}, median {median_text(values)}."
     if revealed:
         right = sum(is_right(question, a) for a in answers)
-        said += f" The true value is **{float(question['answer']):.2f}**; {right} of {len(values)} are within 0.005."
+        said += f" The answer is **{answer_text(question)}**; {right} of {len(values)} are right."
     return said
 
 
@@ -66,16 +108,57 @@ def right_text(question: dict, answers: list[str]) -> str:
     """Markdown after the reveal: the answer, the share of the class that was right, why."""
     right = sum(is_right(question, a) for a in answers)
     share = f"{right} of {len(answers)} ({100 * right / len(answers):.0f} %)" if answers else "nobody answered"
-    answer = question["answer"] if question["options"] else f"{float(question['answer']):.2f}"
-    return (f"**Answer: {markdown_text(str(answer))}**. Right: {share}. "
+    return (f"**Answer: {markdown_text(answer_text(question))}**. Right: {share}. "
             f"{markdown_text(question.get('explanation', ''))}")
 
 
-def answers_csv(rows: list[tuple[int, str, str]], questions: dict[int, dict]) -> str:
-    """The class's pooled answers, a row each (question number, its prompt, nickname, answer, right),
-    spreadsheet-safe: a nickname "=HYPERLINK(…)" stays text."""
-    frame = pd.DataFrame([{"question": n, "prompt": questions.get(n, {}).get("prompt", ""), "nickname": name,
-                           "answer": answer, "right": (is_right(questions[n], answer) if n in questions else "")}
-                          for n, name, answer in rows],
-                         columns=["question", "prompt", "nickname", "answer", "right"])
-    return to_csv(frame.set_index("question"))
+def clock(at: float) -> str:
+    """A time of day on the server, as the teacher reads it."""
+    return time.strftime("%H:%M:%S", time.localtime(at))
+
+
+def roster_frame(students) -> pd.DataFrame:
+    """The class's students: nickname (or "—" for none), when they joined, whether they answered the open
+    question (``ClassStore.roster``'s Students)."""
+    return pd.DataFrame({"nickname": [s.nickname or "—" for s in students],
+                         "joined": [clock(s.joined) if s.joined else "" for s in students],
+                         "answered": ["✓" if s.answered else "" for s in students]},
+                        index=pd.RangeIndex(1, len(students) + 1, name="student"))
+
+
+def history_frame(questions: dict[int, dict], answers) -> pd.DataFrame:
+    """Every question asked, with how many answered and how many were right (the store's Answers)."""
+    rows = []
+    for number, q in questions.items():
+        given = [a.answer for a in answers if a.question_no == number]
+        right = sum(is_right(q, a) for a in given)
+        rows.append({"asked": clock(q.get("asked", 0)) if q.get("asked") else "", "question": q["prompt"],
+                     "answers": len(given), "right": f"{right} ({100 * right / len(given):.0f} %)" if given else "–"})
+    return pd.DataFrame(rows, index=pd.Index(list(questions), name="no."),
+                        columns=["asked", "question", "answers", "right"])
+
+
+def answers_csv(answers, questions: dict[int, dict], students) -> str:
+    """The class's export, a row for every question and every student (also those who did not answer): when the
+    question was asked, its prompt and right answer, the student's nickname and a short id (two students may
+    share a nickname), their answer and when, whether it was right, and the student's total right; spreadsheet-
+    safe (a nickname "=HYPERLINK(…)" stays text)."""
+    given = {(a.question_no, a.student): a for a in answers}
+    totals = {s.id: sum(is_right(questions[a.question_no], a.answer) for a in answers
+                        if a.student == s.id and a.question_no in questions) for s in students}
+    rows = []
+    for number, q in questions.items():
+        for s in students:
+            a = given.get((number, s.id))
+            rows.append({"question": number, "asked": _stamp(q.get("asked")), "prompt": q["prompt"],
+                         "right answer": answer_text(q), "nickname": s.nickname, "student": s.id[:8],
+                         "answer": a.answer if a else "", "answered": _stamp(a.at) if a else "",
+                         "right": ("yes" if is_right(q, a.answer) else "no") if a else "no answer",
+                         "student's total right": totals.get(s.id, 0)})
+    columns = ["question", "asked", "prompt", "right answer", "nickname", "student", "answer", "answered", "right",
+               "student's total right"]
+    return to_csv(pd.DataFrame(rows, columns=columns).set_index("question"))
+
+
+def _stamp(at: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(at)) if at else ""

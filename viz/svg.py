@@ -539,8 +539,10 @@ class Series:
 
 
 def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_title: str, y_title: str,
-         y_range: tuple[float, float], show_legend: bool = False, bar_width: float | None = None) -> Svg:
-    """Bars over categories; several series stand side by side in each category."""
+         y_range: tuple[float, float], show_legend: bool = False, bar_width: float | None = None,
+         whole: bool = False) -> Svg:
+    """Bars over categories; several series stand side by side in each category. ``whole``: the y axis counts
+    (people, say), so its ticks are whole numbers."""
     n, k = len(categories), len(series)
     tick = 12 if n <= 20 else 9
     slot = bar_width or max(36.0, 14.0 * k + 12, min(110.0, max((text_width(c, tick) for c in categories),
@@ -555,7 +557,12 @@ def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_t
     width = max(left + n * slot + 10, text_width(title, 15, bold=True) + 10, 300)
     frame = Frame(left, top, n * slot, plot_h, (0, n), y_range)
     out = [text(0, 16, title, size=15, weight="bold", cls="title")]
-    out.append(frame.axes(x_title="", y_title=y_title, x_ticks=[], x_tick_text=[]))
+    y_ticks = None
+    if whole:  # no "0.5 students"
+        y_ticks = [t for t in nice_ticks(*y_range) if float(t).is_integer()] or [0.0]
+        if len(y_ticks) < 2:
+            y_ticks = [float(t) for t in range(int(y_range[0]), int(y_range[1]) + 1)]
+    out.append(frame.axes(x_title="", y_title=y_title, x_ticks=[], x_tick_text=[], y_ticks=y_ticks))
     inner = slot * 0.8 / k
     for s_idx, s in enumerate(series):
         fills = [s.colour] * n if isinstance(s.colour, str) else list(s.colour)

@@ -1,0 +1,177 @@
+"""Waking a class's pages when the class changes: one thread per server process instead of a timer per page.
+
+Each page of a class (a student's, the teacher's desk, the projector) tells this module, on each run, which
+class it shows and what it saw of it (``watch``). A thread of this server process reads every watched class
+in one query every TICK seconds and, for each page whose class has changed since that page was drawn, asks
+Streamlit to run the page again (its fragment, or the whole page), as Streamlit itself does when a script's
+source changes (``AppSession.request_rerun`` with the session's last client state). A page is woken once for
+each change it has not drawn, and only between its own runs (a run under way reads the class itself).
+
+Why not a timer in every page (``st.fragment(run_every=2)``), as before issue 33: a class of 100 polling
+every 2 s spent a third of a core on polls alone, and a change reached a student only at its next poll, up to
+2 s later. Here: one query per TICK per process, and a change reaches a page within TICK plus its run
+(docs/benchmarks.md#class-mode). The pages keep a slow timer (SAFETY seconds) in case this thread can't
+wake them.
+
+Streamlit has no public way to rerun another session. This uses the runtime's session lookup
+(``Runtime.get_app_session``, thread-safe by its docstring) and, of the pinned 1.67's ``AppSession``,
+``_client_state`` (the widget values and page of its last run), ``_state`` and ``_call_soon_on_event_loop``;
+tests/test_class_watch.py fails if an upgrade moves them.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from classmode.store import Poll, Pulse, Store
+
+TICK = 0.2  # seconds between two reads of the watched classes
+SAFETY = 15.0  # seconds: the pages' own timer, in case a wake is lost
+
+_LOG = logging.getLogger(__name__)
+
+
+def student_sees(poll: Poll, now: float | None = None) -> tuple:
+    """What a student's page shows of its class: the question, the mode, whether answers are still taken, and
+    the lesson (unless students may explore: then a new lesson changes nothing on their pages)."""
+    now = time.time() if now is None else now
+    timed_out = poll.closes_at is not None and now >= poll.closes_at
+    return (*poll.seen, timed_out, None if poll.mode == "explore" else poll.state)
+
+
+def teacher_sees(pulse: Pulse, now: float | None = None) -> tuple:
+    """What the teacher's desk and the projector show: a student's view, the roster's length, the answers."""
+    return (student_sees(pulse.poll, now), pulse.students, pulse.answers, pulse.last_answer, pulse.show_results)
+
+
+SEES = {"student": lambda pulse, now: student_sees(pulse.poll, now), "teacher": teacher_sees}
+
+
+@dataclass
+class _Page:
+    kind: str  # "student" (wakes the whole page) or "teacher" (wakes the fragment that drew it)
+    seen: tuple  # what the page drew
+    fragment: str | None  # the fragment to rerun, or None for the whole page
+    woken_for: tuple | None = None  # the class's state it was last woken for (one wake a change)
+
+
+_lock = threading.Lock()
+_pages: dict[str, dict[tuple[str, str], _Page]] = {}  # class code → (session id, kind) → page
+_store: Store | None = None
+_thread: threading.Thread | None = None
+
+
+def watch(store: Store, code: str, kind: str, seen: tuple) -> None:
+    """Called by a page's run: this session shows class ``code`` as ``seen``; wake it when that changes. Called
+    from a fragment, the fragment is what is woken."""
+    session, fragment = _here()
+    if session is None:  # no Streamlit server (AppTest): nothing to wake
+        return
+    global _store
+    with _lock:
+        _store = store
+        for other, pages in _pages.items():  # a session shows one class: a student who moved on forgets the last
+            if other != code:
+                pages.pop((session, kind), None)
+        _pages.setdefault(code, {})[(session, kind)] = _Page(kind, seen, fragment)
+    _start()
+
+
+def forget(kind: str) -> None:
+    """This session no longer shows a class as ``kind`` (a student who left)."""
+    session, _ = _here()
+    with _lock:
+        for pages in _pages.values():
+            pages.pop((session, kind), None)
+
+
+def watched() -> dict[str, int]:
+    """How many pages watch each class (for tests and the benchmark)."""
+    with _lock:
+        return {code: len(pages) for code, pages in _pages.items() if pages}
+
+
+def _here() -> tuple[str | None, str | None]:
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState, get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None or not Runtime.exists():
+        return None, None
+    return ctx.session_id, ThreadState.get().fragment_id
+
+
+def _start() -> None:
+    global _thread
+    with _lock:
+        if _thread is None or not _thread.is_alive():
+            _thread = threading.Thread(target=_run, name="attention-lab-class-watch", daemon=True)
+            _thread.start()
+
+
+def _run() -> None:
+    while True:
+        time.sleep(TICK)
+        try:
+            tick()
+        except Exception:  # the database out of reach for a moment: the pages' own timers go on
+            _LOG.exception("class watch")
+
+
+def tick(now: float | None = None) -> int:
+    """One look at the watched classes: wakes the pages whose class changed. Returns how many it woke."""
+    with _lock:
+        store, codes = _store, [code for code, pages in _pages.items() if pages]
+    if store is None or not codes:
+        return 0
+    pulses = store.pulses(codes)
+    now = time.time() if now is None else now
+    woken = 0
+    with _lock:
+        for code in codes:
+            pages = _pages.get(code, {})
+            pulse = pulses.get(code)
+            for key, page in list(pages.items()):
+                sees = None if pulse is None else SEES[page.kind](pulse, now)
+                if sees == page.seen or sees == page.woken_for:
+                    continue
+                session = _session(key[0])
+                if session is None:  # the browser has gone
+                    del pages[key]
+                    continue
+                _wake(session, page, sees)
+                woken += 1
+            if not pages:
+                _pages.pop(code, None)
+    return woken
+
+
+def _session(session_id: str) -> Any:
+    from streamlit.runtime import Runtime
+
+    return Runtime.instance().get_app_session(session_id) if Runtime.exists() else None
+
+
+def _wake(session: Any, page: _Page, sees: tuple | None) -> None:
+    """Rerun the page on its session's event loop, if it is not running now (then the next tick tries again)."""
+    from streamlit.proto.ClientState_pb2 import ClientState
+    from streamlit.runtime.app_session import AppSessionState
+
+    def on_the_loop() -> None:
+        if session._state != AppSessionState.APP_NOT_RUNNING:
+            return
+        state = ClientState()
+        state.CopyFrom(session._client_state)
+        if page.fragment is not None:
+            if not session.has_fragment(page.fragment):  # the page moved on: its next run says what it shows
+                page.woken_for = sees
+                return
+            state.fragment_id, state.is_auto_rerun = page.fragment, True
+        page.woken_for = sees
+        session.request_rerun(state)
+
+    session._call_soon_on_event_loop(on_the_loop)
