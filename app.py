@@ -18,14 +18,18 @@ from ui.navigation import pages, script_of
 from ui.settings import SHOWN, draw_shared_sidebar
 
 student = classmode.student_of()  # a student of a class (the browser said so on an earlier run)
-# A student's page opens with the sidebar closed: their own settings there are not the lesson the class follows.
+# A student's page opens with the sidebar closed: their own settings there are not the lesson the class follows;
+# the projector's too: the room reads the question, not the menu.
+closed = student or "projector" in st.query_params
 st.set_page_config(page_title="Attention Lab", page_icon=":material/search:", layout="wide",
-                   initial_sidebar_state="collapsed" if student else "auto")
+                   initial_sidebar_state="collapsed" if closed else "auto")
 clean_link()  # first: the session's settings come from the URL once, and a bad value never reaches a widget
 followed = classmode.follow(student) if student else None  # the class's lesson, before any widget reads it
 page = st.navigation(pages())  # (its menu sits atop the sidebar wherever it is called)
 if followed is not None and followed != page.url_path:  # the class's lesson is on another page: go there
     st.switch_page(script_of(followed))  # before anything is drawn, so the run it stops cost next to nothing
+if student:
+    classmode.arrived(page.url_path)
 st.html(TABLE_CSS)
 st.session_state.pop(SHOWN, None)  # filled by this run's lesson where it can't show a box's text
 st.session_state.pop(classmode.QUESTIONS, None)  # filled by this run's lesson where its numbers answer some
@@ -35,6 +39,8 @@ st.session_state["_page"] = page.url_path  # whose settings the link holds
 if not student or classmode.student_banner(student):
     page.run()  # a student's lesson is hidden while a question is open, or the class is paused
 write_link()  # the URL holds this run's settings
+if student:
+    classmode.drawn(student)  # the page now shows the class as this run read it
 classmode.publish(page.url_path)  # a teacher's lesson page: the class follows it
 classmode.teacher_sidebar(page.url_path)
 with st.sidebar:

@@ -1,19 +1,22 @@
-"""Class mode with N students' pages on real servers: the page-level class benchmark (issue 24).
+"""Class mode with N students' pages on real servers: the page-level class benchmark (issues 24 and 33).
 
 Each student is a client that speaks Streamlit's websocket protocol as the page does
 (bench/streamlit_client.py), not a Chromium page: 100 Chromium pages would take this machine's two
-cores from the server. A student opens the join link (a session and its first run: the join),
-reruns its polling fragment every 2 s as the page's timer does (`st.fragment(run_every=2)`), opens
-the lesson frame as the browser would when its address changes (a session of its own at the
-teacher's link, and its first run), and answers an open question 0–2 s after its page shows it (the
-radio's value and the send button's press). The teacher is a client too: it presses "Ask the class"
-and reruns its live fragment every 1.5 s, reading the tally from the table it draws; the lesson
-change is written to the class as the teacher's lesson page writes it (``Store.set_state``).
+cores from the server. A student opens the join link, its identity component reports its browser id
+(static/identity.js), it types the code and a nickname and presses Join. From then on it is a page as a
+browser's is: it draws every run the server sends, in order, whoever asked for it (ui/class_watch.py's
+wakes, its own slow timer every SAFETY seconds, its own clicks), and sends its requests without waiting
+for "their" run. It answers an open question 0–2 s after its page shows it (the radio's value and the
+send button's press). The teacher is a browser too: its lesson page on the walkthrough moves to
+multi-head attention (its run publishes the lesson), then presses "Ask the class" in that page's
+sidebar; its desk (/classmode) counts the answers in the table it draws, woken by the server. Last,
+the class's mode is set to "Eyes up front": a change whose page is the banner alone.
 
 Prints, for one replica on SQLite and two replicas sharing a throwaway PostgreSQL (students split
-between them, as nginx would): the joins, how long until every student's page (frame included)
-showed the teacher's new lesson, how long until the teacher's chart counted every answer after the
-last one was sent, errors, each server's CPU and RSS. Asserts nothing.
+between them, as nginx would): the joins, how long until every student's page showed the teacher's
+new lesson and the pause, the server CPU that took, how long until the desk counted every answer
+after the last one was sent, errors, each server's CPU and RSS. Asserts nothing. ``--before COMMIT``
+runs that commit's own benchmark first (a git worktree), so before and after come from one run.
 
     .venv/bin/python bench/bench_class_pages.py 30 100      # one replica (SQLite), then two (PostgreSQL)
     .venv/bin/python bench/bench_class_pages.py 100 --one   # one replica only
@@ -97,6 +100,12 @@ class Browser(Learner):
         answer = await self.rerun("", [*states, *widgets], fragment_id)
         return self.saw(answer)
 
+    async def post(self, widgets=(), fragment_id: str = "") -> None:
+        """A request as the page sends one, without waiting for a run (the page draws runs as they come)."""
+        states = [WidgetState(id=self.identity, json_value=json.dumps({"identity": self.held}))] if self.identity \
+            else []
+        await self.send(self.rerun_message("", [*states, *widgets], fragment_id))
+
     def saw(self, answer: Answer) -> Answer:
         self.page_hash = answer.page_hash() or self.page_hash
         self.identity = answer.widgets().get("identity", self.identity)
@@ -124,8 +133,9 @@ class Student:
     joined_at: float | None = None  # when its page first showed the class's lesson
     followed_at: float | None = None  # when its page first showed the teacher's new lesson
     answered_at: float | None = None
+    paused_at: float | None = None  # when its page first showed the class paused ("Eyes up front")
     join_seconds: float = 0.0
-    unacknowledged: int = 0  # answers sent whose run did not show them (a wake's run came back instead)
+    unacknowledged: int = 0  # answers sent again: no run showed "Your answer" within 10 s
 
     async def run(self, stop: asyncio.Event, lesson_changed: list[float]) -> None:
         page = Browser(self.base, f"/classmode?class={self.code}", {"browser": self.me})
@@ -134,39 +144,46 @@ class Student:
             answer = await join(page, self.code, f"s{self.me[:4]}")
             self.join_seconds = time.perf_counter() - start
             self.joined_at = time.perf_counter()
+            # From here the page is what a browser's is: it draws every run the server sends, whoever asked for
+            # it (a wake, its timer, its own click), in order; its requests are sent without waiting for "their"
+            # run (a wake's run may come first).
             fragment = (answer.fragments() or [""])[0]
             timer = time.perf_counter() + random.uniform(0, SAFETY)  # the class's timers are not in step
+            sending: tuple | None = None  # (when, the choice, the send button's id) of an answer being sent
             while not stop.is_set():
-                if answer.exception:
-                    self.errors.append("exception on the page")
-                if lesson_changed and self.followed_at is None and page_path(answer) == NEW_PAGE:
-                    self.followed_at = time.perf_counter()
-                widgets = answer.widgets()
-                number = next((k.removeprefix("cm_send_") for k in widgets if k.startswith("cm_send_")), None)
-                if number is not None and self.answered_at is None:
-                    await asyncio.sleep(random.uniform(0, 2.0))  # reading the question
-                    radio = next((e.radio for e in answer.elements() if e.WhichOneof("type") == "radio"), None)
-                    typed = random.choice(radio.options) if radio is not None else f"{random.random():.2f}"
-                    choice = WidgetState(id=widgets[f"cm_answer_{number}"], string_value=typed)
-                    answer = await page.step([choice])  # the choice: the send button enables
-                    send = answer.widgets().get(f"cm_send_{number}")
-                    if send is None:  # a run the server started (a wake) answered first: the page as it now is
-                        continue
-                    answer = await page.step([choice, trigger(send)])
-                    if "Your answer:" in " ".join(answer.markdown()):
+                if answer is not None:
+                    if answer.exception:
+                        self.errors.append("exception on the page")
+                    shown = answer.markdown()
+                    if lesson_changed and self.followed_at is None and page_path(answer) == NEW_PAGE:
+                        self.followed_at = time.perf_counter()
+                    if self.paused_at is None and f"**Class {self.code}** · s{self.me[:4]} · paused" in shown:
+                        self.paused_at = time.perf_counter()
+                    if sending is not None and self.answered_at is None and \
+                            any(t.startswith("Your answer:") for t in shown):
                         self.answered_at = time.perf_counter()
-                    else:  # a wake's run again, or the answer lost: the next run the page shows tells
-                        self.unacknowledged += 1
-                    continue
-                woken = await page.receive(min(0.5, max(0.0, timer - time.perf_counter())))
-                if woken is not None:  # the server ran the page again: its class changed
-                    answer = page.saw(woken)
-                elif time.perf_counter() >= timer:  # the page's own slow timer
+                    widgets = answer.widgets()
+                    number = next((k.removeprefix("cm_send_") for k in widgets if k.startswith("cm_send_")), None)
+                    if number is not None and sending is None:  # a question: read it, choose, send
+                        radio = next((e.radio for e in answer.elements() if e.WhichOneof("type") == "radio"), None)
+                        typed = random.choice(radio.options) if radio is not None else f"{random.random():.2f}"
+                        sending = (time.perf_counter() + random.uniform(0, 2.0),
+                                   WidgetState(id=widgets[f"cm_answer_{number}"], string_value=typed),
+                                   widgets[f"cm_send_{number}"], 0)
+                    fragment = (answer.fragments() or [fragment])[0]
+                now = time.perf_counter()
+                if sending is not None and self.answered_at is None and now >= sending[0]:
+                    _, choice, send, times = sending
+                    await page.post([choice])  # the choice (the send button enables) …
+                    await page.post([choice, trigger(send)])  # … and the press
+                    self.unacknowledged += times > 0  # sent before, and no run showed "Your answer" since
+                    sending = (now + 10.0, choice, send, times + 1)  # unacknowledged in 10 s: sent again
+                if now >= timer:  # the page's own slow timer
                     timer += SAFETY
-                    answer = await page.step(fragment_id=fragment)
-                else:
-                    continue
-                fragment = (answer.fragments() or [fragment])[0]
+                    await page.post(fragment_id=fragment)
+                due = timer if sending is None or self.answered_at is not None else min(timer, sending[0])
+                woken = await page.receive(min(0.5, max(0.01, due - now)))
+                answer = page.saw(woken) if woken is not None else None
         except Exception as error:  # a benchmark reports every failure, and goes on
             self.errors.append(f"{type(error).__name__}: {error}")
         finally:
@@ -225,6 +242,15 @@ async def class_of(bases: list[str], store: Store, count: int) -> dict:
     result["chart"] = time.perf_counter() - last_answer
     result["counted"] = counted
     result["stored"] = len(store.answers(key.secret, 1))
+
+    # "Eyes up front": a change whose page is the banner alone, so what is left is the wake and a run's floor
+    cpu_before_pause = cpu_seconds(bases[0].process.pid) if len(bases) == 1 else None
+    paused = time.perf_counter()
+    store.set_mode(key.secret, "pause")
+    await until(lambda: all(s.paused_at is not None or s.errors for s in students))
+    result["pause"] = sorted(s.paused_at - paused for s in students if s.paused_at is not None)
+    if cpu_before_pause is not None:
+        result["pause_cpu"] = cpu_seconds(bases[0].process.pid) - cpu_before_pause
     result["cpu"] = {b: cpu_seconds(b.process.pid) - cpu[b] for b in bases}
     result["span"] = time.perf_counter() - changed
     result["rss"] = {b: rss_mb(b.process.pid) for b in bases}
@@ -233,6 +259,7 @@ async def class_of(bases: list[str], store: Store, count: int) -> dict:
     for client in (teacher, desk):
         await client.close()
     result["errors"] = [e for s in students for e in s.errors]
+    result["resent"] = sum(s.unacknowledged for s in students)
     result["join"] = sorted(s.join_seconds for s in students)
     return result
 
@@ -249,9 +276,14 @@ def report(name: str, count: int, r: dict) -> None:
           f"{1000 * r['follow_cpu'] / count:.0f} ms a student")
     print(f"  answers: {r['stored']}/{count} stored; the teacher's chart showed {r['counted']} "
           f"{r['chart']:.2f} s after the last answer")
+    pause = r["pause"]
+    print(f"  eyes up front: {len(pause)}/{count} pages paused; p50/p95/max {q(pause, .5)}/{q(pause, .95)}/"
+          f"{(pause or [float('nan')])[-1]:.2f} s"
+          + (f"; server CPU {1000 * r['pause_cpu'] / count:.0f} ms a student" if "pause_cpu" in r else ""))
     for base, cpu in r["cpu"].items():
         print(f"  server {urlsplit(base).port}: CPU {cpu:.1f} s over {r['span']:.0f} s "
               f"({100 * cpu / r['span']:.0f} % of one core), RSS {r['rss'][base]:.0f} MB")
+    print(f"  answers sent again (none acknowledged in 10 s): {r['resent']}")
     print(f"  errors: {len(r['errors'])}" + "".join(f"\n    {e}" for e in r["errors"][:5]))
 
 

@@ -8,11 +8,13 @@ again by the server, without asking, when the teacher changes the lesson, asks a
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 
 import pytest
 from streamlit.runtime import Runtime
 from streamlit.runtime.app_session import AppSession, AppSessionState
+from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
 
 from bench.bench_class_pages import Browser, join, page_path
 from classmode.store import Store
@@ -32,6 +34,7 @@ def test_the_streamlit_internals_it_wakes_sessions_with_are_there():
     for attribute in ("self._client_state", "self._state"):
         assert attribute in init, attribute
     assert AppSessionState.APP_NOT_RUNNING
+    assert "fragment_ids_this_run" in {f.name for f in dataclasses.fields(ScriptRunContext)}
     assert callable(Runtime.get_app_session)
 
 
@@ -119,3 +122,17 @@ def test_a_students_page_is_run_again_by_the_server_when_the_class_changes(tmp_p
 
     with streamlit_server(env={"ATTENTION_LAB_DATA": str(tmp_path)}) as base:
         in_a_thread(asyncio.run, scenario(base, Store(f"sqlite:///{tmp_path / 'classes.sqlite3'}")))
+
+
+def test_a_page_is_woken_once_a_change_and_again_only_if_no_run_drew_it():
+    page = class_watch._Page("student", seen=("old",), fragment=None)
+    assert not class_watch.due(page, ("old",), now=0.0), "nothing new"
+    assert class_watch.due(page, ("new",), now=0.0)
+    page.woken_for, page.woken_at, page.tries = ("new",), 0.0, 1  # as a wake records it
+    assert not class_watch.due(page, ("new",), now=class_watch.RETRY - 0.1), "its run is under way"
+    assert class_watch.due(page, ("newer",), now=0.1), "another change: at once"
+    assert class_watch.due(page, ("new",), now=class_watch.RETRY), "no run drew it (cut short): again"
+    page.tries = class_watch.RETRIES + 1
+    assert not class_watch.due(page, ("new",), now=100.0), "a page that never says it drew it is left to its timer"
+    page.seen = ("new",)  # its run drew it (watch() records a new page, as a run's end does)
+    assert not class_watch.due(page, ("new",), now=100.0)

@@ -5,7 +5,9 @@ class it shows and what it saw of it (``watch``). A thread of this server proces
 in one query every TICK seconds and, for each page whose class has changed since that page was drawn, asks
 Streamlit to run the page again (its fragment, or the whole page), as Streamlit itself does when a script's
 source changes (``AppSession.request_rerun`` with the session's last client state). A page is woken once for
-each change it has not drawn, and only between its own runs (a run under way reads the class itself).
+each change it has not drawn, and only between its own runs (a run under way reads the class itself); a page
+whose run did not say it drew the change (a run cut short: a student's switch to the class's page replaced by
+the page's own timer) is woken again after RETRY seconds.
 
 Why not a timer in every page (``st.fragment(run_every=2)``), as before issue 33: a class of 100 polling
 every 2 s spent a third of a core on polls alone, and a change reached a student only at its next poll, up to
@@ -29,7 +31,10 @@ from typing import Any
 
 from classmode.store import Poll, Pulse, Store
 
-TICK = 0.2  # seconds between two reads of the watched classes
+TICK = 0.1  # seconds between two reads of the watched classes
+RETRY = 3.0  # seconds after a wake with no run that drew the change: wake the page again …
+RETRIES = 2  # … this many times (a run stopped early, e.g. by st.stop, never says it drew it)
+WAKING = 6  # pages woken and not yet drawn at once, per server: see tick()
 SAFETY = 15.0  # seconds: the pages' own timer, in case a wake is lost
 
 _LOG = logging.getLogger(__name__)
@@ -56,7 +61,18 @@ class _Page:
     kind: str  # "student" (wakes the whole page) or "teacher" (wakes the fragment that drew it)
     seen: tuple  # what the page drew
     fragment: str | None  # the fragment to rerun, or None for the whole page
-    woken_for: tuple | None = None  # the class's state it was last woken for (one wake a change)
+    woken_for: tuple | None = None  # the class's state it was last woken for (one wake a change) …
+    woken_at: float = 0.0  # … when (time.monotonic) …
+    tries: int = 0  # … and how many times
+
+
+def due(page: _Page, sees: tuple | None, now: float) -> bool:
+    """Whether to wake ``page``, whose class now is ``sees``: it drew something else, and it was not woken for
+    this already (or was, RETRY seconds ago or more, with no run since that drew it, fewer than RETRIES
+    times again)."""
+    if sees == page.seen:
+        return False
+    return sees != page.woken_for or (page.tries <= RETRIES and now - page.woken_at >= RETRY)
 
 
 _lock = threading.Lock()
@@ -105,6 +121,14 @@ def _here() -> tuple[str | None, str | None]:
     return ctx.session_id, ThreadState.get().fragment_id
 
 
+def fragment_run() -> bool:
+    """Whether this is a fragment's own run (not the whole page's)."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
 def _start() -> None:
     global _thread
     with _lock:
@@ -132,12 +156,20 @@ def tick(now: float | None = None) -> int:
     now = time.time() if now is None else now
     woken = 0
     with _lock:
+        # At most WAKING pages run at once for the watch: Streamlit runs each session's script in a thread of its
+        # own, and a hundred woken at once share one interpreter, all finishing together (a class of 100 saw
+        # its first page after as long as its last), while the server's event loop, which sends their pages,
+        # waits for the same interpreter: a run whose messages are not sent before the session's next run
+        # starts loses them (ForwardMsgQueue.clear). A few at a time, each is sent as soon as it is drawn.
+        clock = time.monotonic()
+        budget = WAKING - sum(page.woken_for is not None and page.woken_for != page.seen and
+                              clock - page.woken_at < RETRY for pages in _pages.values() for page in pages.values())
         for code in codes:
             pages = _pages.get(code, {})
             pulse = pulses.get(code)
             for key, page in list(pages.items()):
                 sees = None if pulse is None else SEES[page.kind](pulse, now)
-                if sees == page.seen or sees == page.woken_for:
+                if budget <= 0 or not due(page, sees, clock):
                     continue
                 session = _session(key[0])
                 if session is None:  # the browser has gone
@@ -145,6 +177,7 @@ def tick(now: float | None = None) -> int:
                     continue
                 _wake(session, page, sees)
                 woken += 1
+                budget -= 1
             if not pages:
                 _pages.pop(code, None)
     return woken
@@ -161,17 +194,24 @@ def _wake(session: Any, page: _Page, sees: tuple | None) -> None:
     from streamlit.proto.ClientState_pb2 import ClientState
     from streamlit.runtime.app_session import AppSessionState
 
+    earlier = (page.woken_for, page.woken_at, page.tries)
+    page.tries = page.tries + 1 if page.woken_for == sees else 1  # counted now: the next tick's budget sees it
+    page.woken_for, page.woken_at = sees, time.monotonic()
+
     def on_the_loop() -> None:
-        if session._state != AppSessionState.APP_NOT_RUNNING:
-            return
-        state = ClientState()
-        state.CopyFrom(session._client_state)
-        if page.fragment is not None:
-            if not session.has_fragment(page.fragment):  # the page moved on: its next run says what it shows
-                page.woken_for = sees
+        with _lock:
+            if session._state != AppSessionState.APP_NOT_RUNNING:  # a run under way: the next tick tries again
+                page.woken_for, page.woken_at, page.tries = earlier
                 return
-            state.fragment_id, state.is_auto_rerun = page.fragment, True
-        page.woken_for = sees
+            state = ClientState()
+            state.CopyFrom(session._client_state)  # the page and widget values of the session's last run
+            if page.fragment is not None:
+                if not session.has_fragment(page.fragment):  # the page moved on: its next run says what it shows
+                    page.tries = RETRIES + 1
+                    return
+                state.fragment_id, state.is_auto_rerun = page.fragment, True
+            else:  # the whole page, even if the last request was a fragment's
+                state.fragment_id, state.is_auto_rerun = "", False
         session.request_rerun(state)
 
     session._call_soon_on_event_loop(on_the_loop)

@@ -54,7 +54,7 @@ CODE_CSS = """<style>
 .class-code { font-size: clamp(3rem, 12vw, 7rem); font-weight: 700; letter-spacing: .15em; line-height: 1.1;
               font-family: ui-monospace, monospace; }
 .class-code.small { font-size: 2.2rem; letter-spacing: .1em; }
-.projector-question p { font-size: 2rem; line-height: 1.3; }
+.st-key-projector-question p { font-size: 2rem; line-height: 1.3; }
 </style>"""
 NOT_FOLLOWED = PRIVATE | {"class"}  # in a link, but not the lesson: keys, ids and the class code
 SHARED_KEYS = SHARED_SETTINGS  # the sidebar's: every lesson reads them
@@ -232,8 +232,8 @@ def join_class() -> None:
 def leave_class() -> None:
     identity.remember(**{"class": None})
     class_watch.forget("student")
-    st.session_state.pop("_cm_student", None)
-    st.session_state.pop("_cm_applied", None)
+    for held in ("_cm_student", "_cm_applied", "_cm_target", "_cm_seen", "_cm_drawing"):
+        st.session_state.pop(held, None)
 
 
 def stop_teaching() -> None:
@@ -544,18 +544,33 @@ def follow(code: str) -> str | None:
     when the student asks to go back to the teacher's lesson). Returns the address of the page it shows (app.py
     switches to it once the pages are known), or None."""
     poll = store().version(code)
-    st.session_state["_cm_seen"] = None if poll is None else class_watch.student_sees(poll)
+    st.session_state["_cm_drawing"] = None if poll is None else class_watch.student_sees(poll)
     if poll is None or poll.closed:
         return None
-    class_watch.watch(store(), code, "student", st.session_state["_cm_seen"])
     state = json.loads(poll.state)
     applied = st.session_state.get("_cm_applied")
     wanted = applied is None or poll.mode != "explore" or st.session_state.pop("_cm_go_back", False)
-    if applied == poll.state or not wanted or state.get("page") not in LESSONS:
-        return None
-    apply(state)
-    st.session_state["_cm_applied"] = poll.state
-    return state["page"]
+    if applied != poll.state and wanted and state.get("page") in LESSONS:
+        apply(state)
+        st.session_state["_cm_applied"] = poll.state
+        st.session_state["_cm_target"] = state["page"]  # until a run gets there (its switch may be cut short)
+    return st.session_state.get("_cm_target")
+
+
+def arrived(page: str) -> None:
+    """A student's run is on ``page``: a lesson the class moved to is reached."""
+    if st.session_state.get("_cm_target") == page:
+        del st.session_state["_cm_target"]
+
+
+def drawn(code: str) -> None:
+    """At the end of a student's run: the page shows the class as ``follow`` read it. Only now is it what the
+    page saw (ui/class_watch.py wakes it when that changes): a run cut short by another request leaves the
+    page as it was, and the wake is tried again."""
+    seen = st.session_state.get("_cm_drawing")
+    st.session_state["_cm_seen"] = seen
+    if seen is not None:
+        class_watch.watch(store(), code, "student", seen)
 
 
 def apply(state: dict) -> None:
@@ -616,8 +631,10 @@ def _student_live(code: str) -> None:
     """In case a wake from ui/class_watch.py is lost: a slow look at the class (one read); when what the page
     shows changed, the page runs again."""
     poll = store().version(code)
-    seen = st.session_state.get("_cm_seen")
-    if poll is None or seen is None or class_watch.student_sees(poll) != seen:
+    alone = class_watch.fragment_run()  # this fragment's own run (the timer's, or a wake's), not the page's
+    seen = st.session_state.get("_cm_seen" if alone else "_cm_drawing")  # the page as last drawn whole, or now
+    if poll is None or seen is None or class_watch.student_sees(poll) != seen or \
+            (alone and st.session_state.get("_cm_target")):  # a run cut short before the class's page
         st.rerun(scope="app")
 
 
