@@ -21,7 +21,9 @@ student = classmode.student_of()  # a student of a class (the browser said so on
 # A student's page opens with the sidebar closed: their own settings there are not the lesson the class follows;
 # the projector's too: the room reads the question, not the menu.
 closed = student or "projector" in st.query_params
-st.set_page_config(page_title="Attention Lab", page_icon=":material/search:", layout="wide",
+# An emoji icon: the browser draws it from a data: URL. A ":material/…:" page icon is fetched from
+# fonts.gstatic.com on every page load (Streamlit's frontend), which offline fails (issue 34).
+st.set_page_config(page_title="Attention Lab", page_icon="🔍", layout="wide",
                    initial_sidebar_state="collapsed" if closed else "auto")
 clean_link()  # first: the session's settings come from the URL once, and a bad value never reaches a widget
 followed = classmode.follow(student) if student else None  # the class's lesson, before any widget reads it
@@ -45,4 +47,4 @@ classmode.publish(page.url_path)  # a teacher's lesson page: the class follows i
 classmode.teacher_sidebar(page.url_path)
 with st.sidebar:
     share_link()
-    identity.draw()  # who this browser is (ui/identity.py); invisible
+    identity.draw(report=page.url_path == "classmode")  # who this browser is (ui/identity.py); invisible

@@ -29,7 +29,10 @@ export default function identity(component) {
   } catch (e) {
     // private browsing without storage: the identity lasts as long as the page
   }
-  if (canonical(held) !== canonical((data && data.known) || null)) setStateValue("identity", held);
+  // A browser in no class that no page asks about (a learner on a lesson) keeps its id to itself: its report
+  // would rerun the page for nothing, and a message the page said once (a link's bad setting) would vanish.
+  const needed = (data && data.report) || "class" in held || "teach" in held || (data && data.known);
+  if (needed && canonical(held) !== canonical((data && data.known) || null)) setStateValue("identity", held);
 }
 
 function canonical(value) {  // JSON with every object's keys sorted: the server's dict and ours may differ in order

@@ -28,14 +28,17 @@ def _reported() -> None:
         st.session_state[SESSION] = {k: v for k, v in value.items() if isinstance(k, str)}
 
 
-def draw() -> dict[str, Any] | None:
-    """Draw the (invisible) component; what the browser holds, or None until it has reported."""
+def draw(report: bool = True) -> dict[str, Any] | None:
+    """Draw the (invisible) component; what the browser holds, or None until it has reported. With ``report``
+    False, a browser that holds no class and no class key does not report (class mode's page asks; the
+    lessons need the identity only for a student or a teacher)."""
     pending = st.session_state.get(_PENDING, {})
     known = st.session_state.get(SESSION)
     if known is not None and all(known.get(k) == v for k, v in pending.items()):
         st.session_state.pop(_PENDING, None)
         pending = {}
-    drawn = _COMPONENT(key="identity", data={"known": known, "set": pending}, default={"identity": None},
+    drawn = _COMPONENT(key="identity", data={"known": known, "set": pending, "report": report},
+                       default={"identity": None},
                        on_identity_change=_reported)
     value = drawn.get("identity") if drawn is not None else None
     if isinstance(value, dict) and known is None:
