@@ -25,8 +25,15 @@ except ModelMissing as missing:
     st.stop()
 model = model_named("smollm2")
 prompt = usable_sentence(settings.sentence, memory="_last_gen_prompt", default=DEFAULT_SENTENCE, check=model.tokenize)
-asked = st.slider("Tokens to write", 1, MAX_WRITTEN, 8, key="gen_count", persist_state="session",
-                  help="Greedy: each time the likeliest next token.")
+# In a form: the model writes when the learner presses Write (or lets go of the slider and presses Enter), not at
+# every arrow key on the way (three presses from 8 to 5 wrote three times, ~36 s on a busy machine; issue 35).
+with st.form("gen_form", border=False, enter_to_submit=True):
+    left, right = st.columns([4, 1], vertical_alignment="bottom")
+    with left:
+        asked = st.slider("Tokens to write", 1, MAX_WRITTEN, 8, key="gen_count", persist_state="session",
+                          help="Greedy: each time the likeliest next token. Press Write to write them.")
+    with right:
+        st.form_submit_button("Write", key="gen_write", icon=":material/edit_note:", width="stretch")
 room = MAX_MODEL_TOKENS - len(model.tokenize(prompt)[0]) + 1  # the prompt and what it writes fit in 128 tokens
 count = min(asked, room)
 if count < asked:

@@ -100,7 +100,15 @@ def act(at: AppTest, data) -> AppTest:
     drawn = controls(at)
     kind, widget = data.draw(st.sampled_from(drawn), label="control")
     set_control(kind, widget, data)
+    submit(at, widget)
     return at.run()
+
+
+def submit(at: AppTest, widget) -> None:
+    """A control in a form commits with the form's button, pressed in the same run (as the learner does)."""
+    form = getattr(widget, "form_id", "")
+    if form:
+        next(b for b in at.button if b.form_id == form).click()
 
 
 def snapshot(at: AppTest) -> dict:

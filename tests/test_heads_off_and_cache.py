@@ -401,9 +401,24 @@ def test_a_prompt_near_the_limit_writes_what_fits_and_one_token_has_no_step(smol
     assert ("Your sentence has 126 tokens; the model reads at most 128 here (the sentence and every token written "
             "but the last), so SmolLM2 writes 3") in page_text(at)
     assert len(shown_table(at, "gen-written")) == 3
-    at.slider(key="gen_count").set_value(1).run()
+    at.slider(key="gen_count").set_value(1)
+    at.button(key="gen_write").click()  # the slider is in a form: Write commits it
+    at.run()
     assert_no_exception(at)
     assert any("Write at least two tokens" in i.value for i in at.info)
+
+
+def test_tokens_to_write_writes_when_write_is_pressed_not_at_each_change_of_the_slider():
+    """Each arrow-key press on the slider wrote again (8 → 5 in three presses: three generations, issue 35); the
+    slider is in a form, and the model writes when the learner presses Write."""
+    at = open_generate(gen_count="3")
+    assert len(shown_table(at, "gen-written")) == 3
+    at.slider(key="gen_count").set_value(2).run()  # moved, not written
+    assert len(shown_table(at, "gen-written")) == 3 and at.query_params["gen_count"] == "3"
+    at.slider(key="gen_count").set_value(2)
+    at.button(key="gen_write").click()
+    at.run()
+    assert len(shown_table(at, "gen-written")) == 2 and at.query_params["gen_count"] == "2"
 
 
 def test_hostile_text_in_the_prompt_stays_text():

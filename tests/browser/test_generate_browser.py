@@ -46,7 +46,8 @@ def test_the_generation_lesson_writes_caches_and_walks_a_step(open_page, artifac
 
     slider = page.locator(".st-key-gen_count input")  # the thumb takes the arrow keys
     slider.focus()
-    slider.press("ArrowLeft")  # 3 tokens
+    slider.press("ArrowLeft")  # 3 tokens: chosen, not yet written (a key press no longer writes)
+    page.locator(".st-key-gen_write button").click()  # Write
     page.wait_for_function("() => location.search.includes('gen_count=3')")
     expect(page.locator(".st-key-table-gen-written tbody tr")).to_have_count(3, timeout=TIMEOUT_MS)
 
