@@ -55,11 +55,6 @@ SAFETY = class_watch.SAFETY  # seconds: the pages' own slow timer; the server wa
 LIMIT = 120.0  # seconds a phase may take before the benchmark gives up on it (and says so)
 
 
-def identity_report(answer: Answer, held: dict) -> WidgetState:
-    """What the browser's identity component (static/identity.js) sends: what its localStorage holds."""
-    return WidgetState(id=answer.widgets()["identity"], json_value=json.dumps({"identity": held}))
-
-
 def page_path(answer: Answer) -> str | None:
     """The address of the page the run drew (st.navigation's message names it)."""
     for m in reversed(answer.messages):  # the last run's (after a switch_page, the page now shown)
@@ -94,17 +89,17 @@ class Browser(Learner):
         self.held = held
         self.identity = ""  # the identity component's widget id
 
+    def _states(self, widgets) -> list[WidgetState]:
+        """The widgets' states, and the identity component's value once the page has drawn it."""
+        held = [WidgetState(id=self.identity, json_value=json.dumps({"identity": self.held}))] if self.identity else []
+        return [*held, *widgets]
+
     async def step(self, widgets=(), fragment_id: str = "") -> Answer:
-        states = [WidgetState(id=self.identity, json_value=json.dumps({"identity": self.held}))] if self.identity \
-            else []
-        answer = await self.rerun("", [*states, *widgets], fragment_id)
-        return self.saw(answer)
+        return self.saw(await self.rerun("", self._states(widgets), fragment_id))
 
     async def post(self, widgets=(), fragment_id: str = "") -> None:
         """A request as the page sends one, without waiting for a run (the page draws runs as they come)."""
-        states = [WidgetState(id=self.identity, json_value=json.dumps({"identity": self.held}))] if self.identity \
-            else []
-        await self.send(self.rerun_message("", [*states, *widgets], fragment_id))
+        await self.send(self.rerun_message("", self._states(widgets), fragment_id))
 
     def saw(self, answer: Answer) -> Answer:
         self.page_hash = answer.page_hash() or self.page_hash

@@ -123,6 +123,13 @@ class Pulse:
     answers: int  # every answer to every question, and the time of the latest (a changed answer too)
     last_answer: float | None
 
+def _poll(row) -> Poll:
+    """A Poll from (state, question_no, revealed, closed, mode, answers_closed, closes_at), as the queries read
+    them."""
+    return Poll(str(row[0]), int(row[1]), bool(row[2]), bool(row[3]), str(row[4]), bool(row[5]),
+                None if row[6] is None else float(row[6]))
+
+
 @dataclass(frozen=True)
 class Teacher:
     code: str  # the join code students type
@@ -553,8 +560,7 @@ class Store:
         with self.transaction(write=False) as db:
             row = db.one("SELECT state, question_no, revealed, closed, mode, answers_closed, closes_at FROM classes "
                          "WHERE code = ?", (code,))
-        return None if row is None else Poll(str(row[0]), int(row[1]), bool(row[2]), bool(row[3]), str(row[4]),
-                                             bool(row[5]), None if row[6] is None else float(row[6]))
+        return None if row is None else _poll(row)
 
     def pulses(self, codes: list[str]) -> dict[str, Pulse]:
         """What every page of these classes shows, in one read (ui/class_watch.py asks it a few times a second
@@ -568,10 +574,8 @@ class Store:
                           "(SELECT COUNT(*) FROM answers a WHERE a.class_id = c.id), "
                           "(SELECT MAX(a.at) FROM answers a WHERE a.class_id = c.id) "
                           f"FROM classes c WHERE c.code IN ({', '.join('?' * len(codes))})", tuple(codes))
-        return {str(r[0]): Pulse(Poll(str(r[1]), int(r[2]), bool(r[3]), bool(r[4]), str(r[5]), bool(r[6]),
-                                      None if r[7] is None else float(r[7])),
-                                 bool(r[8]), int(r[9]), int(r[10]), None if r[11] is None else float(r[11]))
-                for r in rows}
+        return {str(r[0]): Pulse(_poll(r[1:8]), bool(r[8]), int(r[9]), int(r[10]),
+                                 None if r[11] is None else float(r[11])) for r in rows}
 
     def my_answer(self, code: str, student: str, question_no: int) -> str | None:
         with self.transaction() as db:

@@ -395,10 +395,7 @@ def teacher_desk(secret: str, code: str, base_url: str) -> None:
         ui.table(V.history_frame(questions, db.all_answers(secret)), "cm-history", decimals=None)
     else:
         st.caption("No question asked yet. Ask from any lesson's sidebar (its questions come from its own numbers).")
-    st.download_button("Download the class's answers (CSV)", lambda: V.answers_csv(
-        db.all_answers(secret), db.questions(secret), db.roster(secret)), file_name=f"class-{code}.csv",
-        mime="text/csv", key="cm_csv", icon=":material/download:", on_click="ignore",
-        help="Built when you click: every answer so far, who did not answer, the right answers, each student's total.")
+    _export(secret, code, "cm_csv")
     with st.expander("Go on from another device (your teacher link: keep it to yourself)", icon=":material/key:"):
         st.code(f"{origin.scheme}://{origin.netloc}/classmode?teach={secret}", language=None)
     st.subheader("Close the class", divider="gray")
@@ -414,10 +411,17 @@ def closed_desk(secret: str) -> None:
     code, _ = db.teacher_code(secret)
     st.info(f"Class {code} is closed. Its answers can be downloaded until it is deleted, a day after its last "
             "activity.", icon=":material/info:")
+    _export(secret, code, "cm_csv_closed")
+    st.button("Start another class", key="cm_again", on_click=stop_teaching)
+
+
+def _export(secret: str, code: str, key: str) -> None:
+    """The answers' CSV, built when it is clicked (so it holds the answer sent a second before)."""
+    db = store()
     st.download_button("Download the class's answers (CSV)", lambda: V.answers_csv(
         db.all_answers(secret), db.questions(secret), db.roster(secret)), file_name=f"class-{code}.csv",
-        mime="text/csv", key="cm_csv_closed", icon=":material/download:", on_click="ignore")
-    st.button("Start another class", key="cm_again", on_click=stop_teaching)
+        mime="text/csv", key=key, icon=":material/download:", on_click="ignore",
+        help="Built when you click: every answer so far, who did not answer, the right answers, each student's total.")
 
 
 def _close(secret: str) -> None:
@@ -630,11 +634,12 @@ def _banner(code: str, text: str) -> None:
 def _student_live(code: str) -> None:
     """In case a wake from ui/class_watch.py is lost: a slow look at the class (one read); when what the page
     shows changed, the page runs again."""
+    if not class_watch.fragment_run():  # the page's run: follow() read the class a moment ago, and a change
+        return  # since is the watch's to wake (drawn() tells it what this run shows)
     poll = store().version(code)
-    alone = class_watch.fragment_run()  # this fragment's own run (the timer's, or a wake's), not the page's
-    seen = st.session_state.get("_cm_seen" if alone else "_cm_drawing")  # the page as last drawn whole, or now
+    seen = st.session_state.get("_cm_seen")  # the page as last drawn whole
     if poll is None or seen is None or class_watch.student_sees(poll) != seen or \
-            (alone and st.session_state.get("_cm_target")):  # a run cut short before the class's page
+            st.session_state.get("_cm_target"):  # a run cut short before the class's page
         st.rerun(scope="app")
 
 

@@ -4,7 +4,9 @@ tabs), the class it joined and its nickname, and the key of a class it teaches.
 Kept in the browser's localStorage by a small component (static/identity.js), never in the URL: a copied
 link does not make its opener that student, and the teacher's key is not in the address bar of the page
 being projected. The component reports what the browser holds on its first draw (one rerun after a page
-loads), and writes what the server asks it to keep (``remember``).
+loads) when a page needs it: on class mode's page, or when the browser is in a class or teaches one (a
+learner on a lesson keeps its id to itself, so a first page load is one run). It writes what the server asks
+it to keep (``remember``).
 
 Without a browser (AppTest) nothing is reported; tests set ``st.session_state[SESSION]`` themselves.
 """
@@ -22,10 +24,15 @@ _JS = (Path(__file__).resolve().parent.parent / "static" / "identity.js").read_t
 _COMPONENT = st.components.v2.component("attention_lab.identity", js=_JS)
 
 
+def _held(value: dict) -> dict[str, Any]:
+    """What the browser reported, as the session keeps it."""
+    return {k: v for k, v in value.items() if isinstance(k, str)}
+
+
 def _reported() -> None:
     value = st.session_state.get("identity", {}).get("identity")
     if isinstance(value, dict):
-        st.session_state[SESSION] = {k: v for k, v in value.items() if isinstance(k, str)}
+        st.session_state[SESSION] = _held(value)
 
 
 def draw(report: bool = True) -> dict[str, Any] | None:
@@ -45,7 +52,7 @@ def draw(report: bool = True) -> dict[str, Any] | None:
         # A new session in a browser that has already reported: a reconnect to another replica (its old
         # session died with it) sends the component's value with its first run, which no callback sees (the
         # session has no record of the widget yet). The page was drawn for a stranger: draw it again.
-        st.session_state[SESSION] = {k: v for k, v in value.items() if isinstance(k, str)}
+        st.session_state[SESSION] = _held(value)
         st.rerun()
     return st.session_state.get(SESSION)
 
