@@ -36,7 +36,7 @@ import os
 import socket
 import time
 from pathlib import Path
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
 import segno
 import streamlit as st
@@ -93,17 +93,17 @@ def lesson_state(page: str, params: dict, questions: list | None = None) -> dict
     return state
 
 
-def lesson_url(state: dict) -> str | None:
-    """The lesson a class's state names, as a path with its query; None if its page is not a lesson.
+def lesson_of(state: object) -> tuple[str, dict] | None:
+    """The lesson a class's state names: its page and the settings of its link; None if its page is not a lesson.
 
-    Built only from what a shared link may hold: a known page, and the settings that pass the link's
-    own checks (a state is read from the database, so it is treated as a link from anyone)."""
+    Built only from what a shared link may hold: a known page, and the settings that pass the link's own
+    checks (a state is read from the database, so it is treated as a link from anyone)."""
+    if not isinstance(state, dict):
+        return None
     page, query = state.get("page"), state.get("query")
     if not isinstance(page, str) or page not in LESSONS or not isinstance(query, dict):
         return None
-    settings = _linkable(query)
-    text = urlencode(settings, doseq=True)
-    return "/" + page + ("?" + text if text else "")
+    return page, _linkable(query)
 
 
 def _linkable(query: dict) -> dict:
@@ -551,13 +551,13 @@ def follow(code: str) -> str | None:
     st.session_state["_cm_drawing"] = None if poll is None else class_watch.student_sees(poll)
     if poll is None or poll.closed:
         return None
-    state = json.loads(poll.state)
+    lesson = lesson_of(json.loads(poll.state))
     applied = st.session_state.get("_cm_applied")
     wanted = applied is None or poll.mode != "explore" or st.session_state.pop("_cm_go_back", False)
-    if applied != poll.state and wanted and state.get("page") in LESSONS:
-        apply(state)
+    if applied != poll.state and wanted and lesson is not None:
+        apply(*lesson)
         st.session_state["_cm_applied"] = poll.state
-        st.session_state["_cm_target"] = state["page"]  # until a run gets there (its switch may be cut short)
+        st.session_state["_cm_target"] = lesson[0]  # until a run gets there (its switch may be cut short)
     return st.session_state.get("_cm_target")
 
 
@@ -577,11 +577,10 @@ def drawn(code: str) -> None:
         class_watch.watch(store(), code, "student", seen)
 
 
-def apply(state: dict) -> None:
-    """The class's lesson into this session: every setting of its page and the sidebar, as its link says (a
-    setting the link leaves out goes back to its default)."""
-    query = _linkable(state.get("query", {}))
-    for key in (*SHARED_SETTINGS, *PAGE_SETTINGS.get(state.get("page", ""), ())):
+def apply(page: str, query: dict) -> None:
+    """The class's lesson (``lesson_of``) into this session: every setting of its page and the sidebar, as its
+    link says (a setting the link leaves out goes back to its default)."""
+    for key in (*SHARED_SETTINGS, *PAGE_SETTINGS.get(page, ())):
         if key in query:
             read_into_session(key, query[key])
         else:

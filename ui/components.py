@@ -40,7 +40,7 @@ def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8")
 
 
-def in_class_frame() -> bool:
+def in_a_class() -> bool:
     """Whether this session is a class's student's, whose pages follow the teacher (ui.classmode)."""
     return st.session_state.get("_cm_student") is not None
 
@@ -51,7 +51,7 @@ def lesson(name: str) -> None:
     On a class's student's page (ui.classmode) a lesson's intro is folded away, so that the page opens
     on what the teacher is showing, not on the text above it."""
     text = _read(ASSETS / f"{name}.md")
-    if name.endswith("/00_intro") and in_class_frame():
+    if name.endswith("/00_intro") and in_a_class():
         with st.expander("About this lesson", icon=":material/info:"):
             st.markdown(text)
     else:
