@@ -6,7 +6,7 @@ The app owns its URL rather than binding widgets to it (``bind="query-params"``)
 default out of the URL by the default of the current call (a default that depended on another setting
 reopened as another value: h = 1 came back as h = 2), and dropped its value from the URL whenever it was
 not drawn (the chosen query off step 8). Here one function writes the link from the session's settings,
-so the address bar, the share box and a class's frame hold the same thing, and a test can read it.
+so the address bar, the share box and the lesson a class follows hold the same thing, and a test can read it.
 """
 
 from __future__ import annotations
@@ -395,7 +395,7 @@ def link(page: str | None = None) -> dict[str, str | list[str]]:
 
 def write_link() -> None:
     """At the end of a run: the URL becomes this run's link (class mode's own keys kept), so that the address
-    bar, the share box and a class's frame all hold exactly the settings the page shows."""
+    bar, the share box and the lesson a class follows all hold exactly the settings the page shows."""
     current = url()
     wanted = {k: v for k, v in current.items() if k not in SETTINGS} | link()
     if wanted != current:
