@@ -11,7 +11,7 @@ and carry the class's controls in the sidebar.
 
 import streamlit as st
 
-from ui import classmode, identity
+from ui import arrival, classmode, identity
 from ui.components import TABLE_CSS
 from ui.links import clean_link, share_link, write_link
 from ui.navigation import pages, script_of
@@ -48,3 +48,4 @@ classmode.teacher_sidebar(page.url_path)
 with st.sidebar:
     share_link()
     identity.draw(report=page.url_path == "classmode")  # who this browser is (ui/identity.py); invisible
+    arrival.draw()  # after a navigation, its heading at the top of the page (ui/arrival.py); invisible

@@ -7,8 +7,8 @@ import streamlit as st
 from attention.pretrained import MODELS, ModelMissing, package_dir
 from attention.pretrained.common import MAX_MODEL_TOKENS
 from attention.pretrained.smollm2 import MAX_WRITTEN
+from ui import arrival, view
 from ui import components as ui
-from ui import view
 from ui.models import TIMED_LENGTHS, generation_of, model_named, step_timings, step_trace_of
 from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
 from ui.walkthrough import render_steps, steps_for
@@ -73,9 +73,14 @@ if not gen.steps:
 else:
     ui.forget_stale_choice("gen_step", range(1, len(gen.steps) + 1), why=f"this text has cached steps 1–"
                            f"{len(gen.steps)}", default=len(gen.steps))
-    step = (st.selectbox("Step", range(1, len(gen.steps) + 1), key="gen_step", persist_state="session",
-                         index=len(gen.steps) - 1) or 1) - 1
-    st.caption(G.step_label(gen, step) + f"; layer {layer + 1}, query head {head + 1} (pick them above).")
+    # "Generation step", not "Step": the walkthrough's steps below have step numbers of their own
+    step = (st.selectbox("Generation step: the token read, the token written", range(1, len(gen.steps) + 1),
+                         key="gen_step", persist_state="session", index=len(gen.steps) - 1,
+                         format_func=lambda k: G.step_label(gen, k - 1), on_change=arrival.go, args=("gen-step-2",),
+                         help="One step of writing: the model reads one token, with the cache, and writes the "
+                              "next. Below, the walkthrough's steps on that one token's numbers.") or 1) - 1
+    st.caption(f"Generation step {G.step_label(gen, step)}; layer {layer + 1}, query head {head + 1} "
+               "(pick them above).")
     trace = step_trace_of(prompt, count, step, layer, head)
     render_steps(trace, prefix="gen-", first=2, last=2)
     render_steps(trace, prefix="gen-", first=4, last=len(steps_for(trace)))

@@ -20,6 +20,7 @@ from attention.training import (
     score_split,
 )
 from attention.training import verdict as judge
+from ui import arrival
 from ui import components as ui
 from ui.links import OPTIMIZER_LABELS, TASK_LABELS, default
 from ui.settings import shared
@@ -102,6 +103,7 @@ else:
                           key="lt-steps") as panel:
         if panel.open:
             shown_step = st.selectbox("Step", range(3, len(STEPS) + 1), key="lt_head_step", persist_state="session",
+                                      on_change=arrival.to_step, args=("lt_head_step", "lt-head-"),
                                       format_func=lambda k: f"{k} · {STEPS[k - 1][0]}")
             render_steps(trace, prefix="lt-head-", first=shown_step or 3, last=shown_step or 3)
 

@@ -6,8 +6,8 @@ Every number comes from one ``trace_multi_head`` trace; each head is a full sing
 import streamlit as st
 
 from attention import trace_multi_head
+from ui import arrival, view
 from ui import components as ui
-from ui import view
 from ui.choices import multihead_head
 from ui.exercises import offer_to_class, question_box
 from ui.settings import shared, trace_or_explain
@@ -71,14 +71,14 @@ st.caption("W_O is [d_model × d_model], seeded random like the other matrices (
 ui.matrix(F.token_by_dim_figure(mh, mh.output, "output = Concat · W_O"), T.token_by_dim_frame(mh, mh.output),
           "mh-output")
 
-st.subheader("Open one head in the full step-by-step view", divider="gray")
+st.subheader("Open one head in the full step-by-step view", divider="gray", anchor="open-head")
 left, right = st.columns(2)
 opened = left.selectbox("Head", range(h), format_func=lambda k: f"head {k + 1}", key="open_head",
                         persist_state="session")
 opened = opened if opened is not None and opened < h else 0
 # one step at a time, as in the walkthrough: drawing steps 3–8 of a head at once doubled this page's cost
 step = right.selectbox("Step", range(3, len(STEPS) + 1), format_func=lambda k: f"{k} · {STEPS[k - 1][0]}",
-                       key="head_step", persist_state="session",
+                       key="head_step", persist_state="session", on_change=arrival.to_step, args=("head_step", "head-"),
                        help="The walkthrough's steps 3 to 8, for this head's own W_Q, W_K, W_V.")
 st.markdown(f"Head {opened + 1} uses columns {opened * d_k + 1}–{(opened + 1) * d_k} of W_Q, W_K and W_V. "
             "Its tokens and X are the walkthrough's (steps 1 and 2).")

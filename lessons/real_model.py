@@ -9,8 +9,8 @@ import streamlit as st
 
 from attention.pretrained import MODELS, ModelMissing, package_dir
 from attention.pretrained.gallery import GALLERY, INDUCTION_HEAD, first_token_heads, induction_sentence
+from ui import arrival, view
 from ui import components as ui
-from ui import view
 from ui.choices import real_model_head
 from ui.links import MODEL_LABELS
 from ui.models import (
@@ -97,7 +97,7 @@ if info.kind == "decoder" and n > 1:
     st.caption(f"{100 * first_token_heads(tokens, weights):.0f} % of the heads put most of their weight on the "
                "first token here: an *attention sink*, where a head parks its weight when it has nothing to look at.")
 
-st.subheader("One head", divider="gray")
+st.subheader("One head", divider="gray", anchor="one-head")
 left, right = st.columns(2)
 ui.forget_stale_choice("rm_layer", range(1, info.layers + 1), why=f"{info.title} has layers 1–{info.layers}",
                        default=1)
@@ -123,6 +123,7 @@ same_step(steps, name)  # another model: the same step by its name (the decoder 
 ui.forget_stale_choice("rm_step", range(1, len(steps) + 1), why=f"{info.title}'s head has steps 1–{len(steps)}",
                        default=scores_step + 1)
 step = st.selectbox("Step", range(1, len(steps) + 1), key="rm_step", persist_state="session", index=scores_step,
+                    on_change=arrival.to_step, args=("rm_step", "rm-"),
                     format_func=lambda k: f"{k} · {steps[k - 1][0]}",
                     help="The walkthrough's steps on this head's real numbers.")
 st.session_state["_rm_step_of"] = (name, steps[(step or 1) - 1][0])

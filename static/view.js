@@ -312,9 +312,14 @@ function show(panel, view, parts, anchor, r, c) {
   tip.replaceChildren(...drawLines(explain(panel, r, c)));
   tip.hidden = false;
   const box = anchor.getBoundingClientRect();
-  const width = Math.min(tip.offsetWidth || 320, window.innerWidth - 16);
+  // inside the main area, never under the sidebar (which is drawn above the page): from its left edge
+  // to the window's right (a phone's open sidebar covers the whole page, and then the window is the bound)
+  const main = document.querySelector("[data-testid=stMain]");
+  const edge = main ? Math.max(0, main.getBoundingClientRect().left) : 0;
+  const room = window.innerWidth - edge > 200 ? edge : 0;
+  const width = Math.min(tip.offsetWidth || 320, window.innerWidth - room - 16);
   let left = box.left + box.width / 2 - width / 2;
-  left = Math.max(8, Math.min(left, window.innerWidth - width - 8));
+  left = Math.max(room + 8, Math.min(left, window.innerWidth - width - 8));
   let top = box.bottom + 8;
   if (top + tip.offsetHeight > window.innerHeight - 8) top = Math.max(8, box.top - tip.offsetHeight - 8);
   tip.style.left = left + "px";

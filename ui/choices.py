@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import arrival
 from ui.models import LAYERS_PER_PAGE
 
 
 def multihead_head(choice: dict) -> None:
     """A cell of head k's heatmap ("heads-<k>"): open head k in the step-by-step view below."""
     st.session_state["open_head"] = int(choice["panel"].rsplit("-", 1)[1])
+    arrival.go("open-head")
 
 
 def real_model_head(choice: dict) -> None:
@@ -20,3 +22,4 @@ def real_model_head(choice: dict) -> None:
     first = int(st.session_state.get("rm_layers") or 0) * LAYERS_PER_PAGE
     st.session_state["rm_layer"] = first + int(choice["row"]) + 1
     st.session_state["rm_head"] = int(choice["col"]) + 1
+    arrival.go("one-head")

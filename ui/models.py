@@ -14,6 +14,7 @@ import streamlit as st
 
 from attention.pretrained import MODELS, load
 from attention.pretrained.gallery import INDUCTION_HEAD, INDUCTION_HEADS, induction_prompt
+from ui import arrival
 from ui.settings import replace_sentence
 from viz import pretrained as P
 
@@ -76,6 +77,7 @@ def pick_head(layer: int, head: int) -> None:
     st.session_state["rm_layer"] = layer + 1
     st.session_state["rm_head"] = head + 1
     st.session_state["rm_layers"] = layer // LAYERS_PER_PAGE
+    arrival.go("one-head")
 
 
 @st.cache_data(max_entries=16, max_size="20MB", show_spinner=False)

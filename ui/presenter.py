@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import arrival
 from ui.walkthrough import STEPS
 
 EDITOR_STEP = 3  # the projections, with the hand editors of W_Q, W_K, W_V
@@ -27,6 +28,7 @@ PRESENTER_CSS = """
 
 def _move(delta: int) -> None:
     st.session_state["step"] = min(len(STEPS), max(1, int(st.session_state.get("step", 1)) + delta))
+    arrival.to_step("step")
 
 
 def _title(number: int) -> str:
@@ -40,7 +42,7 @@ def step_controls(*, presenting: bool = False) -> int:
     left, middle, right = st.columns([3, 4, 3], vertical_alignment="bottom")  # room for "Next  PageDown"
     with middle:
         step = st.selectbox(f"Go to step (of {len(STEPS)})", range(1, len(STEPS) + 1), key="step",
-                            format_func=_title, persist_state="session",
+                            format_func=_title, persist_state="session", on_change=arrival.to_step, args=("step",),
                             help="Jump to any step; the open step is part of the link.")
     current = int(step or 1)
     left.button("Previous", key="prev_step", on_click=_move, args=(-1,), disabled=current <= 1,

@@ -12,8 +12,8 @@ from collections.abc import Callable
 import streamlit as st
 
 from attention import AttentionTrace
+from ui import arrival, view
 from ui import components as ui
-from ui import view
 from viz import figures as F
 from viz import formulas as L
 from viz import heads as H
@@ -50,6 +50,7 @@ def _choose_query(*, to_step_8: bool):
         st.session_state["query"] = int(choice["row"])
         if to_step_8:
             st.session_state["step"] = len(STEPS)
+            arrival.go(f"step-{len(STEPS)}")
     return chosen
 
 

@@ -1,0 +1,32 @@
+// After a navigation (Next, Previous, the step menu, a chosen query or head), bring what it opened into
+// view: its heading at the top of the page, below Streamlit's header, and the keyboard's focus on it, so
+// that a screen reader reads where the learner now is (ui/arrival.py). A navigation is a new `nonce`;
+// a rerun for anything else (a new sentence, a hovered cell) leaves the scroll and the focus alone.
+
+const SEEN = "__attentionLabArrival";  // the last nonce this page acted on (one page, however many mounts)
+const WAIT_MS = 3000;  // the heading is drawn before this element; a busy browser may paint it late
+
+export default function arrival(component) {
+  const data = component.data || {};
+  const nonce = data.nonce || 0;
+  if (!(SEEN in window)) {  // a page load: the browser opened it at its top, or at the link's #anchor
+    window[SEEN] = nonce;
+    return;
+  }
+  if (nonce === window[SEEN] || !data.target) return;
+  window[SEEN] = nonce;
+  const started = performance.now();
+  const go = () => {
+    const heading = document.getElementById(data.target);
+    if (!heading) {
+      if (performance.now() - started < WAIT_MS) requestAnimationFrame(go);
+      return;
+    }
+    const header = document.querySelector("[data-testid=stHeader]");
+    heading.style.scrollMarginTop = ((header ? header.getBoundingClientRect().height : 0) + 8) + "px";
+    heading.scrollIntoView({ block: "start" });
+    if (!heading.hasAttribute("tabindex")) heading.setAttribute("tabindex", "-1");  // focusable, not in the Tab order
+    heading.focus({ preventScroll: true });
+  };
+  requestAnimationFrame(go);
+}

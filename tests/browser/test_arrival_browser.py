@@ -1,0 +1,78 @@
+"""After each kind of navigation, what it opened is in view: its heading at the top of the viewport, with
+the keyboard's focus on it (ui/arrival.py, issue 34). At 1280 × 800, with the sidebar open, as a learner
+on a laptop meets it; each navigation from a place where the opened heading was out of view."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.test_view_browser import point_at
+
+pytestmark = pytest.mark.browser
+
+LAPTOP = {"width": 1280, "height": 800}
+
+# JS: the heading ``id`` is at the top of the viewport (below Streamlit's header), and it has the focus
+ARRIVED = """id => { const h = document.getElementById(id); if (!h) return false;
+  const top = h.getBoundingClientRect().top;
+  const header = document.querySelector('[data-testid=stHeader]')?.getBoundingClientRect().bottom || 0;
+  return top >= header - 1 && top <= header + 40 && document.activeElement === h }"""
+# JS: where the heading ``id`` is, for a failure's message
+WHERE = """id => { const h = document.getElementById(id); return h ? {top: h.getBoundingClientRect().top,
+  focus: document.activeElement?.tagName + '#' + document.activeElement?.id} : null }"""
+
+
+def arrived(page, anchor: str) -> None:
+    try:
+        page.wait_for_function(ARRIVED, arg=anchor)
+    except Exception:
+        raise AssertionError(f"{anchor} not at the top with the focus: {page.evaluate(WHERE, anchor)}") from None
+
+
+def top_of(page, anchor: str) -> float:
+    return page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", anchor)
+
+
+def test_next_previous_the_menu_and_a_chosen_query_land_on_their_step(open_page):
+    page = open_page("/?sentence=the+cat+sat+on+the+mat", ".st-key-table-tokens table", **LAPTOP)
+    assert top_of(page, "step-1") > 400  # the intro above the controls: step 1's heading low on the page
+    page.locator(".st-key-next_step button").click()  # Next, at the top
+    arrived(page, "step-2")
+    page.get_by_role("button", name="Next: step 3").click()  # the button at the end of the step
+    arrived(page, "step-3")
+    page.locator(".st-key-prev_step button").focus()  # the keyboard: Previous with Enter
+    page.keyboard.press("Enter")
+    arrived(page, "step-2")
+    box = page.locator(".st-key-step input")  # the menu
+    box.click()
+    box.fill("5 · Sco")
+    page.get_by_role("option", name="5 · Scores Q·Kᵀ", exact=True).click()
+    arrived(page, "step-5")
+    page.wait_for_selector(".st-key-table-scores table")
+    page.mouse.click(*point_at(page, "scores", 2, 1))  # a click on a query's row opens step 8, on that query
+    arrived(page, "step-8")
+    expect(page.locator(".st-key-query input")).to_have_value("3 · sat")
+    # a rerun that is not a navigation leaves the page where the learner scrolled it
+    page.locator("[data-testid=stMain]").evaluate("m => m.scrollBy(0, 300)")
+    before = top_of(page, "step-8")
+    page.locator(".st-key-sentence input").fill("a dog ran")
+    page.locator(".st-key-sentence input").press("Enter")
+    page.wait_for_function("() => location.search.includes('sentence=a+dog+ran')")
+    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]")
+    assert abs(top_of(page, "step-8") - before) < 2
+
+
+def test_a_chosen_head_opens_in_view_on_the_multihead_page(open_page):
+    page = open_page("/multihead", ".st-key-table-mh-output table", **LAPTOP)
+    page.mouse.click(*point_at(page, "heads-1", 0, 0))
+    arrived(page, "open-head")
+    expect(page.locator(".st-key-open_head input")).to_have_value("head 2")
+
+
+def test_a_real_models_tile_opens_its_head_in_view(open_page):
+    page = open_page("/real_model", ".st-key-table-rm-head table", **LAPTOP)
+    page.mouse.click(*point_at(page, "rm-model-view", 1, 2))  # layer 2, head 3
+    arrived(page, "one-head")
+    expect(page.locator(".st-key-rm_layer input")).to_have_value("2")
+    expect(page.locator(".st-key-rm_head input")).to_have_value("3")

@@ -1,0 +1,36 @@
+"""Arriving where a navigation leads: after Next, Previous, the step menu, a chosen query or a chosen
+head, the page shows the opened content's heading at the top of the viewport and moves the keyboard's
+focus to it (a screen reader reads the heading), instead of leaving the learner where they were, with the
+new content two screens down (issue 34).
+
+A navigation calls ``go(anchor)`` in its widget's callback; every run ends with ``draw()``, whose small
+component (static/arrival.js) acts once per navigation. A rerun for anything else (a new sentence, a
+hovered cell, a class's timer) leaves the scroll position and the focus where the learner put them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+_STATE = "_arrival"  # (nonce, anchor) of the last navigation
+_JS = (Path(__file__).resolve().parent.parent / "static" / "arrival.js").read_text(encoding="utf-8")
+_COMPONENT = st.components.v2.component("attention_lab.arrival", js=_JS)
+
+
+def go(anchor: str) -> None:
+    """Open ``anchor`` (a heading's id, as ``st.subheader(anchor=...)`` sets it) at the end of this run."""
+    nonce, _ = st.session_state.get(_STATE, (0, None))
+    st.session_state[_STATE] = (nonce + 1, anchor)
+
+
+def to_step(key: str, prefix: str = "") -> None:
+    """A step menu's ``on_change`` (its widget ``key``): open the step it now names."""
+    go(f"{prefix}step-{int(st.session_state.get(key) or 1)}")
+
+
+def draw() -> None:
+    """The (invisible) component that scrolls to the last navigation's heading once (see static/arrival.js)."""
+    nonce, anchor = st.session_state.get(_STATE, (0, None))
+    _COMPONENT(key="arrival", data={"nonce": nonce, "target": anchor})
