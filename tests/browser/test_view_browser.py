@@ -223,3 +223,38 @@ def test_a_64_token_step_draws_the_rows_in_view_and_answers_every_cell(open_page
     text = tooltip(page)
     assert "query “w50” (51) · key “w10” (11)" in text
     assert numbers(text)[2] == pytest.approx(round(trace.weights[50, 10], 2), abs=1e-9)
+
+
+@pytest.mark.parametrize("width", [1280, 1024])
+def test_a_tooltip_is_never_under_the_sidebar(open_page, width):
+    """A cell at the left edge of a heatmap, with the sidebar open: its tooltip starts right of the sidebar
+    (it was drawn under it, ~56 px hidden at 1280 and 1024), for the pointer and for the keyboard."""
+    page = open_page("/?step=5&sentence=the+cat+sat+on+the+mat", ".st-key-table-scores table", width=width, height=800)
+    main_left = page.evaluate("document.querySelector('[data-testid=stMain]').getBoundingClientRect().left")
+    assert main_left > 200  # the sidebar is open beside the page
+    left_of_tip = "() => document.querySelector('.alv-tip:not([hidden])').getBoundingClientRect().left"
+    for r in range(6):
+        hover(page, "scores", r, 0)
+        tooltip(page)
+        assert page.evaluate(left_of_tip) >= main_left
+    page.locator("[data-panel='scores'] .alv-cell").focus()  # the keyboard
+    page.keyboard.press("Home")
+    tooltip(page)
+    assert page.evaluate(left_of_tip) >= main_left
+
+
+def test_enter_on_a_cell_keeps_the_focus_on_the_grid_when_the_page_stays(open_page):
+    """All steps on one page: Enter on a score chooses that query (step 8 follows) and the page stays, so
+    the focus stays on the cell (it went to <body>, 34 Tabs from the grid)."""
+    page = open_page("/?all_steps=true", ".st-key-table-output table")
+    page.locator("[data-panel='scores'] .alv-cell").focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")  # query 3
+    expect(page.locator(".st-key-query input")).to_have_value("3 · is")
+    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]")
+    page.wait_for_function("""() => { const a = document.activeElement;
+      return a && a.classList.contains('alv-cell') && a.closest('[data-panel]')?.dataset.panel === 'scores'
+        && a.dataset.r === '2' }""")
+    page.keyboard.press("ArrowDown")  # and the keyboard goes on from there
+    page.wait_for_function("() => document.activeElement?.dataset.r === '3'")
