@@ -23,8 +23,9 @@ stage = st.radio(
     captions=["similarity: softmax(X·Xᵀ/√d)·X", "+ values: W_V", "+ queries and keys: W_Q, W_K"],
     help="Each stage adds one ingredient to the stage before.",
 ) or 1
-compare = st.toggle("Show the stage before beside it (same colour scales)", value=True, key="parts_compare",
-                    persist_state="session", disabled=stage == 1)
+# stage 1 has no stage before it: no switch that can do nothing (the choice is kept for stages 2 and 3)
+compare = stage > 1 and st.toggle("Show the stage before beside it (same colour scales)", value=True,
+                                  key="parts_compare", persist_state="session")
 ui.lesson(f"parts/0{stage}_{STAGES[stage - 1]}")
 
 

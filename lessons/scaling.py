@@ -7,7 +7,7 @@ from attention import dot_product_samples, random_score_row, softmax, trace_self
 from attention.scaling import row_statistics
 from ui import components as ui
 from ui.experiments import KEYS, ROWS, saturation
-from ui.links import TEMPERATURES, default
+from ui.links import DK_CHOICES, TEMPERATURES, default
 from ui.settings import shared, trace_or_explain
 from viz import figures as F
 from viz import scaling as S
@@ -21,8 +21,9 @@ st.title("Why divide the scores by √d_k?")
 ui.lesson("scaling/00_intro")
 
 settings = shared()
-d_k = st.slider("d_k (the length of q and k)", 1, 512, value=default("dk_demo"), key="dk_demo", persist_state="session",
-                help="64 is the Transformer-base head size: d_model 512 / 8 heads.")
+d_k = st.select_slider("d_k (the length of q and k)", DK_CHOICES, value=default("dk_demo"), key="dk_demo",
+                       persist_state="session", help="Powers of two, as the charts' log scales space them. 64 is the "
+                                                     "Transformer-base head size: d_model 512 / 8 heads.")
 
 st.subheader("The spread of q·k grows with d_k", divider="gray")
 dots = dot_product_samples(d_k, SAMPLES, seed=settings.seed)  # [SAMPLES]

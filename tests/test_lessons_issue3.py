@@ -256,6 +256,10 @@ def test_each_stage_adds_one_ingredient_and_shows_the_engine_numbers():
     at = set_widget(at, "parts_compare", False)
     assert_no_exception(at)
     assert "parts-weights-2" not in view_panels(at)  # only the chosen stage
+    at = set_widget(at, "stage", 1)  # stage 1 has no stage before it: no switch is drawn that could do nothing
+    assert not [t for t in at.toggle if t.key == "parts_compare"]
+    at = set_widget(at, "stage", 2)  # and the learner's choice is kept for the stages that have one
+    assert at.toggle(key="parts_compare").value is False and "parts-weights-1" not in view_panels(at)
 
 
 def test_side_by_side_stages_share_one_colour_scale():

@@ -173,3 +173,15 @@ def test_softmax_jacobian_hand_case():
     np.testing.assert_allclose(A.softmax_jacobian([0.5, 0.5]), [[0.25, -0.25], [-0.25, 0.25]])
     assert A.gradient_size([0.5, 0.5]) == pytest.approx(0.5)
     assert A.gradient_size([1.0, 0.0]) == 0.0  # a saturated softmax passes no gradient
+
+
+def test_the_dk_control_stops_at_powers_of_two_as_the_charts_log_axes_space_them():
+    """A linear 1–512 slider put 13 where a learner aimed for 16 (issue 34); each stop is now a power of two, and a
+    link's other value is named and dropped, not rounded silently."""
+    from tests.driving import open_app
+    at = open_app("scaling")
+    assert list(at.select_slider(key="dk_demo").options) == [str(2**k) for k in range(10)]
+    for d_k in ("1", "16", "512"):
+        assert open_app("scaling", dk_demo=d_k).metric[0].value == d_k
+    dropped = open_app("scaling", dk_demo="13")
+    assert dropped.metric[0].value == "64" and any("dk\\_demo\\=13" in w.value for w in dropped.warning)

@@ -33,6 +33,9 @@ CROSS_PRESET_LABELS = {"random": "Seeded random", "aligned": "Aligned by a bilin
 TASK_LABELS = {name: task.title for name, task in TASKS.items()}  # the URL carries the title
 OPTIMIZER_LABELS = {"adam": "Adam", "sgd": "Plain SGD"}
 MODEL_LABELS = {name: info.title for name, info in MODELS.items()}
+# the √d_k lesson's d_k: powers of two, one slider stop each, as its charts' log axes space them (a linear
+# slider over 1–512 put 13 where a learner aimed for 16, and 13's and 16's ticks overlapped; issue 34)
+DK_CHOICES = tuple(2**k for k in range(10))
 TEMPERATURES = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 PHONEBOOK_TEMPERATURES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
 PHONEBOOK_QUERY_CHARS = 200  # a name to look up; the box cuts a longer paste to this
@@ -203,7 +206,7 @@ SETTINGS: dict[str, Setting] = {
     "head_step": _number(3, 8, 3),
     "head-query": QUERY,
     # why √d_k
-    "dk_demo": _number(1, 512, 64),
+    "dk_demo": _choice(DK_CHOICES, 64),
     "temperature": _choice(TEMPERATURES, 1.0),
     # the phonebook
     "pb_query": Setting(_text(PHONEBOOK_QUERY_CHARS), default=PHONEBOOK_QUERY),

@@ -75,44 +75,82 @@ def _replaced_notice(sb, sentence: str) -> None:
     sb.button("Back to my sentence", key="sentence_back", on_click=_restore_sentence, width="stretch")
 
 
-def draw_shared_sidebar() -> Shared:
-    """The sentence, seed, d_model and positional-encoding controls, bound to the URL."""
+SETTING_NAMES = {"sentence": "the sentence", "seed": "the seed", "d_model": "d_model",
+                 "positional": "positional encodings", "causal": "the causal mask"}
+# The shared settings each page reads (by its address; a page not named reads them all). The others are
+# drawn disabled there, and the sidebar says which they are: a learner who changed the sentence on the
+# phonebook page saw nothing happen (issue 34). Disabled, not hidden: a widget not drawn loses its value.
+# tests/test_settings_used.py checks each claim: changing a setting a page does not read leaves it as it was.
+USED_BY = {
+    "phonebook": frozenset(),  # its own phonebook, its own vectors
+    "learn": frozenset({"seed"}),  # its own tasks and sequences
+    "cross": frozenset({"seed", "d_model", "positional"}),  # its own two sentences; cross-attention has no mask
+    "real_model": frozenset({"sentence"}),  # the model's own sizes (SmolLM2's induction demo reads the seed too)
+    "generate": frozenset({"sentence"}),
+    "classmode": frozenset(),
+}
+
+
+def settings_used(page: str) -> frozenset[str]:
+    """The shared settings ``page`` (its address) reads, with the page's own choices as the session holds them."""
+    if page == "real_model" and st.session_state.get("rm_model") == "smollm2":
+        return frozenset({"sentence", "seed"})  # the seed picks the induction demo's words
+    return USED_BY.get(page, frozenset(SETTING_NAMES))
+
+
+def draw_shared_sidebar(page: str = "") -> Shared:
+    """The sentence, seed, d_model and positional-encoding controls, bound to the URL; those the ``page``
+    (its address) does not read are disabled, and a caption names them."""
     sb = st.sidebar
     sb.title("Attention Lab")
+    used = settings_used(page)
     sentence = text_box(  # longer text could never be shown, and would make links too long to open
         "Sentence", key="sentence", limit=MAX_CHARS, container=sb, value=DEFAULT_SENTENCE, persist_state="session",
         help=f"Words and punctuation become tokens; at most {MAX_TOKENS} tokens and {MAX_CHARS:,} characters.",
+        disabled="sentence" not in used,
     )
     _replaced_notice(sb, sentence)
     seed = sb.number_input(
         "Seed", min_value=0, max_value=MAX_SEED, value=DEFAULT_SEED, step=1, key="seed", persist_state="session",
-        help="The same seed always gives the same embeddings and random matrices.",
+        help="The same seed always gives the same embeddings and random matrices.", disabled="seed" not in used,
     )
-    sb.button("New random seed", key="new_seed", on_click=_new_seed, width="stretch")
-    with settings_popover("Sizes, encodings and mask", key="shared_settings"):
+    sb.button("New random seed", key="new_seed", on_click=_new_seed, width="stretch", disabled="seed" not in used)
+    sizes = {"d_model", "positional", "causal"}
+    with settings_popover("Sizes, encodings and mask", key="shared_settings", disabled=not sizes & used):
         d_model = st.slider("d_model (embedding size)", *D_MODEL_RANGE, value=DEFAULT_D_MODEL, key="d_model",
-                            persist_state="session")
+                            persist_state="session", disabled="d_model" not in used)
         positional = st.toggle(
             "Add positional encodings", value=False, key="positional", persist_state="session",
             help="Sinusoidal encodings from the original Transformer paper, added to the embeddings.",
+            disabled="positional" not in used,
         )
         causal = st.toggle(
             "Causal mask (decoder)", value=False, key="causal", persist_state="session",
             help="A decoder may not look at later tokens: query i attends only to tokens 1 … i.",
+            disabled="causal" not in used,
         )
-    sb.caption(f"d_model {d_model} · positional encodings {'on' if positional else 'off'} · "
-               f"causal mask {'on' if causal else 'off'}")
+    if sizes & used:
+        sb.caption(f"d_model {d_model} · positional encodings {'on' if positional else 'off'} · "
+                   f"causal mask {'on' if causal else 'off'}")
+    unused = [name for key, name in SETTING_NAMES.items() if key not in used]
+    if unused:
+        kept = "they are" if len(unused) > 1 else "it is"
+        sb.caption(f"This page does not use {_listed(unused)}: {kept} kept for the other lessons.")
     return Shared(
         sentence=sentence or "", seed=int(seed), d_model=int(d_model), positional=bool(positional), causal=bool(causal)
     )
 
 
-def settings_popover(label: str, *, key: str):
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def settings_popover(label: str, *, key: str, disabled: bool = False):
     """A sidebar button that opens these settings. Its widgets run on every rerun (their values and
     links stay), but the browser draws them only while it is open: each drawn widget cost a rerun
     10–20 ms, and the sidebar's nine took the walkthrough's interaction from 1.3× to 2× a bare page
     (issue 9). A caption under it shows the current values."""
-    return st.sidebar.popover(label, key=key, icon=":material/tune:", width="stretch")
+    return st.sidebar.popover(label, key=key, icon=":material/tune:", width="stretch", disabled=disabled)
 
 
 def shared() -> Shared:

@@ -1,0 +1,71 @@
+"""The sidebar's shared settings that a page does not read are disabled there, and the sidebar says so
+(ui.settings.USED_BY, issue 34). Each claim is checked: changing every setting a page does not read
+leaves the page's content as it was, and changing one it reads changes it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.driving import open_app
+from tests.table_reading import view_panels
+from ui.links import MODEL_LABELS
+from ui.settings import SETTING_NAMES, USED_BY
+
+# a value of each setting other than its default (and other than what a page shows by default)
+CHANGED = {"sentence": "a dog ran to the river", "seed": "7", "d_model": "6", "positional": "true", "causal": "true"}
+# The pages that read every setting, with a setting to check it by; the pages of USED_BY with theirs
+READS_ALL = ("", "multihead", "relevance", "parts", "scaling")
+PAGES = [page for page in USED_BY if page != "classmode"]
+OPEN = {"": {"step": "7"}}  # the walkthrough on a step every setting changes (step 1's tokens have no seed)
+
+
+def content(at) -> str:
+    """What the page's main area shows: its texts, its buttons with their help, and every view's data (not the
+    sidebar)."""
+    texts = {kind: [e.value for e in getattr(at.main, kind)]
+             for kind in ("title", "subheader", "markdown", "caption", "latex", "info", "warning", "error")}
+    texts["button"] = [(b.label, b.help) for b in at.main.button]
+    return json.dumps({"texts": texts, "panels": view_panels(at)}, sort_keys=True, default=str)
+
+
+def sidebar_widgets(at) -> dict:
+    return {"sentence": at.sidebar.text_input(key="sentence"), "seed": at.sidebar.number_input(key="seed"),
+            "d_model": at.slider(key="d_model"), "positional": at.toggle(key="positional"),
+            "causal": at.toggle(key="causal")}
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_settings_a_page_does_not_read_are_disabled_and_change_nothing(page):
+    used = USED_BY[page]
+    unused = [key for key in SETTING_NAMES if key not in used]
+    at = open_app(page, **OPEN.get(page, {}))
+    assert not at.exception
+    for key, widget in sidebar_widgets(at).items():
+        assert widget.disabled == (key not in used), key
+    note = [c.value for c in at.sidebar.caption if "This page does not use" in c.value]
+    assert len(note) == 1 and all(SETTING_NAMES[key] in note[0] for key in unused)
+    changed = open_app(page, **OPEN.get(page, {}), **{key: CHANGED[key] for key in unused})
+    assert not changed.exception
+    assert content(changed) == content(at)
+
+
+@pytest.mark.parametrize(("page", "key"), [(page, key) for page in PAGES for key in sorted(USED_BY[page])]
+                         + [(page, key) for page in READS_ALL for key in SETTING_NAMES if key != "causal"]
+                         + [("", "causal"), ("multihead", "causal")])
+def test_a_setting_a_page_reads_changes_it(page, key):
+    at = open_app(page, **OPEN.get(page, {}))
+    assert sidebar_widgets(at)[key].disabled is False
+    assert not any("This page does not use" in c.value for c in at.sidebar.caption) or page in USED_BY
+    assert content(open_app(page, **OPEN.get(page, {}), **{key: CHANGED[key]})) != content(at)
+
+
+@pytest.mark.parametrize("seed", ["7", "8"])
+def test_smollm2s_page_reads_the_seed_and_minilms_does_not(seed):
+    """The real model's page: the seed picks SmolLM2's induction demo; MiniLM's page has no use for it."""
+    smollm2, minilm = {"rm_model": MODEL_LABELS["smollm2"]}, {"rm_model": MODEL_LABELS["minilm"]}
+    smol, mini = open_app("real_model", **smollm2), open_app("real_model", **minilm)
+    assert not sidebar_widgets(smol)["seed"].disabled and sidebar_widgets(mini)["seed"].disabled
+    assert content(open_app("real_model", **smollm2, seed=seed)) != content(smol)
+    assert content(open_app("real_model", **minilm, seed=seed)) == content(mini)
