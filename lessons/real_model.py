@@ -29,6 +29,7 @@ from ui.models import (
     scan_of,
     scanned_head,
     switch_off_induction_heads,
+    toggle_head_off,
 )
 from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
 from ui.walkthrough import lines_panel, render_steps, steps_for
@@ -142,8 +143,15 @@ if info.kind == "decoder":
 
 st.subheader("Switch heads off", divider="gray")
 ui.lesson(f"real_model/02_heads_off_{name}")
-st.multiselect("Heads switched off", head_options(info), key="rm_off", persist_state="session",
-               placeholder="None: every head is on", help=P.OFF_CAPTION)
+# The head open above, one click away: a list of 270 heads shows ten at a time (issue 34); the list is for
+# typing ("L19 H7") and for seeing which are off
+shown_label = P.head_label(layer, head)
+is_off = (layer, head) in off
+st.button(f"Switch layer {layer + 1}, head {head + 1} back on" if is_off else
+          f"Switch off layer {layer + 1}, head {head + 1} (the head open above)", key="rm_off_open",
+          on_click=toggle_head_off, args=(shown_label,), icon=":material/power_settings_new:")
+st.multiselect("Heads switched off (type a head, such as “L3 H7”)", head_options(info), key="rm_off",
+               persist_state="session", placeholder="None: every head is on", help=P.OFF_CAPTION)
 st.caption(P.OFF_CAPTION)
 if info.kind == "decoder":
     st.button("Switch off the five induction heads, on an induction prompt", key="rm_induction_off",

@@ -18,7 +18,7 @@ from attention.pretrained.common import alpha_change, without_first_token
 from attention.pretrained.smollm2 import MAX_WRITTEN
 from attention.tokens import SentenceError
 from tests.claims.families import SENTENCES
-from tests.table_reading import readable, shown_table
+from tests.table_reading import readable, shown_table, view_panels
 from tests.test_pages import APP, TIMEOUT, assert_no_exception, table
 from tests.test_pretrained import SMOLLM2_LABEL, open_real_model
 from ui.links import check_link
@@ -543,3 +543,20 @@ def test_measuring_a_steps_time_shows_the_table_and_where_the_cache_pays(smollm2
     frame = shown_table(at, "gen-timing")
     assert list(frame.index) == ["1", "2", "4", "8", "16", "32", "64", "128"]
     assert any(m.value.startswith("**Why the time saves less.**") for m in at.markdown)
+
+
+def test_the_head_open_above_is_switched_off_and_back_on_with_one_button(minilm):
+    """Picking one head from a list of 270 (ten shown at a time) was the only way (issue 34): the head open in
+    "One head" is one click away, and the every-head view marks it."""
+    at = open_real_model(rm_layer="2", rm_head="3")
+    button = at.button(key="rm_off_open")
+    assert button.label == "Switch off layer 2, head 3 (the head open above)"
+    button.click().run()
+    assert_no_exception(at)
+    assert at.multiselect(key="rm_off").value == ["L2 H3"]
+    assert at.query_params["rm_off"] in ("L2 H3", ["L2 H3"])  # one value reads as a string
+    assert "Switched off: " in view_panels(at)["rm-model-view"]["figure"]["alt"]
+    assert at.button(key="rm_off_open").label == "Switch layer 2, head 3 back on"
+    at.button(key="rm_off_open").click().run()
+    assert at.multiselect(key="rm_off").value == []
+    assert "Switched off: " not in view_panels(at)["rm-model-view"]["figure"]["alt"]

@@ -96,6 +96,12 @@ def head_options(info) -> list[str]:
     return [P.head_label(layer, head) for layer in range(info.layers) for head in range(info.heads)]
 
 
+def toggle_head_off(label: str) -> None:
+    """A button's callback: switch the head ``label`` ("L19 H7") off, or back on if it is off."""
+    chosen = list(st.session_state.get("rm_off") or [])
+    st.session_state["rm_off"] = [c for c in chosen if c != label] if label in chosen else [*chosen, label]
+
+
 def heads_switched_off(info) -> frozenset:
     """The heads switched off: the multiselect "rm_off" drawn further down the page (bound to the link
     as "L19 H7" labels), read now so that the every-head view can mark them. Labels this model does not
