@@ -15,7 +15,7 @@ from ui import arrival, classmode, identity
 from ui.components import TABLE_CSS
 from ui.links import clean_link, share_link, write_link
 from ui.navigation import pages, script_of
-from ui.settings import SHOWN, draw_shared_sidebar
+from ui.settings import SHOWN, draw_shared_sidebar, sentence_on_phones
 
 student = classmode.student_of()  # a student of a class (the browser said so on an earlier run)
 # A student's page opens with the sidebar closed: their own settings there are not the lesson the class follows;
@@ -38,6 +38,7 @@ st.session_state.pop(classmode.QUESTIONS, None)  # filled by this run's lesson w
 st.session_state["_shared"] = draw_shared_sidebar(page.url_path)
 
 st.session_state["_page"] = page.url_path  # whose settings the link holds
+sentence_on_phones(page.url_path, st.session_state["_shared"])
 if not student or classmode.student_banner(student):
     page.run()  # a student's lesson is hidden while a question is open, or the class is paused
 write_link()  # the URL holds this run's settings

@@ -11,6 +11,7 @@ import streamlit as st
 
 from attention import PRESETS, preset_projections
 from ui.links import PRESET_LABELS, default
+from ui.matrix_editor import hand_edited
 from ui.settings import settings_popover, shared
 from ui.walkthrough_lesson import Choice, lesson, present
 
@@ -22,7 +23,7 @@ with settings_popover("d_k and W_Q, W_K, W_V", key="walkthrough_settings"):
         help="Seeded random: entries ~ N(0, 1/d_model). Identity: Q = K = V = X when d_k = d_model (otherwise "
              "the first d_k coordinates of X), pure similarity.",
     )
-st.sidebar.caption(f"d_k {d_k} · W_Q, W_K, W_V: {PRESET_LABELS[preset]}")
+summary = st.sidebar.empty()  # filled once the steps have run: they say whether hand edits are in use
 presenting = st.sidebar.toggle("Presenter mode", key="present", persist_state="session",
                                help="One step a screen with large type, for a projector.")
 if presenting:  # a teacher at the projector: the class can predict along (class mode)
@@ -32,3 +33,5 @@ choice = Choice(settings, d_k, preset, preset_projections(preset, settings.d_mod
 
 # No st.stop() here: it would also stop app.py, which draws the share-link box after the page.
 (present if presenting else lesson)(choice)
+edited = ", edited by hand (step 3)" if hand_edited(choice.basis) else ""
+summary.caption(f"d_k {d_k} · W_Q, W_K, W_V: {PRESET_LABELS[preset]}{edited}")

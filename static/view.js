@@ -96,7 +96,7 @@ function drawFigure(panel, view, parts, choose) {
   img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(fig.svg);  // an image runs no script
   img.alt = fig.alt || "";
   img.width = fig.width;
-  img.style.width = fig.width + "px";
+  img.style.setProperty("--alv-w", fig.width + "px");  // its own size (view.css); presenter mode enlarges it
   box.appendChild(img);
   if (!fig.grid) return box;
   const g = fig.grid;

@@ -166,3 +166,16 @@ def test_the_paste_box_applies_a_block_on_the_page_and_says_what_it_cut():
                                   projections=Projections(preset.w_q, np.full((8, 4), 0.5), preset.w_v))
     np.testing.assert_allclose(table(at, "w_k"), engine.w_k, atol=1e-9)
     assert any("hand-edited" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("query", [{"w": "Q1.1:5.0"}, {"w": "Q1.1:5.0", "step": "5"},
+                                   {"w": "Q1.1:5.0", "present": "true"}, {}, {"step": "3"}])
+def test_the_sidebar_says_when_the_steps_use_hand_edits(query):
+    """The sidebar's summary said "Seeded random" while every step used hand-edited matrices (issue 34)."""
+    from tests.driving import open_app
+    at = open_app("", **query)
+    assert_no_exception(at)
+    summary = [c.value for c in at.sidebar.caption if c.value.startswith("d_k ")]
+    assert len(summary) == 1
+    assert ("edited by hand" in summary[0]) == ("w" in query)
+    assert any("hand-edited" in e.value for e in [*at.info, *at.caption]) == ("w" in query)  # the page says so too

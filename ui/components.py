@@ -25,13 +25,21 @@ MAX_TABLE_CELLS = 400
 #   (320 at 1280), and its last columns were out of view;
 # - a Markdown table wider than the whole page scrolls sideways inside it (as st.table did) instead
 #   of running past the page's edge;
-# - cells are as compact as st.table's, one line each (a label never wraps into a tall row).
+# - cells are as compact as st.table's, one line each (a label never wraps into a tall row);
+# - Previous and Next show their keys (PageUp, PageDown: a presentation clicker's) only where the button has
+#   room for them (at 1024 px in presenter mode "Previous" was cut to "Prev…") and a keyboard is likely: a
+#   phone's touch screen has no PageUp;
+# - the sentence is named at the top of a page on a phone, whose sidebar starts closed (ui.settings).
 TABLE_CSS = """<style>
 [data-testid="stHorizontalBlock"]:has([class*="st-key-table-"]) > [data-testid="stColumn"] {
   flex: 1 1 auto; width: auto;
 }
 [class*="st-key-table-"] table { display: block; max-width: 100%; overflow-x: auto; }
 [class*="st-key-table-"] th, [class*="st-key-table-"] td { padding: 0.25rem 0.5rem; white-space: nowrap; }
+.st-key-prev_step, .st-key-next_step { container-type: inline-size; }
+@container (max-width: 190px) { .st-key-prev_step kbd, .st-key-next_step kbd { display: none; } }
+@media (pointer: coarse) { .st-key-prev_step kbd, .st-key-next_step kbd { display: none; } }
+@media (min-width: 641px) { .st-key-phone-sentence { display: none; } }
 </style>"""
 
 

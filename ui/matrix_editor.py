@@ -223,6 +223,12 @@ def _sync_link(state: EditState, preset: Projections) -> None:
     st.session_state[LINK_STATE] = encode_edits(state.matrices, preset) if state.edited else None
 
 
+def hand_edited(basis: tuple) -> bool:
+    """Whether this run's trace used hand-edited matrices (read after the lesson has drawn its steps)."""
+    state: EditState | None = st.session_state.get(EDIT_STATE)
+    return state is not None and state.basis == basis and state.edited
+
+
 def _edits(state: EditState) -> Projections | None:
     return Projections(*(state.matrices[name] for name in NAMES)) if state.edited else None
 

@@ -15,13 +15,16 @@ from ui.walkthrough import STEPS
 
 EDITOR_STEP = 3  # the projections, with the hand editors of W_Q, W_K, W_V
 
-# Our own static CSS (no user text): larger type for the back of the room. (A table that no longer
-# fits beside its heatmap goes under it: ui.components.TABLE_CSS.)
+# Our own static CSS (no user text): larger type and charts 1.4× their size (their numbers were as small as
+# on a laptop), for the back of the room; a chart never wider than the page (view.css). (A table that no
+# longer fits beside its heatmap goes under it: ui.components.TABLE_CSS.)
 PRESENTER_CSS = """
 <style>
 [data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li { font-size: 1.3rem; }
 [data-testid="stMainBlockContainer"] h3 { font-size: 2.1rem; }
 [data-testid="stMainBlockContainer"] td, [data-testid="stMainBlockContainer"] th { font-size: 1.15rem; }
+[data-testid="stMainBlockContainer"] .alv { font-size: 1.15rem; }
+[data-testid="stMainBlockContainer"] .alv-figure img { width: calc(var(--alv-w) * 1.4); }
 </style>
 """
 

@@ -141,6 +141,16 @@ def draw_shared_sidebar(page: str = "") -> Shared:
     )
 
 
+def sentence_on_phones(page: str, shared: Shared) -> None:
+    """On a phone the sidebar starts closed, and the sentence every number comes from was hidden behind it:
+    a line at the top of the page names it there (ui.components.TABLE_CSS shows it on narrow screens only)."""
+    if "sentence" not in settings_used(page):
+        return
+    with st.container(key="phone-sentence"):
+        st.caption(f"Sentence: “{markdown_text(shared.sentence[:120])}{'…' if len(shared.sentence) > 120 else ''}” "
+                   "(change it in the sidebar: › at the top left)")
+
+
 def _listed(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
