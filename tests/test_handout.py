@@ -332,3 +332,39 @@ def test_a_link_is_printed_as_well_as_linked():
     page = handout(1)[3]
     assert [a for tag, a in page.tags if tag == "a"] == [{"id": "lesson-link", "href": LINK}]
     assert LINK in page.section_text("sentence")
+
+
+def test_the_page_offers_the_handout_of_its_own_trace_query_and_link(monkeypatch):
+    """The walkthrough's download builds, when clicked, the handout of the trace the page shows, with step 8's
+    chosen query and the share link."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_pages import APP
+
+    made = {}
+    add = MediaFileManager.add_deferred
+
+    def keep(self, data, mimetype, coordinates, file_name=None, **options):
+        made[file_name] = data  # the callable the button runs when clicked
+        return add(self, data, mimetype, coordinates, file_name, **options)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", keep)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"step": "8", "causal": "true", "seed": "7", "d_k": "3"})
+    at.run()
+    assert "attention_handout.html" not in made  # the panel is closed: nothing is built
+    at.session_state["query"] = 2
+    at.session_state["exports"] = True  # the learner opens the downloads
+    at = at.run()
+    assert not at.exception
+    button = next(b for b in at.get("download_button") if b.proto.id.endswith("-export_html"))
+    assert button.proto.label == "Handout (HTML): the lesson with your numbers"
+    page = Page(made["attention_handout.html"]())
+    settings = {row[0]: row[1] for row in page.tables["settings"][1:]}
+    assert (settings["seed"], settings["d_k"], settings["causal mask"]) == ("7", "3", "on")
+    assert settings["step 8's query"].startswith("3 · ")
+    engine = A.trace_self_attention(at.session_state["sentence"], seed=7, d_k=3, causal=True)
+    assert_cells(body(page.tables["α"]), engine.weights, masked=~engine.mask)
+    href = [a["href"] for tag, a in page.tags if tag == "a"]
+    assert len(href) == 1 and "seed=7" in href[0] and "causal=true" in href[0] and "query=3" in href[0]

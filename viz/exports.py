@@ -101,35 +101,6 @@ def trace_json(trace: AttentionTrace) -> str:
     return json.dumps({"attention_lab_trace": 1, **fields}, ensure_ascii=False, indent=1)
 
 
-def figures_html(trace: AttentionTrace, query: int = 0) -> str:
-    """One self-contained HTML page with the walkthrough's figures, each an SVG image in the page
-    (a data URI: it opens offline, and an image runs no script). Save any of them with the browser's
-    "Save image as"."""
-    figures = [
-        F.tokens_figure(trace),
-        F.token_by_dim_figure(trace, trace.x, "X"),
-        F.projection_figure(trace.w_q, "W_Q"),
-        F.projection_figure(trace.w_k, "W_K"),
-        F.projection_figure(trace.w_v, "W_V"),
-        F.token_by_dim_figure(trace, trace.q, "Q"),
-        F.token_by_dim_figure(trace, trace.k, "K"),
-        F.token_by_dim_figure(trace, trace.v, "V"),
-        F.query_key_figure(trace, trace.scores, "scores S = Q·Kᵀ"),
-        F.query_key_figure(trace, trace.masked_scores, "scaled scores Z = S/√d_k"),
-        F.query_key_figure(trace, trace.weights, "α weights", weights=True),
-        F.alpha_bars(trace, query),
-        F.weighted_sum_figure(trace, query),
-        F.token_by_dim_figure(trace, trace.output, "output αV"),
-    ]
-    # a figure's alt text holds the learner's tokens: escaped for the attribute
-    images = [f'<p><img alt="{escape(fig.alt or f"figure {k + 1}", quote=True)}" src="{data_uri(fig)}"></p>'
-              for k, fig in enumerate(figures)]
-    return (
-        "<!doctype html><html><head><meta charset='utf-8'><title>Attention Lab figures</title></head><body>"
-        "<h1>Attention Lab: the walkthrough's figures</h1>" + "\n".join(images) + "</body></html>"
-    )
-
-
 # --- the handout: the walkthrough as one printable, self-contained HTML page (issue 34) ----------------
 
 # The lesson texts' Markdown (bold, italics, code, lists) as HTML: markdown-it-py, CommonMark without raw
