@@ -62,10 +62,11 @@ def test_json_holds_every_step():
 
 def test_html_export_is_self_contained_and_escaped():
     evil = A.trace_self_attention("<img src=x onerror=alert(1)> ok")
-    html = X.figures_html(evil)
-    images = re.findall(r'<img alt="([^"<>]+)" src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)">', html)
+    html = X.handout_html(evil)  # the handout (tests/test_handout.py reads it whole)
+    images = re.findall(r'<img alt="([^"<>]+)" width="\d+" height="\d+" '
+                        r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)">', html)
     assert len(images) == 14  # the 14 figures, each an SVG image inside the file: it opens offline
-    assert "<script" not in html and "http" not in html.replace("http://www.w3.org/2000/svg", "")
+    assert "<script" not in html and not re.search(r"https?:", html.replace("http://www.w3.org/2000/svg", ""))
     assert "<img src=x" not in html
     # each image says what it shows, the payload's tokens as text ("<" escaped in the attribute)
     alts = [unescape(alt) for alt, _ in images]

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
-from pathlib import Path
 from typing import Literal
 
 import pandas as pd
@@ -13,9 +11,9 @@ from streamlit.delta_generator import DeltaGenerator
 
 from ui import view
 from viz.labels import markdown_text
+from viz.steps import lesson_markdown
 from viz.svg import Svg
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
 SIDE_BY_SIDE_MAX_COLUMNS = 6
 MAX_TABLE_CELLS = 400
 # Our own static CSS (no user text), drawn once a run by app.py:
@@ -43,11 +41,6 @@ TABLE_CSS = """<style>
 </style>"""
 
 
-@cache
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
-
-
 def in_a_class() -> bool:
     """Whether this session is a class's student's, whose pages follow the teacher (ui.classmode)."""
     return st.session_state.get("_cm_student") is not None
@@ -58,7 +51,7 @@ def lesson(name: str) -> None:
 
     On a class's student's page (ui.classmode) a lesson's intro is folded away, so that the page opens
     on what the teacher is showing, not on the text above it."""
-    text = _read(ASSETS / f"{name}.md")
+    text = lesson_markdown(name)
     if name.endswith("/00_intro") and in_a_class():
         with st.expander("About this lesson", icon=":material/info:"):
             st.markdown(text)

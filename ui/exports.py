@@ -1,4 +1,5 @@
-"""The walkthrough's download panel: a CSV per matrix, the whole trace as JSON, the figures as HTML."""
+"""The walkthrough's download panel: a CSV per matrix, the whole trace as JSON, and the handout: the lesson
+with the learner's numbers as one HTML page."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import streamlit as st
 
 from attention import AttentionTrace
 from ui import components as ui
+from ui.links import lesson_url
 from viz import exports as X
 
 
@@ -14,7 +16,7 @@ def export_panel(trace: AttentionTrace) -> None:
     not on each rerun of the lesson."""
     st.subheader("Take it with you", divider="gray")
     # lazy: closed, the panel builds and sends nothing (its buttons cost a rerun ~0.1 s to draw, issue 9)
-    with ui.lazy_expander("Downloads: CSV, JSON and the figures", key="exports", icon=":material/download:") as box:
+    with ui.lazy_expander("Downloads: the handout, CSV and JSON", key="exports", icon=":material/download:") as box:
         if box.open:
             _downloads(trace)
 
@@ -32,9 +34,13 @@ def _downloads(trace: AttentionTrace) -> None:
                            mime="application/json", key="export_json", icon=":material/data_object:",
                            on_click="ignore")
     with right:
-        query = int(st.session_state.get("query") or 0)
-        st.download_button("All figures as HTML", lambda: X.figures_html(trace, min(query, trace.n - 1)),
-                           file_name="attention_figures.html", mime="text/html", key="export_html",
-                           icon=":material/image:", on_click="ignore")
-    st.caption("CSV rows and columns carry the token labels; numbers keep full precision. The HTML file opens "
-               "offline in any browser. Every chart is an SVG image: “Save image as” in the browser saves it.")
+        # step 8's query and the link back, as this run shows them: the file itself is built on the click
+        query, link = int(st.session_state.get("query") or 0), lesson_url()
+        st.download_button("Handout (HTML): the lesson with your numbers",
+                           lambda: X.handout_html(trace, query=min(query, trace.n - 1), link=link),
+                           file_name="attention_handout.html", mime="text/html", key="export_html",
+                           icon=":material/description:", on_click="ignore")
+    st.caption("CSV rows and columns carry the token labels; numbers keep full precision. The handout is the "
+               "walkthrough as one page to print or keep: your sentence, the settings, each step's text, figures "
+               "and tables, and a link back here. It opens offline in any browser, and every chart in it is an "
+               "SVG image: “Save image as” in the browser saves it.")

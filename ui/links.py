@@ -410,14 +410,20 @@ LINK_KEEPS = ("The link keeps every setting that changes the numbers, the open s
               "It leaves out how the page is displayed (open panels, the lines view) and your answers.")
 
 
-def share_link() -> None:
-    """The current lesson's link with every setting in it, in a box with a copy button."""
+def lesson_url() -> str:
+    """The current lesson's address with every setting in it (what the share box shows, and the handout
+    prints)."""
     base = st.context.url or "http://127.0.0.1:8501/"
     query = urlencode({k: v for k, v in link().items() if k not in PRIVATE}, doseq=True)
+    return base + ("?" + query if query else "")
+
+
+def share_link() -> None:
+    """The current lesson's link with every setting in it, in a box with a copy button."""
     # In a popover: its content is drawn only when opened, so the code box's syntax highlighter
     # (1.6 MB of JavaScript) loads only for a learner who wants the link (issue 9).
     with st.popover("Share this lesson", icon=":material/share:", width="stretch", key="share"):
         st.caption(LINK_KEEPS + " Copy it with the button on the right; the address bar holds it too.")
         if st.session_state.get(SHOWN):
             st.caption(SHOWN_NOTE)
-        st.code(base + ("?" + query if query else ""), language=None, wrap_lines=True)
+        st.code(lesson_url(), language=None, wrap_lines=True)

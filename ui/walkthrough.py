@@ -20,13 +20,7 @@ from viz import heads as H
 from viz import provenance as P
 from viz import tables as T
 from viz.labels import markdown_text, query_labels, token_labels
-
-SIGNED_CAPTION = "Colours: blue is positive, red is negative, white is zero. The exact numbers are in the tables."
-MASK_CAPTION = (
-    "Causal mask on: grey cells marked — are masked. A decoder must not look at later tokens, so query i "
-    "attends only to tokens 1 … i, and every row still sums to 1. An encoder sees the whole sentence."
-)
-
+from viz.steps import MASK_CAPTION, SIGNED_CAPTION, STEP_TEXTS, identity_note
 
 QK = ("query", "key")  # what a row and a column of an n × n matrix are, for the view's tooltips
 TD = ("token", "dimension")
@@ -81,13 +75,9 @@ def _embeddings(trace: AttentionTrace, p: str) -> None:
 def _projections(trace: AttentionTrace, p: str) -> None:
     st.latex(rf"W_Q,\ W_K,\ W_V \in \mathbb{{R}}^{{d_{{model}} \times d_k}} = "
              rf"\mathbb{{R}}^{{{trace.d_model} \times {trace.d_k}}}")
-    if trace.preset == "identity" and trace.d_k != trace.d_model:
-        how = "keeps the first" if trace.d_k < trace.d_model else "pads with zeros after the"
-        st.info(
-            f"With d_k = {trace.d_k} ≠ d_model = {trace.d_model}, “identity” is the {trace.d_model} × {trace.d_k} "
-            f"matrix with ones on its diagonal: it {how} {min(trace.d_k, trace.d_model)} coordinates of each "
-            "embedding. Set d_k = d_model to compare whole embeddings."
-        )
+    note = identity_note(trace)
+    if note:
+        st.info(note)
     parts = [("W_Q", "w_q", trace.w_q), ("W_K", "w_k", trace.w_k), ("W_V", "w_v", trace.w_v)]
     ui.matrices([view.panel(f"{p}{key}", T.projection_frame(w), F.projection_figure(w, name, compact=True),
                             below=True, names=("input dimension", "output dimension")) for name, key, w in parts],
@@ -252,16 +242,11 @@ def _output(trace: AttentionTrace, p: str) -> None:
                      {"panel": f"{p}v", "axis": "col", "from": "col"}], **_query_choice(trace, p))
 
 
-# (title, lesson text in assets/, what the step draws from the trace)
+# (title, lesson text in assets/, what the step draws from the trace): viz.steps holds the texts, so the
+# handout (viz.exports) prints the same steps
 STEPS: list[tuple[str, str, Callable[[AttentionTrace, str], None]]] = [
-    ("Tokens", "walkthrough/01_tokens", _tokens),
-    ("Embeddings X", "walkthrough/02_embeddings", _embeddings),
-    ("Projection matrices W_Q, W_K, W_V", "walkthrough/03_projections", _projections),
-    ("Queries, keys and values", "walkthrough/04_qkv", _qkv),
-    ("Scores Q·Kᵀ", "walkthrough/05_scores", _scores),
-    ("Scale by 1/√d_k", "walkthrough/06_scale", _scale),
-    ("Softmax: attention weights α", "walkthrough/07_softmax", _softmax),
-    ("The output for one query", "walkthrough/08_output", _output),
+    (title, text, render) for (title, text), render in
+    zip(STEP_TEXTS, (_tokens, _embeddings, _projections, _qkv, _scores, _scale, _softmax, _output), strict=True)
 ]
 
 

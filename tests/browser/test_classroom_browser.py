@@ -27,7 +27,7 @@ pytestmark = pytest.mark.browser
 def open_downloads(page) -> None:
     """Open the walkthrough's download panel (closed, it is not even built), unless it is open."""
     if page.locator(".st-key-export_csv").count() == 0:
-        page.get_by_text("Downloads: CSV, JSON and the figures").click()
+        page.get_by_text("Downloads: the handout, CSV and JSON").click()
     page.wait_for_selector(".st-key-export_csv button")
 
 

@@ -92,9 +92,31 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "assets/walkthrough/08_output.md": [
         ("the scaled vectors add up to the output row", f"{F}::test_the_output_row_is_the_sum_of_the_scaled_value_vectors"),
     ],
-    "ui/walkthrough.py": [
+    "viz/steps.py": [
         ("query i attends only to tokens 1 … i, and every row still sums to 1",
          f"{F}::test_masked_keys_get_weight_exactly_zero_and_every_row_still_sums_to_one"),
+        ("“identity” is the {trace.d_model} × {trace.d_k} matrix with ones on its diagonal",
+         "tests.test_engine::test_identity_projections"),
+        ("blue is positive, red is negative, white is zero",
+         "tests.test_figures::test_weights_use_viridis_from_zero_to_the_largest_weight_and_signed_numbers_rdbu_centred_on_0"),
+    ],
+    "viz/exports.py": [
+        ("every number below was computed for this sentence",
+         "tests.test_handout::test_every_table_shows_the_engines_numbers_at_the_pages_decimals"),
+        ("entries drawn from N(0, 1/d_model), fixed by the seed",
+         f"{F}::test_seeded_random_projections_have_mean_zero_and_variance_one_over_d_model"),
+        ("ones on the diagonal: Q = K = V = X when d_k = d_model",
+         "tests.test_engine::test_trace_identity_preset_scores_are_raw_embedding_dot_products"),
+        ("a token attends only to itself and the tokens before it",
+         f"{F}::test_masked_keys_get_weight_exactly_zero_and_every_row_still_sums_to_one"),
+        ("divides the scaled scores; 1 is standard attention",
+         "tests.test_multihead_and_scaling::test_temperature_divides_the_scaled_scores"),
+        ("Each cell of X is the sum of the cells at the same place in E and P.",
+         "tests.test_pages::test_positional_encodings_show_e_p_and_x"),
+        ("the scaled scores of later tokens are set to −∞, so the softmax gives them weight 0",
+         f"{F}::test_masked_keys_get_weight_exactly_zero_and_every_row_still_sums_to_one"),
+    ],
+    "ui/walkthrough.py": [
         ("the model stores 1/{group} as many keys and values",
          "tests.test_pretrained::test_smollm2_head_trace_has_hugging_faces_q_k_v_in_the_true_head_order"),
         ("Inputs to a sum or a quotient carry as many decimals as it takes for them to give the shown result",
@@ -539,7 +561,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
 }
 
 # Modules whose strings explain numbers to the learner: each must be a key above.
-PAGE_MODULES = ("lessons/*.py", "static/*.js", "ui/walkthrough.py", "viz/training.py", "viz/cross.py", "viz/pretrained.py",
+PAGE_MODULES = ("lessons/*.py", "static/*.js", "ui/walkthrough.py", "viz/steps.py", "viz/exports.py", "viz/training.py", "viz/cross.py", "viz/pretrained.py",
                 "viz/generation.py", "viz/classmode.py", "ui/classmode.py", "ui/training.py",
                 "viz/parts.py", "viz/relevance.py", "viz/tables.py", "viz/exercises.py", "ui/exercises.py", "ui/links.py", "viz/scaling.py", "viz/phonebook.py",
                 "attention/pretrained/gallery.py")

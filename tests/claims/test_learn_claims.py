@@ -271,7 +271,7 @@ def test_step_zero_is_the_random_start_with_variance_one_over_d_model(seed):
 def test_step_three_of_a_trained_head_says_nothing_of_solving_at_step_zero_or_unlearned():
     """Step 3's text appears at every training step and for runs that did not learn (0dd9ac2 said
     the matrices had moved "to where they solve the task"); what it claims is held by the test above."""
-    from ui.components import ASSETS
+    from viz.steps import ASSETS
 
     text = (ASSETS / "walkthrough/03_projections_trained.md").read_text(encoding="utf-8")
     assert "solve the task" not in text.replace("Whether they have got to where they solve the task", "")

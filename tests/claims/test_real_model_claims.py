@@ -23,8 +23,8 @@ from attention.pretrained.gallery import (
     pronoun_target,
 )
 from attention.pretrained.smollm2 import GGUF_FILE, rotate
-from ui.components import ASSETS
 from viz import pretrained as P
+from viz.steps import ASSETS
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

@@ -1,0 +1,47 @@
+"""The walkthrough's eight steps as text: each step's title and lesson text (assets/walkthrough/*.md), and
+the captions every telling of them shares. Pure: the page draws the steps (ui/walkthrough.py), the
+handout prints them (viz/exports.py), from this one list.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from attention import AttentionTrace
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+
+# (title, lesson text in assets/), in the order of the walkthrough
+STEP_TEXTS: list[tuple[str, str]] = [
+    ("Tokens", "walkthrough/01_tokens"),
+    ("Embeddings X", "walkthrough/02_embeddings"),
+    ("Projection matrices W_Q, W_K, W_V", "walkthrough/03_projections"),
+    ("Queries, keys and values", "walkthrough/04_qkv"),
+    ("Scores Q·Kᵀ", "walkthrough/05_scores"),
+    ("Scale by 1/√d_k", "walkthrough/06_scale"),
+    ("Softmax: attention weights α", "walkthrough/07_softmax"),
+    ("The output for one query", "walkthrough/08_output"),
+]
+
+SIGNED_CAPTION = "Colours: blue is positive, red is negative, white is zero. The exact numbers are in the tables."
+MASK_CAPTION = (
+    "Causal mask on: grey cells marked — are masked. A decoder must not look at later tokens, so query i "
+    "attends only to tokens 1 … i, and every row still sums to 1. An encoder sees the whole sentence."
+)
+
+
+@cache
+def lesson_markdown(name: str) -> str:
+    """The Markdown of assets/<name>.md (our own text, never user input)."""
+    return (ASSETS / f"{name}.md").read_text(encoding="utf-8")
+
+
+def identity_note(trace: AttentionTrace) -> str | None:
+    """What "identity" means when d_k ≠ d_model (step 3), or None where it needs no note."""
+    if trace.preset != "identity" or trace.d_k == trace.d_model:
+        return None
+    how = "keeps the first" if trace.d_k < trace.d_model else "pads with zeros after the"
+    return (f"With d_k = {trace.d_k} ≠ d_model = {trace.d_model}, “identity” is the {trace.d_model} × {trace.d_k} "
+            f"matrix with ones on its diagonal: it {how} {min(trace.d_k, trace.d_model)} coordinates of each "
+            "embedding. Set d_k = d_model to compare whole embeddings.")
