@@ -27,6 +27,7 @@ BILINGUAL = {
     "this": "ce", "forum": "forum", "is": "est", "awesome": "génial", "the": "le", "cat": "chat", "sat": "assis",
     "on": "sur", "mat": "tapis", "dog": "chien", "a": "un", "and": "et", "i": "je", "love": "aime", "you": "vous",
     "attention": "attention", "we": "nous", "read": "lisons", "book": "livre", "good": "bon",
+    "black": "noir", "white": "blanc", "red": "rouge", "sleeps": "dort", "car": "voiture", "house": "maison",
 }
 ALIGN_Z = 4.0  # the scaled score z = q·k/√d_k of a translation pair: its α ≈ e⁴/(e⁴ + rest) is near 1
 

@@ -44,6 +44,7 @@ if preset == "aligned":
     st.info(C.alignment_text(trace), icon=":material/build:")
     for line in C.alignment_notes(trace, t_labels, s_labels):
         st.caption(line)
+    st.caption(C.table_words())
 
 st.subheader("The shapes, as they flow", divider="gray")
 st.latex(rf"Q = X_t W_Q \in \mathbb{{R}}^{{{i} \times {d_k}}},\quad K = X_s W_K \in \mathbb{{R}}^{{{j} \times {d_k}}},"

@@ -43,7 +43,9 @@ PHONEBOOK_QUERY = "Jindrich"
 BOOK_CELL_CHARS = 200  # a phonebook's name or number, in a link
 MAX_BOOK_ROWS = 60  # rows of a phonebook in a link (the lookup reads the first 50 usable ones)
 BOOK_STATE = "_pb_book"  # the session key of the phonebook's rows, as the link writes them
-CROSS_SOURCE, CROSS_TARGET = "This forum is awesome", "Ce forum est génial"
+# A pair whose word order differs (French puts the adjective after its noun): an aligned α that is not a plain
+# diagonal, which self-attention's own α could be mistaken for (issue 34)
+CROSS_SOURCE, CROSS_TARGET = "the black cat sleeps", "le chat noir dort"
 
 
 def _whole(low: int, high: int) -> Callable[[str], bool]:

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from attention.cross import ALIGN_Z, CrossAttentionTrace
+from attention.cross import ALIGN_Z, BILINGUAL, CrossAttentionTrace
 from viz.labels import markdown_text
 
 
 def _quoted(labels: list[str]) -> str:
     return ", ".join(f"“{markdown_text(label)}”" for label in labels)
+
+
+def table_words() -> str:
+    """The bilingual table itself, so that a learner can write a pair it knows (Markdown-safe: our own words)."""
+    pairs = ", ".join(f"{english} → {french}" for english, french in sorted(BILINGUAL.items()))
+    return f"The table's {len(BILINGUAL)} English → French pairs: {pairs}."
 
 
 def alignment_text(trace: CrossAttentionTrace) -> str:

@@ -44,6 +44,12 @@ def heads_heatmaps(weights: npt.ArrayLike, tokens: tuple[str, ...], *,
     return panels
 
 
+def opacity(weight: float) -> float:
+    """A line's opacity: 0.15 + 0.85·α, rising with α and the same scale in every head. Opacity α alone drew a
+    4-token sentence's even weights (0.25) too pale to see."""
+    return 0.15 + 0.85 * weight
+
+
 def lines_view(
     weights: npt.ArrayLike,
     tokens: tuple[str, ...],
@@ -65,9 +71,10 @@ def lines_view(
         w = w[None]
     n_heads, n, _ = w.shape
     labels = token_labels(tokens)
-    names = head_names or [f"head {h + 1}" for h in range(n_heads)]
+    # one head, unnamed (the walkthrough's, a real model's open head): "head 1" named a head of nothing
+    names = head_names or (["α as lines"] if n_heads == 1 else [f"head {h + 1}" for h in range(n_heads)])
     label_w = max((svg.text_width(label, 13) for label in labels), default=0) + 12
-    row_h, gap = 26, 120
+    row_h, gap = 26, 220  # lines 120 px long (a chart ~270 px wide) were hard to follow from one token to another
     queries = range(n) if highlight is None else [highlight]
     panels = []
     for h in range(n_heads):
@@ -79,7 +86,7 @@ def lines_view(
             for j in np.flatnonzero(w[h, i] > MIN_WEIGHT_DRAWN):
                 a = float(w[h, i, j])
                 out.append(f'<line class="link" x1="{x0}" y1="{top + i * row_h}" x2="{x1}" y2="{top + j * row_h}" '
-                           f'stroke="{colour}" stroke-width="{1.5 + 3 * a:.2f}" stroke-opacity="{a:.3f}"/>')
+                           f'stroke="{colour}" stroke-width="{1.5 + 4 * a:.2f}" stroke-opacity="{opacity(a):.3f}"/>')
         for i, label in enumerate(labels):
             faded = highlight is not None and i != highlight
             y = top + i * row_h

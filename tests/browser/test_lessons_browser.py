@@ -152,9 +152,9 @@ def test_cross_attention_reads_another_sentence(open_page, artifacts):
     aligned = "Aligned+by+a+bilingual+table+%28constructed%29"  # the radio writes its option as shown
     page = open_page(f"/cross?ca_preset={aligned}", ".st-key-table-ca-weights table")
     labels, alpha = read_table(page, "ca-weights")
-    assert labels == ["Ce", "forum", "est", "génial"]  # rows: the target's tokens (queries)
-    assert list(alpha.argmax(axis=1)) == [0, 1, 2, 3]  # each word attends to its translation
-    wait_for_ticks(page, "ca-weights", ["This", "forum", "is", "awesome"])  # columns: the source's tokens
+    assert labels == ["le", "chat", "noir", "dort"]  # rows: the target's tokens (queries)
+    assert list(alpha.argmax(axis=1)) == [0, 2, 1, 3]  # each word attends to its translation: chat noir ↔ black cat
+    wait_for_ticks(page, "ca-weights", ["the", "black", "cat", "sleeps"])  # columns: the source's tokens
     box = page.locator(".st-key-ca_source input")
     box.fill("génial awesome forum")
     box.press("Enter")

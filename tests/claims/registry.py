@@ -309,6 +309,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          f"{C}::test_the_table_pairs_each_word_once_with_the_kth_copy_of_its_translation"),
         ("directions fit ({which} is the limit)", f"{C}::test_at_most_min_d_model_d_k_directions_fit_and_the_limit_is_named"),
         ("No source word to pair with in the table for", f"{C}::test_words_without_a_pair_are_named_and_only_they"),
+        ("The table's {len(BILINGUAL)} English → French pairs",
+         f"{C}::test_the_tables_pairs_listed_on_the_page_are_the_pairs_the_alignment_builds"),
         ("so they share one direction and each copy looks", f"{C}::test_copies_of_a_word_share_a_direction_without_positional_encodings"),
         ("constructed pairs have their row's largest weight on", f"{C}::test_the_measured_share_of_pairs_whose_row_peaks_on_the_pair_is_counted"),
     ],
@@ -505,6 +507,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_classmode_pages::test_a_guess_in_the_range_rounded_scores_give_counts_and_the_spread_hides_it_until_the_reveal"),
     ],
     "static/identity.js": NO_CLAIM + ": it keeps the browser's identity in localStorage and reports it",
+    "static/arrival.js": NO_CLAIM + ": it brings a navigation's heading into view (tests/browser/test_arrival_browser.py)",
     "static/countdown.js": NO_CLAIM + ": a question's timer, counting down (tests/js/countdown.test.mjs)",
     "viz/pretrained.py": [
         ("the attention and feed-forward matrices as 4-bit numbers", f"{R}::test_smollm2s_weights_are_the_quantization_the_page_names"),

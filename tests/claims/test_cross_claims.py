@@ -156,3 +156,26 @@ def test_the_aligned_page_names_its_counts_and_limit():
     text = " ".join(c.value for c in at.caption) + " ".join(i.value for i in at.info)
     assert "The table pairs 4 of your target words" in text and "2 of these pairs got a direction" in text
     assert "(d_model = 2 is the limit)" in text and "No source word" not in text
+
+
+def test_the_tables_pairs_listed_on_the_page_are_the_pairs_the_alignment_builds():
+    """"The table's N English → French pairs: …": every pair listed, each once, and each one a pair the aligned
+    preset builds when its two words are the sentences (so a learner who writes a listed pair sees it work)."""
+    listed = C.table_words().split(": ", 1)[1].rstrip(".").split(", ")
+    assert C.table_words().startswith(f"The table's {len(BILINGUAL)} English → French pairs")
+    assert len(listed) == len(set(listed)) == len(BILINGUAL)
+    for pair in listed:
+        english, french = pair.split(" → ")
+        t = trace_cross_attention(french, english, d_k=8, seed=0, preset="aligned")
+        assert t.alignment.built == ((0, 0),), pair
+
+
+def test_the_default_pair_reorders_so_the_aligned_weights_are_no_diagonal():
+    """The lesson's default sentences put their words in different orders (a plain diagonal is what self-attention
+    of a sentence with itself can look like): their aligned α peaks off the diagonal, at every seed and d_k ≥ 4."""
+    from ui.links import CROSS_SOURCE, CROSS_TARGET
+    for seed, d_k in itertools.product(SEEDS, (4, 8, 16)):
+        t = trace_cross_attention(CROSS_TARGET, CROSS_SOURCE, d_k=d_k, seed=seed, preset="aligned")
+        peaks = t.weights.argmax(axis=1)
+        assert (peaks != np.arange(len(peaks))).any()
+        assert sorted(peaks) == list(range(len(peaks)))  # each target word on its own source word
