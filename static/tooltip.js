@@ -139,3 +139,35 @@ export function explain(panel, r, c) {
   if (tip.caption) text(null, tip.caption);
   return out;
 }
+
+// ---- the vectors a cell is computed from, for a page that does not draw them ----------------------------
+
+export const VECTOR_SHOWN = 8;  // a longer vector is written by its first entries and how many more it has
+
+export function vector(values) {
+  const shown = values.slice(0, VECTOR_SHOWN).map((x) => formatNumber(x, 2)).join(", ");
+  return values.length > VECTOR_SHOWN ? `(${shown}, … ${values.length - VECTOR_SHOWN} more)` : `(${shown})`;
+}
+
+// Lines naming the rows and columns a cell's value is computed from, with their numbers: shown when the panels
+// that would light up are not on the page (one step at a time, a score's Q and K are on another step).
+export function sources(panel, r, c) {
+  const tip = panel.tip;
+  if (!tip) return [];
+  const out = [];
+  const i = String(r + 1), j = String(c + 1);
+  const line = (...pieces) => out.push({ cls: "alv-math", pieces });
+  const column = (m) => m.map((row) => row[c]);
+  if (tip.kind === "dot") {
+    line(tip.aSym, { sub: i }, ` = ${vector(tip.a[r])}, row ${i} of ${tip.aSym.toUpperCase()}`);
+    line(tip.bSym, { sub: j }, ` = ${vector(tip.b[c])}, row ${j} of ${tip.bSym.toUpperCase()}`);
+  } else if (tip.kind === "matmul") {
+    line("x", { sub: i }, ` = ${vector(tip.x[r])}, row ${i} of X`);
+    line(tip.wSym, { sub: `:,${j}` }, ` = ${vector(column(tip.w))}, column ${j} of ${tip.wSym}`);
+  } else if (tip.kind === "sum") {
+    line("α", { sub: `${i},:` }, ` = ${vector(tip.w[r])}, row ${i} of α`);
+    line("v", { sub: `:,${j}` }, ` = ${vector(column(tip.v))}, column ${j} of V`);
+  }
+  if (out.length) out.unshift({ cls: null, pieces: ["Computed from (drawn on other steps):"] });
+  return out;
+}

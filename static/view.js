@@ -13,7 +13,7 @@
 // is static/tooltip.js (pure, tested in Node); it is imported with this file's own version, so that a
 // browser never pairs a new view with an old tooltip.
 
-const { decimalsAt, explain, formatNumber } = await import(new URL("tooltip.js" + new URL(import.meta.url).search,
+const { decimalsAt, explain, formatNumber, sources } = await import(new URL("tooltip.js" + new URL(import.meta.url).search,
                                                        import.meta.url).href);
 const LINK_EVENT = "attention-lab:link";
 const views = new WeakMap();  // parentElement -> {tip, focus}
@@ -309,7 +309,10 @@ function cellLabel(panel, r, c) {
 
 function show(panel, view, parts, anchor, r, c) {
   const tip = view.tip;
-  tip.replaceChildren(...drawLines(explain(panel, r, c)));
+  // a panel it links to that is not on the page (one step at a time): its numbers in the tooltip instead
+  const away = (panel.links || []).some((l) => l.panel !== panel.id && !document.querySelector(
+    `[data-panel="${CSS.escape(l.panel)}"]`));
+  tip.replaceChildren(...drawLines([...explain(panel, r, c), ...(away ? sources(panel, r, c) : [])]));
   tip.hidden = false;
   const box = anchor.getBoundingClientRect();
   // inside the main area, never under the sidebar (which is drawn above the page): from its left edge

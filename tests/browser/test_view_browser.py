@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 from attention import trace_self_attention
 from tests.browser.conftest import TIMEOUT_MS
 from ui.settings import DEFAULT_SEED, DEFAULT_SENTENCE
+from viz.labels import format_number
 
 pytestmark = pytest.mark.browser
 TRACE = trace_self_attention(DEFAULT_SENTENCE, d_model=8, d_k=4, seed=DEFAULT_SEED)
@@ -258,3 +259,18 @@ def test_enter_on_a_cell_keeps_the_focus_on_the_grid_when_the_page_stays(open_pa
         && a.dataset.r === '2' }""")
     page.keyboard.press("ArrowDown")  # and the keyboard goes on from there
     page.wait_for_function("() => document.activeElement?.dataset.r === '3'")
+
+
+def test_one_step_at_a_time_a_scores_tooltip_shows_the_q_and_k_it_comes_from(open_page):
+    """Linked highlighting needs Q and K on the page; one step at a time they are on step 4, so the tooltip
+    names q_i and k_j with their numbers instead (issue 34). With every step drawn, they light up instead."""
+    page = open_page("/?step=5", ".st-key-table-scores table")
+    hover(page, "scores", 1, 2)
+    text = tooltip(page)
+    q = ", ".join(format_number(x) for x in TRACE.q[1])
+    k = ", ".join(format_number(x) for x in TRACE.k[2])
+    assert f"q2 = ({q}), row 2 of Q" in text and f"k3 = ({k}), row 3 of K" in text
+    every = open_page("/?all_steps=true", ".st-key-table-output table")
+    hover(every, "scores", 1, 2)
+    assert "Computed from" not in tooltip(every)
+    expect(every.locator("[data-panel='q'] .alv-band[data-r='1']")).to_have_count(1)  # q_2 lights up instead

@@ -57,3 +57,20 @@ test("labels reach the tooltip as text, never as markup", () => {
   const panel = { values: [[1]], rows: [evil], cols: ["b"], decimals: 2 };
   assert.ok(text(explain(panel, 0, 0)[0]).includes(evil));  // the DOM side inserts it with createTextNode
 });
+
+test("the vectors a cell comes from are named with their numbers, a long one by its first eight", async () => {
+  const { sources, vector } = await import("../../static/tooltip.js");
+  const dot = { values: [[0.5]], rows: ["a"], cols: ["b"],
+    tip: { kind: "dot", sym: "s", aSym: "q", bSym: "k", a: [[1.234, -0.5]], b: [[0.25, 2]] } };
+  const lines = sources(dot, 0, 0).map(text);
+  assert.deepEqual(lines, ["Computed from (drawn on other steps):", "q1 = (1.23, −0.50), row 1 of Q",
+    "k1 = (0.25, 2.00), row 1 of K"]);
+  assert.equal(vector(Array.from({ length: 64 }, (_, k) => k / 100)),
+    "(0.00, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, … 56 more)");
+  const out = { values: [[0, 0], [0, 0]], rows: ["a", "b"], cols: ["1", "2"],
+    tip: { kind: "sum", w: [[1, 0], [0.4, 0.6]], v: [[1, 2], [3, 4]] } };
+  assert.deepEqual(sources(out, 1, 1).slice(1).map(text), ["α2,: = (0.40, 0.60), row 2 of α", "v:,2 = (2.00, 4.00), column 2 of V"]);
+  const qkv = { values: [[0]], rows: ["a"], cols: ["1"], tip: { kind: "matmul", sym: "q", wSym: "W_Q", x: [[1, 2]], w: [[3], [4]] } };
+  assert.deepEqual(sources(qkv, 0, 0).slice(1).map(text), ["x1 = (1.00, 2.00), row 1 of X", "W_Q:,1 = (3.00, 4.00), column 1 of W_Q"]);
+  assert.deepEqual(sources({ values: [[1]], rows: ["a"], cols: ["b"], tip: { kind: "note" } }, 0, 0), []);
+});
