@@ -148,7 +148,7 @@ def sentence_on_phones(page: str, shared: Shared) -> None:
         return
     with st.container(key="phone-sentence"):
         st.caption(f"Sentence: “{markdown_text(shared.sentence[:120])}{'…' if len(shared.sentence) > 120 else ''}” "
-                   "(change it in the sidebar: › at the top left)")
+                   "(change it in the sidebar: » at the top left)")
 
 
 def _listed(names: list[str]) -> str:

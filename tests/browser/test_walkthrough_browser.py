@@ -233,3 +233,26 @@ def test_markdown_in_the_sentence_stays_literal(page):
     assert caption.locator("em, strong, a, .katex").count() == 0  # no italics, no link, no maths
     tokens = [t.strip() for t in page.locator(".st-key-table-tokens table tbody tr td").all_inner_texts()][1::3]
     assert tokens[:4] == ["*", "bold", "*", "["]
+
+
+def test_on_a_phone_the_sentence_is_named_on_the_page_and_no_key_hints_show(browser, base_url, artifacts):
+    """A phone's sidebar starts closed, and the sentence every number comes from was behind it; its Previous and
+    Next buttons said "PageUp" / "PageDown", keys a touch screen has not (issue 34). On a laptop neither changes."""
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    laptop = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = phone.new_page()
+        page.goto(base_url + "/?sentence=%3Cb%3Ebold%3C%2Fb%3E+cat")
+        note = page.locator(".st-key-phone-sentence")
+        expect(note).to_be_visible(timeout=TIMEOUT_MS)
+        expect(note).to_contain_text("Sentence: “<b>bold</b> cat”")  # as text, never markup
+        expect(page.locator(".st-key-next_step kbd")).to_be_hidden()
+        expect(page.locator(".st-key-next_step button")).to_be_visible()
+        page.screenshot(path=artifacts / "walkthrough-phone.png")
+        page = laptop.new_page()
+        page.goto(base_url + "/")
+        expect(page.locator(".st-key-next_step kbd")).to_be_visible(timeout=TIMEOUT_MS)
+        expect(page.locator(".st-key-phone-sentence")).to_be_hidden()
+    finally:
+        phone.close()
+        laptop.close()
