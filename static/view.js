@@ -203,22 +203,25 @@ function drawFigure(panel, view, parts, choose) {
 }
 
 const ROW_MARGIN = 12;  // a long table draws the rows in its box and this many above and below
+// A table of more columns than this is drawn as blocks of this many columns, one under another, each with
+// the rows' labels: a real model's [4 × 64] Q ran past the page at column 18 (issue 34). Eight columns of
+// numbers and a token's label fit beside the sidebar on a 1024 px screen.
+export const BLOCK_COLUMNS = 8;
 
 // A table of up to 400 cells is drawn whole. A longer one scrolls in a box of its own and draws only the
 // rows in view (spacer rows stand for the others), as Streamlit's own grid did: a 64-token α has 4,096
 // cells, and laying every one out cost a rerun ~0.4 s in Chromium.
 function drawTable(panel, view, parts, choose) {
   const box = el("div", "alv-table st-key-table-" + panel.id + (panel.scroll ? " alv-scroll" : ""));
-  const table = el("table");
-  if (panel.caption) table.appendChild(el("caption", null, panel.caption));
-  const head = el("thead");
-  const hr = el("tr");
-  if (panel.rowHeaders !== false) hr.appendChild(el("th", null, panel.corner || ""));
-  panel.cols.forEach((c) => { const th = el("th", null, c); th.scope = "col"; hr.appendChild(th); });
-  head.appendChild(hr);
-  table.appendChild(head);
-  const body = el("tbody");
-  const drawRow = (r) => {
+  const n = panel.rows.length;
+  const all = panel.cols.map((_, c) => c);
+  // the columns of each block: all of them, or (a wide table that is drawn whole) blocks of BLOCK_COLUMNS
+  const blocks = [];
+  for (let start = 0; start < all.length; start += panel.scroll ? all.length : BLOCK_COLUMNS) {
+    blocks.push(all.slice(start, start + (panel.scroll ? all.length : BLOCK_COLUMNS)));
+  }
+  if (!blocks.length) blocks.push([]);
+  const drawRow = (r, columns) => {
     const tr = el("tr");
     if (panel.rowHeaders !== false) {
       const th = el("th", panel.choose ? "alv-choose" : null, panel.rows[r]);
@@ -226,7 +229,8 @@ function drawTable(panel, view, parts, choose) {
       if (panel.choose) th.addEventListener("click", () => choose(r, null));
       tr.appendChild(th);
     }
-    panel.values[r].forEach((value, c) => {
+    columns.forEach((c) => {
+      const value = panel.values[r][c];
       const shown = value === null ? (panel.masked || "—") : formatNumber(value, decimalsAt(panel, r, c));
       const numeric = typeof value === "number" || value === null || /^[−-]?[0-9]/.test(value);
       const td = el("td", numeric ? "alv-num" : null, shown);
@@ -237,10 +241,29 @@ function drawTable(panel, view, parts, choose) {
     });
     return tr;
   };
-  const n = panel.rows.length;
+  const bodies = blocks.map((columns, k) => {
+    const table = el("table");
+    if (panel.caption && k === 0) table.appendChild(el("caption", null, panel.caption));
+    const head = el("thead");
+    const hr = el("tr");
+    if (panel.rowHeaders !== false) hr.appendChild(el("th", null, panel.corner || ""));
+    columns.forEach((c) => { const th = el("th", null, panel.cols[c]); th.scope = "col"; hr.appendChild(th); });
+    head.appendChild(hr);
+    table.appendChild(head);
+    const body = el("tbody");
+    table.appendChild(body);
+    box.appendChild(table);
+    body.addEventListener("pointerover", (e) => {
+      const td = e.target.closest("td");
+      if (td && td.dataset.r !== undefined) show(panel, view, parts, td, Number(td.dataset.r), Number(td.dataset.c));
+    });
+    body.addEventListener("pointerleave", () => hide(view, panel));
+    return body;
+  });
   if (!panel.scroll) {
-    for (let r = 0; r < n; r++) body.appendChild(drawRow(r));
+    blocks.forEach((columns, k) => { for (let r = 0; r < n; r++) bodies[k].appendChild(drawRow(r, columns)); });
   } else {
+    const body = bodies[0];
     const spacer = () => {
       const tr = el("tr", "alv-spacer");
       const td = el("td");
@@ -257,7 +280,7 @@ function drawTable(panel, view, parts, choose) {
       shown = [first, last];
       parts.cells.clear();
       const rows = [];
-      for (let r = first; r < last; r++) rows.push(drawRow(r));
+      for (let r = first; r < last; r++) rows.push(drawRow(r, all));
       body.replaceChildren(above, ...rows, below);
       above.firstChild.style.height = first * rowHeight + "px";
       below.firstChild.style.height = (n - last) * rowHeight + "px";
@@ -287,13 +310,6 @@ function drawTable(panel, view, parts, choose) {
     observer.observe(box);
     view.observers.push(observer);
   }
-  body.addEventListener("pointerover", (e) => {
-    const td = e.target.closest("td");
-    if (td && td.dataset.r !== undefined) show(panel, view, parts, td, Number(td.dataset.r), Number(td.dataset.c));
-  });
-  body.addEventListener("pointerleave", () => hide(view, panel));
-  table.appendChild(body);
-  box.appendChild(table);
   return box;
 }
 

@@ -144,3 +144,25 @@ def test_a_token_fits_its_cell_in_the_tokens_figure():
     for cell, word in zip(cells, ["THE", "MUMMY", "WOKE"], strict=True):
         cell_width = float(cell.get("d").split("h")[1].split("v")[0]) + 1  # "M x y h w v h h -w z", 1 px apart
         assert drawn_width(word, 13) < cell_width
+
+
+LONG_TOKENS = ["␣awesome", "Jindřich", "forum", "x", "Ċ", "␣tokenization", "🤗", "the"]
+
+
+@given(rows=st.integers(1, 128), cols=st.sampled_from([1, 4, 8, 16, 32, 64, 384, 576]),
+       compact=st.booleans(), seed=st.integers(0, 2**16))
+def test_a_heatmap_fits_the_page_at_1024_px_and_keeps_its_numbers_where_they_fit(rows, cols, compact, seed):
+    """No heatmap is wider than MAX_CHART_WIDTH (shrunk to 0.85 at worst beside the sidebar on a 1024 px
+    screen, issue 34): one whose numbers would make it wider is drawn without them, and says so."""
+    from viz.figures import heatmap
+    m = np.random.default_rng(seed).normal(size=(rows, cols))
+    labels = [LONG_TOKENS[k % len(LONG_TOKENS)] + f" ({k + 1})" for k in range(rows)]
+    fig = heatmap(m, row_labels=labels, col_labels=[f"d{k + 1}" for k in range(cols)], title=f"Q  [{rows} × {cols}]",
+                  row_title="token", col_title="dimension", compact=compact)
+    assert fig.width <= svg.MAX_CHART_WIDTH
+    written = R.numbers(fig)
+    assert ("each cell shows its number" in fig.alt) == bool(written)
+    if written:
+        assert len(written) == rows * cols
+    if rows * cols <= 400 and cols <= 8:  # the walkthrough's matrices (d_model 8): numbers always in the cells
+        assert written

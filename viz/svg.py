@@ -268,20 +268,23 @@ def heatmap(
     """
     z = np.asarray(z, dtype=np.float64)
     n_rows, n_cols = z.shape
+    size = 11 if compact else 13
+    tick = 13 if max(n_rows, n_cols) <= 12 else 10
     numbers = cell_text is not None
+    if numbers and _numbers_width(cell_text, row_labels, tick, size, colour_bar, n_cols) > MAX_CHART_WIDTH:
+        numbers = False  # a real model's [4 × 64] Q with its numbers was 1,482 px wide: shrunk to 0.28 (issue 34)
     alt = (f"{title}: a heatmap, {_count(n_rows, 'row')} ({row_title + ': ' if row_title else ''}"
            f"{listing(row_labels)}) by {_count(n_cols, 'column')} ({col_title}: {listing(col_labels)}); "
            + (f"red cells are negative, blue positive, up to ±{_short(zmax)}" if scale == "signed" else
               f"cells run from dark purple at {_short(zmin)} to yellow at {_short(zmax)}")
            + ("; grey cells are masked" if np.isnan(z).any() else "")
            + ("; each cell shows its number." if numbers else "."))
-    size = 11 if compact else 13
-    tick = 13 if max(n_rows, n_cols) <= 12 else 10
     if numbers:  # as wide as the widest number (at least 4 characters), 30 px high
-        cw = max(max((_cell_width(t, size) for row in cell_text for t in row), default=0.0), 4 * size * CHAR_WIDTH) + 10
-        ch = 30
-    else:
-        cw, ch = _cell_size(n_cols), _cell_size(n_rows)
+        cw, ch = _number_cell_width(cell_text, size), 30
+    else:  # the columns within the page's width at 1024 px; the rows as long as they need
+        room = MAX_CHART_WIDTH - (max((text_width(r, tick) for r in row_labels), default=0) + 30) - (
+            70 if colour_bar else 8)
+        cw, ch = _cell_size(n_cols, max(room, 200)), _cell_size(n_rows)
     # very long axes (a real model's 384 dimensions) get a label every few cells, as many as fit
     row_labels = _every(row_labels, math.ceil(tick / ch - 1e-9))
     col_labels = _every(col_labels, math.ceil(tick / cw - 1e-9))
@@ -325,10 +328,29 @@ def heatmap(
     return document("".join(out), width, height, alt, Grid(left, top, cw - 1, ch - 1, cw, ch, n_rows, n_cols))
 
 
-def _cell_size(count: int) -> float:
-    """A cell's side along an axis of ``count`` cells, without numbers: 10–22 px up to 96 cells, then
-    whatever keeps the axis 600 px long (a 384-dimension axis gets 1.6 px cells)."""
-    return max(10.0, min(22.0, 600 / max(count, 1))) if count <= 96 else 600 / count
+def _cell_size(count: int, axis: float = 600) -> float:
+    """A cell's side along an axis of ``count`` cells, without numbers: up to 22 px, as long as the axis
+    fits ``axis`` px, and not below 10 px up to 96 cells when the axis may be 600 px long (rows: a
+    384-dimension axis gets 1.6 px cells)."""
+    fit = axis / max(count, 1)
+    return max(10.0, min(22.0, fit)) if count <= 96 and axis >= 600 else min(22.0, fit)
+
+
+# The widest a heatmap is drawn: beside the open sidebar on a 1024 px screen the page is 564 px wide, and a
+# chart there is shrunk to 564 / 660 = 0.85 at worst. A heatmap whose numbers would make it wider is drawn
+# without them (its table has them).
+MAX_CHART_WIDTH = 660
+
+
+def _number_cell_width(cell_text: Sequence[Sequence[str]], size: int) -> float:
+    return max(max((_cell_width(t, size) for row in cell_text for t in row), default=0.0), 4 * size * CHAR_WIDTH) + 10
+
+
+def _numbers_width(cell_text, row_labels: Sequence[str], tick: int, size: int, colour_bar: bool,
+                   n_cols: int) -> float:
+    """How wide a heatmap with its numbers in the cells would be (``heatmap``'s layout)."""
+    left = max((text_width(r, tick) for r in row_labels), default=0) + 8 + 22
+    return left + n_cols * _number_cell_width(cell_text, size) + (70 if colour_bar else 8)
 
 
 def _every(labels: Sequence[str], step: int) -> list[str]:
@@ -549,6 +571,8 @@ def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_t
                                                                default=0) + 12))
     if n > 40:
         slot = max(8.0, 900 / n)
+    if not bar_width and 68 + n * slot > MAX_CHART_WIDTH:  # within the page at 1024 px (a cached step's 28 keys)
+        slot = max(8.0, (MAX_CHART_WIDTH - 68) / n)
     longest = max((text_width(c, tick) for c in categories), default=0)
     slanted = longest + 4 > slot
     left, top = 58, 40

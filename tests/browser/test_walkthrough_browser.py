@@ -17,14 +17,21 @@ pytestmark = pytest.mark.browser
 
 # JS: a table's rows as the learner reads them, [row label, cell, cell, …] (a row label is the row's
 # header cell; invisible word joiners left out)
-TABLE_ROWS = """sel => Array.from(document.querySelectorAll(sel)).map(
+TABLE_ROWS = """sel => Array.from(typeof sel === 'string' ? document.querySelectorAll(sel) : sel).map(
   r => Array.from(r.querySelectorAll('th, td')).map(c => c.innerText.replaceAll('\u2060', '').trim()))"""
+
+
+# JS: the rows of the table ``key`` (its label, then its cells), however many blocks of columns it is drawn in
+# (static/view.js draws a wide table as blocks of eight columns, one under another)
+TABLE_BLOCKS = f"""key => {{ const blocks = Array.from(document.querySelectorAll(`.st-key-table-${{key}} table`))
+  .map(t => ({TABLE_ROWS})(t.querySelectorAll('tbody tr:not(.alv-spacer)')));
+  return (blocks[0] || []).map((row, r) => [...row, ...blocks.slice(1).flatMap(b => (b[r] || []).slice(1))]) }}"""
 
 
 def read_table(page, key: str) -> tuple[list[str], np.ndarray]:
     """Row labels and numbers of the table ``key`` as the learner sees them on screen, read in one
     go: row by row, a rerun could repaint the table between two reads (a row with no cells yet)."""
-    rows = page.evaluate(TABLE_ROWS, f".st-key-table-{key} table tbody tr")
+    rows = page.evaluate(TABLE_BLOCKS, key)
     return [r[0] for r in rows], np.array([[shown_number(c) for c in r[1:]] for r in rows])
 
 
