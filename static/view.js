@@ -89,7 +89,7 @@ function drawPanel(panel, view, setTriggerValue) {
 // The grid over a chart is an ARIA grid with one rendered cell, the active one (aria-rowindex and
 // aria-colindex say where it is): the pointer is mapped to a cell by its position, and the keyboard moves
 // the cell. A 64 × 64 heatmap is then one element, not 4,096 laid out and painted on every rerun.
-function drawFigure(panel, view, parts, choose) {
+function drawFigure(panel, view, parts, chooseCell) {
   const fig = panel.figure;
   const box = el("div", "alv-figure st-key-fig-" + panel.id);
   const img = document.createElement("img");
@@ -100,6 +100,11 @@ function drawFigure(panel, view, parts, choose) {
   box.appendChild(img);
   if (!fig.grid) return box;
   const g = fig.grid;
+  // A one-row matrix drawn folded (viz/figures.py: rows of g.fold cells): drawn cell (r, c) is its column
+  // r·fold + c. The grid moves over the drawn cells; the tooltip, the labels and a choice speak of the data's.
+  const data = (r, c) => (g.fold ? [0, r * g.fold + c] : [r, c]);
+  const drawn = (r, c) => (g.fold ? [Math.floor(c / g.fold), c % g.fold] : [r, c]);
+  const choose = (r, c) => chooseCell(...data(r, c));
   const grid = el("div", "alv-grid");
   grid.setAttribute("role", "grid");
   grid.setAttribute("aria-label", (fig.title || panel.id) + (panel.choose ? ". Enter chooses." : ""));
@@ -123,7 +128,7 @@ function drawFigure(panel, view, parts, choose) {
     const next = el("div", "alv-cell" + (panel.choose ? " alv-choose" : ""));
     next.setAttribute("role", "gridcell");
     next.setAttribute("aria-colindex", c + 1);
-    next.setAttribute("aria-label", cellLabel(panel, r, c));
+    next.setAttribute("aria-label", cellLabel(panel, ...data(r, c)));
     next.dataset.r = r;
     next.dataset.c = c;
     next.tabIndex = 0;
@@ -155,7 +160,7 @@ function drawFigure(panel, view, parts, choose) {
     if (same(hovered, ...p)) return;
     hovered = p;
     show(panel, view, parts, same([Number(cell.dataset.r), Number(cell.dataset.c)], ...p) ? cell : moveTo(...p, false),
-      ...p);
+      ...data(...p));
   });
   grid.addEventListener("pointerleave", (e) => {  // a finger lifted leaves too: its tooltip stays until focus moves
     if (e.pointerType !== "touch") { hovered = null; hide(view, panel); }
@@ -163,7 +168,7 @@ function drawFigure(panel, view, parts, choose) {
   grid.addEventListener("focusin", (e) => {
     if (!e.target.classList.contains("alv-cell")) return;
     view.focus = { panel: panel.id, r: e.target.dataset.r, c: e.target.dataset.c };
-    show(panel, view, parts, e.target, Number(e.target.dataset.r), Number(e.target.dataset.c));
+    show(panel, view, parts, e.target, ...data(Number(e.target.dataset.r), Number(e.target.dataset.c)));
   });
   grid.addEventListener("focusout", (e) => {
     if (!grid.contains(e.relatedTarget)) { hide(view, panel); view.focus = null; }
@@ -198,15 +203,43 @@ function drawFigure(panel, view, parts, choose) {
     moveTo(r, c, true);
   });
   box.appendChild(grid);
-  parts.grid = { moveTo, bands, place, rows: g.rows, cols: g.cols };
+  parts.grid = { moveTo, bands, rows: g.rows, cols: g.cols, fold: g.fold, placeDrawn: place,
+                 place: (node, r, c, rows = 1, cols = 1) => place(node, ...drawn(r, c), rows, cols) };
   return box;
 }
 
 const ROW_MARGIN = 12;  // a long table draws the rows in its box and this many above and below
-// A table of more columns than this is drawn as blocks of this many columns, one under another, each with
-// the rows' labels: a real model's [4 × 64] Q ran past the page at column 18 (issue 34). Eight columns of
-// numbers and a token's label fit beside the sidebar on a 1024 px screen.
+// A table wider than the page is drawn as blocks of columns, one under another, each with the rows' labels:
+// a real model's [4 × 64] Q ran past the page at column 18, and the cache lesson's table of seven columns
+// of text past a 1024 px screen's (issue 34). A block holds at most BLOCK_COLUMNS columns and about
+// BLOCK_WIDTH pixels (the page beside the sidebar at 1024 px is 564), judged from the texts' lengths.
 export const BLOCK_COLUMNS = 8;
+const BLOCK_WIDTH = 550;
+const CHAR_PX = 7.5;  // a character of the table's 14 px type, about its average (digits are 7.8, most letters less)
+const CELL_PADDING_PX = 17;
+
+function columnBlocks(panel) {
+  const text = (r, c) => {
+    const v = panel.values[r][c];
+    return v === null ? (panel.masked || "—") : formatNumber(v, decimalsAt(panel, r, c));
+  };
+  const width = (texts) => Math.max(0, ...texts.map((t) => String(t).length)) * CHAR_PX + CELL_PADDING_PX;
+  const labels = panel.rowHeaders !== false ? width([panel.corner || "", ...panel.rows]) : 0;
+  const blocks = [];
+  let block = [], used = labels;
+  panel.cols.forEach((name, c) => {
+    const w = width([name, ...panel.rows.map((_, r) => text(r, c))]);
+    if (block.length && (block.length >= BLOCK_COLUMNS || used + w > BLOCK_WIDTH)) {
+      blocks.push(block);
+      block = [];
+      used = labels;
+    }
+    block.push(c);
+    used += w;
+  });
+  blocks.push(block);
+  return blocks;
+}
 
 // A table of up to 400 cells is drawn whole. A longer one scrolls in a box of its own and draws only the
 // rows in view (spacer rows stand for the others), as Streamlit's own grid did: a 64-token α has 4,096
@@ -214,13 +247,12 @@ export const BLOCK_COLUMNS = 8;
 function drawTable(panel, view, parts, choose) {
   const box = el("div", "alv-table st-key-table-" + panel.id + (panel.scroll ? " alv-scroll" : ""));
   const n = panel.rows.length;
+  // one long row (a cached step's x, 576 numbers) is drawn as a column in its scrolling box: it scrolls down,
+  // never sideways
+  const standing = panel.scroll && n === 1;
   const all = panel.cols.map((_, c) => c);
-  // the columns of each block: all of them, or (a wide table that is drawn whole) blocks of BLOCK_COLUMNS
-  const blocks = [];
-  for (let start = 0; start < all.length; start += panel.scroll ? all.length : BLOCK_COLUMNS) {
-    blocks.push(all.slice(start, start + (panel.scroll ? all.length : BLOCK_COLUMNS)));
-  }
-  if (!blocks.length) blocks.push([]);
+  // the columns of each block: all of them in a scrolling box, else as many as fit the page (columnBlocks)
+  const blocks = panel.scroll ? [all] : columnBlocks(panel);
   const drawRow = (r, columns) => {
     const tr = el("tr");
     if (panel.rowHeaders !== false) {
@@ -246,8 +278,15 @@ function drawTable(panel, view, parts, choose) {
     if (panel.caption && k === 0) table.appendChild(el("caption", null, panel.caption));
     const head = el("thead");
     const hr = el("tr");
-    if (panel.rowHeaders !== false) hr.appendChild(el("th", null, panel.corner || ""));
-    columns.forEach((c) => { const th = el("th", null, panel.cols[c]); th.scope = "col"; hr.appendChild(th); });
+    if (standing) {
+      hr.appendChild(el("th", null, panel.colName || ""));
+      const th = el("th", null, panel.rows[0]);
+      th.scope = "col";
+      hr.appendChild(th);
+    } else {
+      if (panel.rowHeaders !== false) hr.appendChild(el("th", null, panel.corner || ""));
+      columns.forEach((c) => { const th = el("th", null, panel.cols[c]); th.scope = "col"; hr.appendChild(th); });
+    }
     head.appendChild(hr);
     table.appendChild(head);
     const body = el("tbody");
@@ -264,10 +303,24 @@ function drawTable(panel, view, parts, choose) {
     blocks.forEach((columns, k) => { for (let r = 0; r < n; r++) bodies[k].appendChild(drawRow(r, columns)); });
   } else {
     const body = bodies[0];
+    const count = standing ? panel.cols.length : n;  // the rows drawn: the table's, or the one row's columns
+    const drawLine = standing ? (c) => {
+      const tr = el("tr");
+      const th = el("th", null, panel.cols[c]);
+      th.scope = "row";
+      tr.appendChild(th);
+      const value = panel.values[0][c];
+      const td = el("td", "alv-num", value === null ? (panel.masked || "—") : formatNumber(value, decimalsAt(panel, 0, c)));
+      td.dataset.r = 0;
+      td.dataset.c = c;
+      tr.appendChild(td);
+      parts.cells.set("0," + c, td);
+      return tr;
+    } : (r) => drawRow(r, all);
     const spacer = () => {
       const tr = el("tr", "alv-spacer");
       const td = el("td");
-      td.colSpan = panel.cols.length + (panel.rowHeaders !== false ? 1 : 0);
+      td.colSpan = standing ? 2 : panel.cols.length + (panel.rowHeaders !== false ? 1 : 0);
       tr.appendChild(td);
       return tr;
     };
@@ -275,17 +328,17 @@ function drawTable(panel, view, parts, choose) {
     let rowHeight = 29, shown = null;
     const update = () => {
       const first = Math.max(0, Math.floor(box.scrollTop / rowHeight) - ROW_MARGIN);
-      const last = Math.min(n, first + Math.ceil((box.clientHeight || 420) / rowHeight) + 2 * ROW_MARGIN);
+      const last = Math.min(count, first + Math.ceil((box.clientHeight || 420) / rowHeight) + 2 * ROW_MARGIN);
       if (shown && shown[0] === first && shown[1] === last) return;
       shown = [first, last];
       parts.cells.clear();
       const rows = [];
-      for (let r = first; r < last; r++) rows.push(drawRow(r, all));
+      for (let r = first; r < last; r++) rows.push(drawLine(r));
       body.replaceChildren(above, ...rows, below);
       above.firstChild.style.height = first * rowHeight + "px";
-      below.firstChild.style.height = (n - last) * rowHeight + "px";
+      below.firstChild.style.height = (count - last) * rowHeight + "px";
       above.hidden = first === 0;
-      below.hidden = last === n;
+      below.hidden = last === count;
       if (parts.detail) light(panel, parts, parts.detail);
     };
     let pending = false;
@@ -383,7 +436,10 @@ function light(panel, parts, detail) {
     if (parts.grid) {
       const b = band();
       b.dataset[key] = l.index;
-      if (l.axis === "row") parts.grid.place(b, l.index, 0, 1, parts.grid.cols);
+      if (parts.grid.fold) {  // one data row drawn folded: the row is the whole picture, a column one cell
+        if (l.axis === "row") parts.grid.placeDrawn(b, 0, 0, parts.grid.rows, parts.grid.cols);
+        else parts.grid.place(b, 0, l.index);
+      } else if (l.axis === "row") parts.grid.place(b, l.index, 0, 1, parts.grid.cols);
       else parts.grid.place(b, 0, l.index, parts.grid.rows, 1);
     }
   }

@@ -166,3 +166,27 @@ def test_a_heatmap_fits_the_page_at_1024_px_and_keeps_its_numbers_where_they_fit
         assert len(written) == rows * cols
     if rows * cols <= 400 and cols <= 8:  # the walkthrough's matrices (d_model 8): numbers always in the cells
         assert written
+
+
+@pytest.mark.parametrize(("d", "fold"), [(8, 0), (16, 0), (17, 0), (24, 8), (32, 8), (64, 8), (128, 8), (384, 32),
+                                         (576, 32), (100, 0)])
+def test_a_long_single_row_is_drawn_folded_and_its_grid_maps_each_cell_back(d, fold):
+    """A cached step's q [1 × 64] or x [1 × 576] was a strip of cells 1–8 px wide with ticks over each other
+    (issue 34): a one-row matrix wider than 16 columns is drawn in rows of `fold` (8 or 32, a divisor of its
+    width), its numbers in reading order, and its grid says how to map a drawn cell to its column."""
+    from viz.figures import fold_width, heatmap
+    m = np.arange(d, dtype=float)[None, :] / 10  # [1, d]
+    fig = heatmap(m, row_labels=["␣awesome"], col_labels=[str(k + 1) for k in range(d)], title=f"q  [1 × {d}]",
+                  row_title="token", col_title="dimension", compact=True)
+    assert fold_width(m.shape) == fold and fig.grid.fold == fold
+    assert fig.width <= svg.MAX_CHART_WIDTH
+    if not fold:
+        assert (fig.grid.rows, fig.grid.cols) == (1, d)
+        return
+    assert (fig.grid.rows, fig.grid.cols) == (d // fold, fold)
+    assert R.ticks(fig, "y")[:2] == [f"1–{fold}", f"{fold + 1}–{2 * fold}"]
+    assert f"its {d} numbers folded into {d // fold} rows of {fold}" in fig.alt and "␣awesome" in fig.alt
+    written = R.numbers(fig)
+    if written:  # in reading order: drawn cell (r, c) is column r·fold + c
+        assert [float(t) for t in written] == pytest.approx(m[0].round(2).tolist())
+    assert fold_width((2, d)) == 0  # a matrix of several rows is drawn as it is

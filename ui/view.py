@@ -91,7 +91,7 @@ def figure(fig: Svg, *, table_too: bool = True) -> dict:
     if fig.grid is not None:
         g = fig.grid
         out["grid"] = {"x": g.x, "y": g.y, "w": g.w, "h": g.h, "px": g.px, "py": g.py, "rows": g.rows,
-                       "cols": g.cols}
+                       "cols": g.cols, "fold": g.fold}
     return out
 
 

@@ -60,6 +60,10 @@ def heatmap(
         own largest value, so that several heatmaps share one scale.
     """
     m = np.asarray(m, dtype=np.float64)
+    fold = fold_width(m.shape)
+    if fold:
+        return _folded(m, fold, row_labels=row_labels, col_labels=col_labels, title=title, col_title=col_title,
+                       weights=weights, decimals=decimals, compact=compact, allowed=allowed, top=top)
     blocked = np.zeros(m.shape, dtype=bool) if allowed is None else ~np.asarray(allowed, dtype=bool)
     z = np.where(np.isfinite(m) & ~blocked, m, np.nan)  # [rows, cols]; masked cells drawn blank
     cell_text = None
@@ -79,6 +83,39 @@ def heatmap(
     return svg.heatmap(z, cell_text=cell_text, row_labels=row_labels, col_labels=col_labels, title=title,
                        row_title=None if compact else row_title, col_title=col_title, scale=scale, zmin=zmin,
                        zmax=zmax, colour_bar=not compact, compact=compact)
+
+
+FOLD_FROM = 16  # a single row wider than this is drawn folded (a cached step's q [1 × 64], its x [1 × 576])
+
+
+def fold_width(shape: tuple[int, ...]) -> int:
+    """How many cells a row of the folded picture of a one-row matrix holds, or 0 to draw it as it is: 8
+    (its numbers fit, and its table is drawn in blocks of 8 columns alike: static/view.js) up to 128 columns,
+    32 beyond (a 576-wide x is 18 rows of 32). Only a width that divides the row: no padding cell."""
+    if len(shape) != 2 or shape[0] != 1 or shape[1] <= FOLD_FROM:
+        return 0
+    width = 8 if shape[1] <= 128 else 32
+    return width if shape[1] % width == 0 else 0
+
+
+def _folded(m: npt.NDArray[np.float64], fold: int, *, row_labels: list[str], col_labels: list[str], title: str,
+            col_title: str, **options) -> svg.Svg:
+    """A [1 × D] matrix as a [D/fold × fold] heatmap, a row of the picture ``fold`` consecutive columns (a
+    strip of 576 cells 1 px wide showed nothing, and its ticks ran into each other; issue 34). Its grid maps a
+    drawn cell back to the column it is (``svg.Grid.fold``), so the tooltips and the table answer as before."""
+    d = m.shape[1]
+    shape = (d // fold, fold)
+    decimals = options.pop("decimals")
+    allowed = options.pop("allowed")
+    fig = heatmap(
+        m.reshape(shape), row_labels=[f"{col_labels[k]}–{col_labels[k + fold - 1]}" for k in range(0, d, fold)],
+        col_labels=[f"+{k}" for k in range(fold)], title=f"{title}, folded", row_title=f"{col_title}s",
+        col_title=f"{col_title} = the row's first + this", decimals=np.broadcast_to(np.asarray(decimals), m.shape
+                                                                                   ).reshape(shape),
+        allowed=None if allowed is None else np.asarray(allowed).reshape(shape), **options)
+    alt = (f"{title} of {row_labels[0]}: its {d} numbers folded into {shape[0]} rows of {fold}, row 1 holding "
+           f"{col_labels[0]}–{col_labels[fold - 1]}. " + fig.alt.split(": ", 1)[1])
+    return dataclasses.replace(fig, alt=alt, grid=dataclasses.replace(fig.grid, fold=fold))
 
 
 def tokens_figure(trace: AttentionTrace) -> svg.Svg:

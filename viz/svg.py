@@ -112,6 +112,7 @@ class Grid:
     py: float
     rows: int
     cols: int
+    fold: int = 0  # a single row drawn folded into rows of ``fold`` cells: drawn cell (r, c) is column r·fold + c
 
 
 @dataclass(frozen=True)
