@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.table_reading import readable
-from ui.matrix_editor import BOUND, cell_text, matrix_text, parse_edits, paste_block
+from ui.matrix_editor import BOUND, cell_text, edited_cells, matrix_text, parse_edits, paste_block
 
 CURRENT = np.array([[0.123456, -1.0], [2.5, 0.0]])
 
@@ -179,3 +179,21 @@ def test_the_sidebar_says_when_the_steps_use_hand_edits(query):
     assert len(summary) == 1
     assert ("edited by hand" in summary[0]) == ("w" in query)
     assert any("hand-edited" in e.value for e in [*at.info, *at.caption]) == ("w" in query)  # the page says so too
+
+
+def test_the_editor_names_the_cells_edited_by_hand_under_each_grid():
+    """A grid cannot mark a cell, and an edit was invisible among the other numbers (issue 34): each grid's
+    caption names its edited cells with the preset's value, and a grid with none says nothing."""
+    from tests.driving import open_app
+    at = open_app("", w="Q1.1:5.0;Q2.3:-0.5;V4.4:1.25", step="3")
+    assert_no_exception(at)
+    preset = random_projections(8, 4, DEFAULT_SEED)
+    captions = [c.value for c in at.caption if c.value.startswith("Edited by hand")]
+    assert captions == [
+        f"Edited by hand (2 cells): row 1, column 1: 5 (preset {cell_text(preset.w_q[0, 0])}); row 2, column 3: -0.5 "
+        f"(preset {cell_text(preset.w_q[1, 2])}).",
+        f"Edited by hand (1 cell): row 4, column 4: 1.25 (preset {cell_text(preset.w_v[3, 3])}).",
+    ]
+    many = edited_cells(np.arange(16.0).reshape(4, 4), np.zeros((4, 4)))
+    assert many.startswith("Edited by hand (15 cells): row 1, column 2: 1 (preset 0)") and many.endswith("and 9 more.")
+    assert edited_cells(np.ones((2, 2)), np.ones((2, 2))) == ""

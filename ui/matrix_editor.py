@@ -262,6 +262,22 @@ def current_edits(preset: Projections, *, basis: tuple) -> Projections | None:
     return _edits(state)
 
 
+EDITED_SHOWN = 6  # edited cells named under a grid; more are counted
+
+
+def edited_cells(matrix: np.ndarray, preset: np.ndarray) -> str:
+    """The cells of ``matrix`` that differ from the preset's, as a caption ("" when none): the grid itself
+    cannot mark a cell, and an edit was otherwise invisible among the other numbers."""
+    rows, cols = np.nonzero(matrix != preset)
+    if rows.size == 0:
+        return ""
+    shown = zip(rows[:EDITED_SHOWN], cols[:EDITED_SHOWN], strict=True)
+    named = [f"row {r + 1}, column {c + 1}: {cell_text(matrix[r, c])} (preset {cell_text(preset[r, c])})"
+             for r, c in shown]
+    more = f"; and {rows.size - EDITED_SHOWN} more" if rows.size > EDITED_SHOWN else ""
+    return f"Edited by hand ({rows.size} cell{'s' if rows.size != 1 else ''}): " + "; ".join(named) + more + "."
+
+
 def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") -> Projections | None:
     """Draw the three editors; return the hand-edited matrices, or None while they equal the preset."""
     state = _state(preset, basis)
@@ -270,10 +286,13 @@ def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") 
     st.caption(f"Click a cell to type a number, or paste a block of cells. Entries must be numbers within "
                f"±{BOUND:g}. An edit lasts while d_model and d_k stay the same. A block bigger than a matrix: "
                "paste it into the box below the grids, which says what it used and what it cut.")
-    columns = st.columns(3)
-    for column, name in zip(columns, NAMES, strict=True):
+    # side by side only while each grid shows all its columns there (at 1280 px an [8 × 4] grid in a third of
+    # the page showed 3½ columns; issue 34); otherwise one under another
+    d_k = preset[0].shape[1]
+    columns = st.columns(3) if d_k <= 2 else [st.container() for _ in NAMES]
+    for column, name, original in zip(columns, NAMES, preset, strict=True):
         with column:
-            st.markdown(f"**{name}** [{preset[0].shape[0]} × {preset[0].shape[1]}]")
+            st.markdown(f"**{name}** [{preset[0].shape[0]} × {d_k}]")
             shown = matrix_text(state.matrices[name])
             edited = st.data_editor(shown, key=f"{key}-{name}-{state.version}", width="stretch")
             matrix, errors = parse_edits(name, state.matrices[name], shown, edited)
@@ -282,6 +301,9 @@ def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") 
             if not errors and not np.array_equal(matrix, state.matrices[name]):
                 state.matrices[name] = matrix
                 state.edited = True
+            changed = edited_cells(state.matrices[name], np.asarray(original))
+            if changed:
+                st.caption(changed)
     _paste_box(state, key)
     st.button("Reset to the preset", key=f"{key}-reset", on_click=_reset, args=(state, preset),
               disabled=not state.edited)

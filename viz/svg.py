@@ -288,7 +288,8 @@ def heatmap(
         cw, ch = _cell_size(n_cols, max(room, 200)), _cell_size(n_rows)
     # very long axes (a real model's 384 dimensions) get a label every few cells, as many as fit
     row_labels = _every(row_labels, math.ceil(tick / ch - 1e-9))
-    col_labels = _every(col_labels, math.ceil(tick / cw - 1e-9))
+    # slanted labels need a little more than their type's height between them (at 1.0 they touched: issue 34)
+    col_labels = _every(col_labels, math.ceil(1.5 * tick / cw - 1e-9))
     row_label_w = max((text_width(r, tick) for r in row_labels), default=0) + 8
     col_label_w = max((text_width(c, tick) for c in col_labels), default=0)
     slanted = col_label_w + 6 > cw
