@@ -285,7 +285,7 @@ def heatmap(
     else:  # the columns within the page's width at 1024 px; the rows as long as they need
         room = MAX_CHART_WIDTH - (max((text_width(r, tick) for r in row_labels), default=0) + 30) - (
             70 if colour_bar else 8)
-        cw, ch = _cell_size(n_cols, max(room, 200)), _cell_size(n_rows)
+        cw, ch = min(22.0, max(room, 200) / n_cols), _cell_size(n_rows)
     # very long axes (a real model's 384 dimensions) get a label every few cells, as many as fit
     row_labels = _every(row_labels, math.ceil(tick / ch - 1e-9))
     # slanted labels need a little more than their type's height between them (at 1.0 they touched: issue 34)
@@ -330,12 +330,10 @@ def heatmap(
     return document("".join(out), width, height, alt, Grid(left, top, cw - 1, ch - 1, cw, ch, n_rows, n_cols))
 
 
-def _cell_size(count: int, axis: float = 600) -> float:
-    """A cell's side along an axis of ``count`` cells, without numbers: up to 22 px, as long as the axis
-    fits ``axis`` px, and not below 10 px up to 96 cells when the axis may be 600 px long (rows: a
-    384-dimension axis gets 1.6 px cells)."""
-    fit = axis / max(count, 1)
-    return max(10.0, min(22.0, fit)) if count <= 96 and axis >= 600 else min(22.0, fit)
+def _cell_size(count: int) -> float:
+    """A row's height without numbers: 10–22 px up to 96 rows, then whatever keeps the axis 600 px long (a
+    384-dimension axis gets 1.6 px rows). (Columns fit the page's width instead: ``heatmap``.)"""
+    return max(10.0, min(22.0, 600 / max(count, 1))) if count <= 96 else 600 / count
 
 
 # The widest a heatmap is drawn: beside the open sidebar on a 1024 px screen the page is 564 px wide, and a
