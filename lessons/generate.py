@@ -13,6 +13,7 @@ from ui.models import TIMED_LENGTHS, generation_of, model_named, step_timings, s
 from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
 from ui.walkthrough import render_steps, steps_for
 from viz import generation as G
+from viz.labels import markdown_text
 
 st.title("Writing with a key/value cache")
 ui.lesson("generate/00_intro")
@@ -79,8 +80,8 @@ else:
                          format_func=lambda k: G.step_label(gen, k - 1), on_change=arrival.go, args=("gen-step-2",),
                          help="One step of writing: the model reads one token, with the cache, and writes the "
                               "next. Below, the walkthrough's steps on that one token's numbers.") or 1) - 1
-    st.caption(f"Generation step {G.step_label(gen, step)}; layer {layer + 1}, query head {head + 1} "
-               "(pick them above).")
+    st.caption(f"Generation step {markdown_text(G.step_label(gen, step))}; layer {layer + 1}, query head "
+               f"{head + 1} (pick them above).")
     trace = step_trace_of(prompt, count, step, layer, head)
     render_steps(trace, prefix="gen-", first=2, last=2)
     render_steps(trace, prefix="gen-", first=4, last=len(steps_for(trace)))

@@ -8,7 +8,7 @@ const WAIT_MS = 3000;  // the heading is drawn before this element; a busy brows
 
 export default function arrival(component) {
   const data = component.data || {};
-  const nonce = data.nonce || 0;
+  const nonce = data.nonce || "";
   if (!(SEEN in window)) {  // a page load: the browser opened it at its top, or at the link's #anchor
     window[SEEN] = nonce;
     return;

@@ -168,6 +168,6 @@ export function sources(panel, r, c) {
     line("α", { sub: `${i},:` }, ` = ${vector(tip.w[r])}, row ${i} of α`);
     line("v", { sub: `:,${j}` }, ` = ${vector(column(tip.v))}, column ${j} of V`);
   }
-  if (out.length) out.unshift({ cls: null, pieces: ["Computed from (drawn on other steps):"] });
+  if (out.length) out.unshift({ cls: null, pieces: ["Computed from (not drawn here):"] });
   return out;
 }

@@ -25,6 +25,7 @@ export default function render(component) {
     view = { host: null, tip: null, focus: null, onLink: null, observers: [] };
     views.set(parentElement, view);
   }
+  view.parent = parentElement;  // in the page already: its computed style says how large the type is
   view.observers.forEach((o) => o.disconnect());  // the boxes of the last draw are gone
   view.observers = [];
   const root = document.createElement("div");
@@ -218,12 +219,17 @@ const BLOCK_WIDTH = 550;
 const CHAR_PX = 7.5;  // a character of the table's 14 px type, about its average (digits are 7.8, most letters less)
 const CELL_PADDING_PX = 17;
 
-function columnBlocks(panel) {
-  const text = (r, c) => {
-    const v = panel.values[r][c];
-    return v === null ? (panel.masked || "—") : formatNumber(v, decimalsAt(panel, r, c));
-  };
-  const width = (texts) => Math.max(0, ...texts.map((t) => String(t).length)) * CHAR_PX + CELL_PADDING_PX;
+// A cell's text as the table writes it
+function cellText(panel, r, c) {
+  const v = panel.values[r][c];
+  return v === null ? (panel.masked || "—") : formatNumber(v, decimalsAt(panel, r, c));
+}
+
+// ``scale``: the table's type against its usual 14 px (presenter mode's is larger: ui/presenter.py sets
+// --alv-table-scale)
+function columnBlocks(panel, scale) {
+  const text = (r, c) => cellText(panel, r, c);
+  const width = (texts) => (Math.max(0, ...texts.map((t) => String(t).length)) * CHAR_PX + CELL_PADDING_PX) * scale;
   const labels = panel.rowHeaders !== false ? width([panel.corner || "", ...panel.rows]) : 0;
   const blocks = [];
   let block = [], used = labels;
@@ -247,12 +253,13 @@ function columnBlocks(panel) {
 function drawTable(panel, view, parts, choose) {
   const box = el("div", "alv-table st-key-table-" + panel.id + (panel.scroll ? " alv-scroll" : ""));
   const n = panel.rows.length;
-  // one long row (a cached step's x, 576 numbers) is drawn as a column in its scrolling box: it scrolls down,
-  // never sideways
-  const standing = panel.scroll && n === 1;
+  // a few long rows (a cached step's x, 576 numbers; a real model's Q of 7 tokens, [7 × 64]) stand in their
+  // scrolling box, a row of the table a column of the box: it scrolls down, never sideways
+  const standing = panel.scroll && n <= BLOCK_COLUMNS && panel.cols.length > n;
   const all = panel.cols.map((_, c) => c);
   // the columns of each block: all of them in a scrolling box, else as many as fit the page (columnBlocks)
-  const blocks = panel.scroll ? [all] : columnBlocks(panel);
+  const scale = parseFloat(getComputedStyle(view.parent || document.body).getPropertyValue("--alv-table-scale")) || 1;
+  const blocks = panel.scroll ? [all] : columnBlocks(panel, scale);
   const drawRow = (r, columns) => {
     const tr = el("tr");
     if (panel.rowHeaders !== false) {
@@ -263,9 +270,8 @@ function drawTable(panel, view, parts, choose) {
     }
     columns.forEach((c) => {
       const value = panel.values[r][c];
-      const shown = value === null ? (panel.masked || "—") : formatNumber(value, decimalsAt(panel, r, c));
       const numeric = typeof value === "number" || value === null || /^[−-]?[0-9]/.test(value);
-      const td = el("td", numeric ? "alv-num" : null, shown);
+      const td = el("td", numeric ? "alv-num" : null, cellText(panel, r, c));
       td.dataset.r = r;
       td.dataset.c = c;
       tr.appendChild(td);
@@ -280,9 +286,7 @@ function drawTable(panel, view, parts, choose) {
     const hr = el("tr");
     if (standing) {
       hr.appendChild(el("th", null, panel.colName || ""));
-      const th = el("th", null, panel.rows[0]);
-      th.scope = "col";
-      hr.appendChild(th);
+      panel.rows.forEach((name) => { const th = el("th", null, name); th.scope = "col"; hr.appendChild(th); });
     } else {
       if (panel.rowHeaders !== false) hr.appendChild(el("th", null, panel.corner || ""));
       columns.forEach((c) => { const th = el("th", null, panel.cols[c]); th.scope = "col"; hr.appendChild(th); });
@@ -309,18 +313,19 @@ function drawTable(panel, view, parts, choose) {
       const th = el("th", null, panel.cols[c]);
       th.scope = "row";
       tr.appendChild(th);
-      const value = panel.values[0][c];
-      const td = el("td", "alv-num", value === null ? (panel.masked || "—") : formatNumber(value, decimalsAt(panel, 0, c)));
-      td.dataset.r = 0;
-      td.dataset.c = c;
-      tr.appendChild(td);
-      parts.cells.set("0," + c, td);
+      panel.rows.forEach((_, r) => {
+        const td = el("td", "alv-num", cellText(panel, r, c));
+        td.dataset.r = r;
+        td.dataset.c = c;
+        tr.appendChild(td);
+        parts.cells.set(r + "," + c, td);
+      });
       return tr;
     } : (r) => drawRow(r, all);
     const spacer = () => {
       const tr = el("tr", "alv-spacer");
       const td = el("td");
-      td.colSpan = standing ? 2 : panel.cols.length + (panel.rowHeaders !== false ? 1 : 0);
+      td.colSpan = standing ? n + 1 : panel.cols.length + (panel.rowHeaders !== false ? 1 : 0);
       tr.appendChild(td);
       return tr;
     };
@@ -378,7 +383,8 @@ function cellLabel(panel, r, c) {
 
 function show(panel, view, parts, anchor, r, c) {
   const tip = view.tip;
-  // a panel it links to that is not on the page (one step at a time): its numbers in the tooltip instead
+  // a panel it links to that is not on the page (one step at a time, or a head's X that its page does not
+  // draw): its numbers in the tooltip instead
   const away = (panel.links || []).some((l) => l.panel !== panel.id && !document.querySelector(
     `[data-panel="${CSS.escape(l.panel)}"]`));
   tip.replaceChildren(...drawLines([...explain(panel, r, c), ...(away ? sources(panel, r, c) : [])]));

@@ -197,3 +197,9 @@ def test_the_editor_names_the_cells_edited_by_hand_under_each_grid():
     many = edited_cells(np.arange(16.0).reshape(4, 4), np.zeros((4, 4)))
     assert many.startswith("Edited by hand (15 cells): row 1, column 2: 1 (preset 0)") and many.endswith("and 9 more.")
     assert edited_cells(np.ones((2, 2)), np.ones((2, 2))) == ""
+
+
+def test_an_edit_smaller_than_the_grids_decimals_is_named_with_the_digits_that_differ():
+    """Retyping 0.12350 over 0.123456 changes the number, not the grid's text: the caption still tells them apart."""
+    text = edited_cells(np.array([[0.1235]]), np.array([[0.123456]]))
+    assert text == "Edited by hand (1 cell): row 1, column 1: 0.1235 (preset 0.123456)."

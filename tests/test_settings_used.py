@@ -44,8 +44,9 @@ def test_settings_a_page_does_not_read_are_disabled_and_change_nothing(page):
     assert not at.exception
     for key, widget in sidebar_widgets(at).items():
         assert widget.disabled == (key not in used), key
-    note = [c.value for c in at.sidebar.caption if "This page does not use" in c.value]
+    note = [c.value for c in at.sidebar.caption if "This page does not read" in c.value]
     assert len(note) == 1 and all(SETTING_NAMES[key] in note[0] for key in unused)
+    assert not any(SETTING_NAMES[key] in note[0] for key in used)  # and only those
     changed = open_app(page, **OPEN.get(page, {}), **{key: CHANGED[key] for key in unused})
     assert not changed.exception
     assert content(changed) == content(at)
@@ -57,7 +58,8 @@ def test_settings_a_page_does_not_read_are_disabled_and_change_nothing(page):
 def test_a_setting_a_page_reads_changes_it(page, key):
     at = open_app(page, **OPEN.get(page, {}))
     assert sidebar_widgets(at)[key].disabled is False
-    assert not any("This page does not use" in c.value for c in at.sidebar.caption) or page in USED_BY
+    if page not in USED_BY:  # a page that reads every setting says nothing of the kind
+        assert not any("This page does not read" in c.value for c in at.sidebar.caption)
     assert content(open_app(page, **OPEN.get(page, {}), **{key: CHANGED[key]})) != content(at)
 
 
@@ -69,3 +71,21 @@ def test_smollm2s_page_reads_the_seed_and_minilms_does_not(seed):
     assert not sidebar_widgets(smol)["seed"].disabled and sidebar_widgets(mini)["seed"].disabled
     assert content(open_app("real_model", **smollm2, seed=seed)) != content(smol)
     assert content(open_app("real_model", **minilm, seed=seed)) == content(mini)
+
+
+@pytest.mark.parametrize(("page", "shown"), [("", "This forum is awesome"), ("multihead", "This forum is awesome"),
+                                             ("phonebook", None), ("learn", None)])
+def test_a_phones_sentence_line_names_the_sentence_the_lesson_shows(page, shown):
+    """The line at the top of a phone's page names the sentence the numbers come from: a sentence the lesson
+    could not show (65 tokens) is not it; a page that reads no sentence has no such line."""
+    def line(at):
+        found = [c.value for c in at.main.caption if c.value.startswith("Sentence: “")]
+        return found[0] if found else None
+
+    fine = open_app(page, sentence="a dog ran")
+    too_long = open_app(page, sentence="w " * 65)
+    if shown is None:
+        assert line(fine) is None and line(too_long) is None
+        return
+    assert line(fine).startswith("Sentence: “a dog ran”")
+    assert line(too_long).startswith(f"Sentence: “{shown}”")

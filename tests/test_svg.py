@@ -179,7 +179,7 @@ def test_a_long_single_row_is_drawn_folded_and_its_grid_maps_each_cell_back(d, f
     from viz.figures import fold_width, heatmap
     m = np.arange(d, dtype=float)[None, :] / 10  # [1, d]
     fig = heatmap(m, row_labels=["␣awesome"], col_labels=[str(k + 1) for k in range(d)], title=f"q  [1 × {d}]",
-                  row_title="token", col_title="dimension", compact=True)
+                  row_title="token", col_title="dimension", compact=True, fold=True)
     assert fold_width(m.shape) == fold and fig.grid.fold == fold
     assert fig.width <= svg.MAX_CHART_WIDTH
     if not fold:
@@ -187,8 +187,12 @@ def test_a_long_single_row_is_drawn_folded_and_its_grid_maps_each_cell_back(d, f
         return
     assert (fig.grid.rows, fig.grid.cols) == (d // fold, fold)
     assert R.ticks(fig, "y")[:2] == [f"1–{fold}", f"{fold + 1}–{2 * fold}"]
-    assert f"its {d} numbers folded into {d // fold} rows of {fold}" in fig.alt and "␣awesome" in fig.alt
+    assert fig.alt.startswith(f"q  [1 × {d}], folded: the {d} numbers of “␣awesome” in {d // fold} rows of {fold}, "
+                              f"row 1 holding dimensions 1–{fold}; a heatmap, {d // fold} rows")
     written = R.numbers(fig)
     if written:  # in reading order: drawn cell (r, c) is column r·fold + c
         assert [float(t) for t in written] == pytest.approx(m[0].round(2).tolist())
     assert fold_width((2, d)) == 0  # a matrix of several rows is drawn as it is
+    keys = heatmap(m, row_labels=["q"], col_labels=[f"k{k}" for k in range(d)], title="α", row_title="query",
+                   col_title="key", weights=True)
+    assert keys.grid.fold == 0  # keys are never folded: "the row's first key + 3" means nothing

@@ -10,6 +10,7 @@ hovered cell, a class's timer) leaves the scroll position and the focus where th
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 import streamlit as st
@@ -21,8 +22,9 @@ _COMPONENT = st.components.v2.component("attention_lab.arrival", js=_JS)
 
 def go(anchor: str) -> None:
     """Open ``anchor`` (a heading's id, as ``st.subheader(anchor=...)`` sets it) at the end of this run."""
-    nonce, _ = st.session_state.get(_STATE, (0, None))
-    st.session_state[_STATE] = (nonce + 1, anchor)
+    # a fresh token, not a counter: after a server restart a counter would start again at a number the
+    # browser has already acted on
+    st.session_state[_STATE] = (secrets.token_hex(8), anchor)
 
 
 def to_step(key: str, prefix: str = "") -> None:
@@ -32,5 +34,5 @@ def to_step(key: str, prefix: str = "") -> None:
 
 def draw() -> None:
     """The (invisible) component that scrolls to the last navigation's heading once (see static/arrival.js)."""
-    nonce, anchor = st.session_state.get(_STATE, (0, None))
+    nonce, anchor = st.session_state.get(_STATE, ("", None))
     _COMPONENT(key="arrival", data={"nonce": nonce, "target": anchor})

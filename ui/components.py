@@ -27,7 +27,8 @@ MAX_TABLE_CELLS = 400
 # - Previous and Next show their keys (PageUp, PageDown: a presentation clicker's) only where the button has
 #   room for them (at 1024 px in presenter mode "Previous" was cut to "Prev…") and a keyboard is likely: a
 #   phone's touch screen has no PageUp;
-# - the sentence is named at the top of a page on a phone, whose sidebar starts closed (ui.settings).
+# - the sentence is named at the top of a page on a phone or a small tablet, whose sidebar starts closed
+#   (Streamlit closes it up to 768 px; ui.settings).
 TABLE_CSS = """<style>
 [data-testid="stHorizontalBlock"]:has([class*="st-key-table-"]) > [data-testid="stColumn"] {
   flex: 1 1 auto; width: auto;
@@ -37,7 +38,7 @@ TABLE_CSS = """<style>
 .st-key-prev_step, .st-key-next_step { container-type: inline-size; }
 @container (max-width: 190px) { .st-key-prev_step kbd, .st-key-next_step kbd { display: none; } }
 @media (pointer: coarse) { .st-key-prev_step kbd, .st-key-next_step kbd { display: none; } }
-@media (min-width: 641px) { .st-key-phone-sentence { display: none; } }
+@media (min-width: 769px) { .st-key-phone-sentence { display: none; } }
 </style>"""
 
 

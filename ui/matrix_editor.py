@@ -271,9 +271,12 @@ def edited_cells(matrix: np.ndarray, preset: np.ndarray) -> str:
     rows, cols = np.nonzero(matrix != preset)
     if rows.size == 0:
         return ""
-    shown = zip(rows[:EDITED_SHOWN], cols[:EDITED_SHOWN], strict=True)
-    named = [f"row {r + 1}, column {c + 1}: {cell_text(matrix[r, c])} (preset {cell_text(preset[r, c])})"
-             for r, c in shown]
+    def pair(a: float, b: float) -> tuple[str, str]:  # as the grid writes them, or closer where those agree
+        return (cell_text(a), cell_text(b)) if cell_text(a) != cell_text(b) else (repr(float(a)), repr(float(b)))
+
+    shown = [(r, c, *pair(matrix[r, c], preset[r, c])) for r, c in zip(rows[:EDITED_SHOWN], cols[:EDITED_SHOWN],
+                                                                        strict=True)]
+    named = [f"row {r + 1}, column {c + 1}: {now} (preset {was})" for r, c, now, was in shown]
     more = f"; and {rows.size - EDITED_SHOWN} more" if rows.size > EDITED_SHOWN else ""
     return f"Edited by hand ({rows.size} cell{'s' if rows.size != 1 else ''}): " + "; ".join(named) + more + "."
 

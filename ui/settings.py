@@ -79,7 +79,8 @@ SETTING_NAMES = {"sentence": "the sentence", "seed": "the seed", "d_model": "d_m
                  "positional": "positional encodings", "causal": "the causal mask"}
 # The shared settings each page reads (by its address; a page not named reads them all). The others are
 # drawn disabled there, and the sidebar says which they are: a learner who changed the sentence on the
-# phonebook page saw nothing happen (issue 34). Disabled, not hidden: a widget not drawn loses its value.
+# phonebook page saw nothing happen (issue 34). Disabled, not hidden: the learner still sees the settings the
+# other lessons use, and that this page ignores them.
 # tests/test_settings_used.py checks each claim: changing a setting a page does not read leaves it as it was.
 USED_BY = {
     "phonebook": frozenset(),  # its own phonebook, its own vectors
@@ -135,20 +136,27 @@ def draw_shared_sidebar(page: str = "") -> Shared:
     unused = [name for key, name in SETTING_NAMES.items() if key not in used]
     if unused:
         kept = "they are" if len(unused) > 1 else "it is"
-        sb.caption(f"This page does not use {_listed(unused)}: {kept} kept for the other lessons.")
+        sb.caption(f"This page does not read the sidebar's {_listed(unused)} (it has its own, or none): {kept} kept "
+                   "for the other lessons.")
     return Shared(
         sentence=sentence or "", seed=int(seed), d_model=int(d_model), positional=bool(positional), causal=bool(causal)
     )
 
 
-def sentence_on_phones(page: str, shared: Shared) -> None:
+def sentence_on_phones(page: str):
     """On a phone the sidebar starts closed, and the sentence every number comes from was hidden behind it:
-    a line at the top of the page names it there (ui.components.TABLE_CSS shows it on narrow screens only)."""
+    a line at the top of the page names it there (ui.components.TABLE_CSS shows it on narrow screens only).
+    Returns a function to call once the lesson has run: it writes the sentence the lesson showed (the last
+    one that worked, when the box holds text it could not show)."""
     if "sentence" not in settings_used(page):
-        return
-    with st.container(key="phone-sentence"):
-        st.caption(f"Sentence: “{markdown_text(shared.sentence[:120])}{'…' if len(shared.sentence) > 120 else ''}” "
-                   "(change it in the sidebar: » at the top left)")
+        return lambda: None
+    box = st.container(key="phone-sentence")
+
+    def write() -> None:
+        sentence = st.session_state.get(SHOWN, {}).get("sentence", shared().sentence)
+        box.caption(f"Sentence: “{markdown_text(sentence[:120])}{'…' if len(sentence) > 120 else ''}” "
+                    "(change it in the sidebar: » at the top left)")
+    return write
 
 
 def _listed(names: list[str]) -> str:

@@ -42,7 +42,7 @@ def _choose_query(*, to_step_8: bool):
     end of the run, ui.links.write_link)."""
     def chosen(choice: dict) -> None:
         st.session_state["query"] = int(choice["row"])
-        if to_step_8:
+        if to_step_8 and st.session_state.get("step") != len(STEPS):  # on step 8 already: the focus stays
             st.session_state["step"] = len(STEPS)
             arrival.go(f"step-{len(STEPS)}")
     return chosen

@@ -38,6 +38,7 @@ def heatmap(
     compact: bool = False,
     allowed: npt.ArrayLike | None = None,
     top: float | None = None,
+    fold: bool = False,
 ) -> svg.Svg:
     """A labelled heatmap of a matrix, with its numbers in the cells.
 
@@ -58,11 +59,14 @@ def heatmap(
     top : float, optional
         The end of the colour scale (weights: 0 … top; signed: −top … top) instead of this matrix's
         own largest value, so that several heatmaps share one scale.
+    fold : bool
+        The columns are a vector's dimensions: a single row wider than FOLD_FROM is drawn folded
+        (``fold_width``). Not for keys: "the row's first key + 3" means nothing.
     """
     m = np.asarray(m, dtype=np.float64)
-    fold = fold_width(m.shape)
-    if fold:
-        return _folded(m, fold, row_labels=row_labels, col_labels=col_labels, title=title, col_title=col_title,
+    width = fold_width(m.shape) if fold else 0
+    if width:
+        return _folded(m, width, row_labels=row_labels, col_labels=col_labels, title=title, col_title=col_title,
                        weights=weights, decimals=decimals, compact=compact, allowed=allowed, top=top)
     blocked = np.zeros(m.shape, dtype=bool) if allowed is None else ~np.asarray(allowed, dtype=bool)
     z = np.where(np.isfinite(m) & ~blocked, m, np.nan)  # [rows, cols]; masked cells drawn blank
@@ -90,7 +94,7 @@ FOLD_FROM = 16  # a single row wider than this is drawn folded (a cached step's 
 
 def fold_width(shape: tuple[int, ...]) -> int:
     """How many cells a row of the folded picture of a one-row matrix holds, or 0 to draw it as it is: 8
-    (its numbers fit, and its table is drawn in blocks of 8 columns alike: static/view.js) up to 128 columns,
+    (its numbers fit, and its table's blocks hold up to 8 columns: static/view.js) up to 128 columns,
     32 beyond (a 576-wide x is 18 rows of 32). Only a width that divides the row: no padding cell."""
     if len(shape) != 2 or shape[0] != 1 or shape[1] <= FOLD_FROM:
         return 0
@@ -107,14 +111,16 @@ def _folded(m: npt.NDArray[np.float64], fold: int, *, row_labels: list[str], col
     shape = (d // fold, fold)
     decimals = options.pop("decimals")
     allowed = options.pop("allowed")
+    drawn_title = f"{title}, folded"
     fig = heatmap(
         m.reshape(shape), row_labels=[f"{col_labels[k]}–{col_labels[k + fold - 1]}" for k in range(0, d, fold)],
-        col_labels=[f"+{k}" for k in range(fold)], title=f"{title}, folded", row_title=f"{col_title}s",
+        col_labels=[f"+{k}" for k in range(fold)], title=drawn_title, row_title=f"{col_title}s",
         col_title=f"{col_title} = the row's first + this", decimals=np.broadcast_to(np.asarray(decimals), m.shape
                                                                                    ).reshape(shape),
         allowed=None if allowed is None else np.asarray(allowed).reshape(shape), **options)
-    alt = (f"{title} of {row_labels[0]}: its {d} numbers folded into {shape[0]} rows of {fold}, row 1 holding "
-           f"{col_labels[0]}–{col_labels[fold - 1]}. " + fig.alt.split(": ", 1)[1])
+    picture = fig.alt[len(drawn_title) + 2:]  # svg.heatmap's alt is "<its title>: <the picture>"
+    alt = (f"{title}, folded: the {d} numbers of “{row_labels[0]}” in {shape[0]} rows of {fold}, row 1 holding "
+           f"{col_title}s {col_labels[0]}–{col_labels[fold - 1]}; {picture}")
     return dataclasses.replace(fig, alt=alt, grid=dataclasses.replace(fig.grid, fold=fold))
 
 
@@ -137,7 +143,7 @@ def token_by_dim_figure(trace: AttentionTrace | MultiHeadTrace, m: npt.ArrayLike
     return heatmap(
         m, row_labels=row_labels(trace, m.shape[0]), col_labels=dim_labels(m.shape[1]),
         title=f"{name}  [{m.shape[0]} × {m.shape[1]}]", row_title="token", col_title="dimension",
-        compact=compact, top=top,
+        compact=compact, top=top, fold=True,
     )
 
 

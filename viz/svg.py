@@ -571,8 +571,8 @@ def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_t
                                                                default=0) + 12))
     if n > 40:
         slot = max(8.0, 900 / n)
-    if not bar_width and 68 + n * slot > MAX_CHART_WIDTH:  # within the page at 1024 px (a cached step's 28 keys)
-        slot = max(8.0, (MAX_CHART_WIDTH - 68) / n)
+    if not bar_width and 68 + n * slot > MAX_CHART_WIDTH:  # within the page at 1024 px (a cached step's 28 keys,
+        slot = (MAX_CHART_WIDTH - 68) / n  # a real model's 128)
     longest = max((text_width(c, tick) for c in categories), default=0)
     slanted = longest + 4 > slot
     left, top = 58, 40

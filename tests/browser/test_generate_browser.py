@@ -4,6 +4,8 @@ with hostile text in the prompt."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -76,3 +78,18 @@ def test_switching_off_the_induction_heads_in_the_browser(open_page, artifacts):
     page.wait_for_function(f"() => ({MARKED_TILES})('rm-model-view') === 2")  # layer 19, heads 7 and 8
     page.locator(".st-key-table-rm-off-next").scroll_into_view_if_needed()
     page.screenshot(path=artifacts / "heads-off.png")
+
+
+def test_a_folded_vector_answers_for_the_dimension_each_drawn_cell_is(open_page):
+    """A cached step's x [1 × 576] is drawn as 18 rows of 32 and its q [1 × 64] as 8 rows of 8 (issue 34): a
+    drawn cell's tooltip, its keyboard label and the table's lit cell speak of the dimension it is."""
+    page = open_page("/generate?gen_count=4", ".st-key-table-gen-q table", width=1280, height=800)
+    hover(page, "gen-x", 2, 3)  # row 2 holds dimensions 65–96
+    assert "dimension 68" in tooltip(page)
+    cell = page.locator("[data-panel='gen-q'] .alv-cell")
+    cell.focus()
+    page.keyboard.press("ArrowDown")  # one drawn row down: eight dimensions on
+    expect(page.locator("[data-panel='gen-q'] .alv-cell")).to_have_attribute("aria-label", re.compile(r"dimension 9 "))
+    lit = page.locator(".st-key-table-gen-q td.alv-here")
+    expect(lit).to_have_count(1)
+    assert lit.get_attribute("data-c") == "8"  # the table's cell of dimension 9 (its ninth column)

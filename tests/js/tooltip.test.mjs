@@ -63,7 +63,7 @@ test("the vectors a cell comes from are named with their numbers, a long one by 
   const dot = { values: [[0.5]], rows: ["a"], cols: ["b"],
     tip: { kind: "dot", sym: "s", aSym: "q", bSym: "k", a: [[1.234, -0.5]], b: [[0.25, 2]] } };
   const lines = sources(dot, 0, 0).map(text);
-  assert.deepEqual(lines, ["Computed from (drawn on other steps):", "q1 = (1.23, −0.50), row 1 of Q",
+  assert.deepEqual(lines, ["Computed from (not drawn here):", "q1 = (1.23, −0.50), row 1 of Q",
     "k1 = (0.25, 2.00), row 1 of K"]);
   assert.equal(vector(Array.from({ length: 64 }, (_, k) => k / 100)),
     "(0.00, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, … 56 more)");
