@@ -379,3 +379,21 @@ def test_on_a_students_page_a_lessons_intro_is_folded_away(page, database):
 
     assert intro_in_expander(on(student, page)) == (True, True)
     assert intro_in_expander(browser(BOB, page)) == (False, False)
+
+
+def test_a_following_student_lands_on_the_teachers_new_step(database):
+    """The teacher's Next brings the new step's heading to the top of the teacher's page; a student following on
+    the walkthrough gets the same (ui/arrival.py), and a student on another page, or on the same step, does not."""
+    teacher, _, code = start_class()
+    teacher = on(teacher, "lessons/walkthrough.py")
+    ann = stay(join(ANN, code))
+    assert ann.session_state["_page"] == ""
+    before = ann.session_state["_arrival"] if "_arrival" in ann.session_state else None
+    teacher = teacher.button(key="next_step").click().run()  # step 2
+    ann = stay(ann.run())
+    assert ann.session_state["step"] == 2 and ann.session_state["_arrival"][1] == "step-2"
+    token = ann.session_state["_arrival"][0]
+    assert before is None or token != before[0]
+    teacher = teacher.sidebar.text_input(key="sentence").input("a dog ran").run()  # the same step, a new sentence
+    ann = stay(ann.run())
+    assert ann.session_state["_arrival"][0] == token  # no navigation: the student's page stays where it is

@@ -42,7 +42,7 @@ import segno
 import streamlit as st
 
 from classmode.store import MAX_NICKNAME, MODES, ClassError, ClassView, Store, database_url
-from ui import class_watch, identity
+from ui import arrival, class_watch, identity
 from ui import components as ui
 from ui.links import PAGE_SETTINGS, PRIVATE, SETTINGS, SHARED_SETTINGS, SPECS, check_link, link, read_into_session
 from ui.matrix_editor import EDIT_STATE
@@ -579,7 +579,9 @@ def drawn(code: str) -> None:
 
 def apply(page: str, query: dict) -> None:
     """The class's lesson (``lesson_of``) into this session: every setting of its page and the sidebar, as its
-    link says (a setting the link leaves out goes back to its default)."""
+    link says (a setting the link leaves out goes back to its default). A walkthrough the student is on that
+    moves to another step opens it at the top of the page, as the teacher's Next does (ui/arrival.py)."""
+    step_before = st.session_state.get("step", 1) if st.session_state.get("_page") == page else None
     for key in (*SHARED_SETTINGS, *PAGE_SETTINGS.get(page, ())):
         if key in query:
             read_into_session(key, query[key])
@@ -588,6 +590,8 @@ def apply(page: str, query: dict) -> None:
     # what is built once from a link: the hand editors' cells and the phonebook's table start again from it
     for held in (EDIT_STATE, "_pb_base", "book"):
         st.session_state.pop(held, None)
+    if page == "" and step_before is not None and st.session_state.get("step", 1) != step_before:
+        arrival.go(f"step-{st.session_state.get('step', 1)}")
 
 
 def _go_back() -> None:
