@@ -536,9 +536,12 @@ def test_one_token_written_compares_nothing_it_did_not_compute(smollm2):
     assert not gen.steps and "no cached step" in text and "α" not in text
 
 
+@pytest.mark.timeout(1500)  # the measurement's own length on a busy machine (below), not a speed check
 def test_measuring_a_steps_time_shows_the_table_and_where_the_cache_pays(smollm2):
     at = open_generate(gen_count="3")
-    at = at.button(key="gen_measure").click().run()
+    # 24 timed passes of SmolLM2 (3 at each of 8 lengths up to 128 tokens): ~5 s on an idle machine, over a minute
+    # beside a browser test run; the run is waited for as long as it takes to finish
+    at = at.button(key="gen_measure").click().run(timeout=1200)
     assert_no_exception(at)
     frame = shown_table(at, "gen-timing")
     assert list(frame.index) == ["1", "2", "4", "8", "16", "32", "64", "128"]
