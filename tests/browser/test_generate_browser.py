@@ -28,8 +28,10 @@ MARKED_TILES = """key => {
 
 
 def column(page, key: str, n: int) -> list[str]:
-    """The texts of column n (1: the row labels) of the table ``key``."""
-    return page.locator(f".st-key-table-{key} tbody tr:not(.alv-spacer) > :nth-child({n})").all_inner_texts()
+    """The texts of column n (1: the row labels) of the table ``key``'s first block of columns (a table wider than
+    the page is drawn in blocks of columns, one under another: static/view.js)."""
+    return page.locator(f".st-key-table-{key} table:first-of-type tbody tr:not(.alv-spacer) > :nth-child({n})"
+                        ).all_inner_texts()
 
 
 def test_the_generation_lesson_writes_caches_and_walks_a_step(open_page, artifacts):
@@ -37,8 +39,8 @@ def test_the_generation_lesson_writes_caches_and_walks_a_step(open_page, artifac
     gen = load("smollm2").generate("This forum is awesome", 4)
     written = token_labels(gen.tokens)[gen.prompt:]
     page.wait_for_function("([key, want]) => JSON.stringify([...document.querySelectorAll("
-                           "`.st-key-table-${key} tbody tr > :nth-child(2)`)].map(c => c.innerText)) === "
-                           "JSON.stringify(want)", arg=["gen-written", written])
+                           "`.st-key-table-${key} table:first-of-type tbody tr > :nth-child(2)`)]"
+                           ".map(c => c.innerText)) === JSON.stringify(want)", arg=["gen-written", written])
     last = len(gen.ids) - 2  # the last step reads the last token but one
     hover(page, "gen-weights", 0, last)
     text = tooltip(page)
@@ -51,7 +53,7 @@ def test_the_generation_lesson_writes_caches_and_walks_a_step(open_page, artifac
     slider.press("ArrowLeft")  # 3 tokens: chosen, not yet written (a key press no longer writes)
     page.locator(".st-key-gen_write button").click()  # Write
     page.wait_for_function("() => location.search.includes('gen_count=3')")
-    expect(page.locator(".st-key-table-gen-written tbody tr")).to_have_count(3, timeout=TIMEOUT_MS)
+    expect(page.locator(".st-key-table-gen-written table:first-of-type tbody tr")).to_have_count(3, timeout=TIMEOUT_MS)
 
 
 def test_a_hostile_prompt_is_written_out_as_text(open_page):

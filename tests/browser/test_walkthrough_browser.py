@@ -38,8 +38,8 @@ def read_table(page, key: str) -> tuple[list[str], np.ndarray]:
 def wait_for_table(page, key: str, cells: list[list[str]]) -> None:
     """Wait until the table ``key`` shows exactly these cell texts (row labels, the first column, left out)."""
     page.wait_for_function(
-        f"([sel, want]) => JSON.stringify(({TABLE_ROWS})(sel).map(r => r.slice(1))) === JSON.stringify(want)",
-        arg=[f".st-key-table-{key} table tbody tr", cells],
+        f"([key, want]) => JSON.stringify(({TABLE_BLOCKS})(key).map(r => r.slice(1))) === JSON.stringify(want)",
+        arg=[key, cells],
     )
 
 
