@@ -33,6 +33,7 @@ def navigate(page, key: str, anchor: str) -> None:
     drawn, the focus is on the opened heading."""
     page.keyboard.press(key)
     arrived(page, anchor)
+    settled(page)  # the learner's next key comes once the step is drawn (a key during the run may be lost)
 
 
 def tab_to(page, wanted: str, limit: int = 60) -> int:
