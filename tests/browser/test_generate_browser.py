@@ -60,7 +60,7 @@ def test_a_hostile_prompt_is_written_out_as_text(open_page):
     page = open_page("/generate?gen_count=2", ".st-key-table-gen-written table")
     hostile = "**bold** <img src=x onerror=alert(1)> [a](javascript:x)"
     type_sentence(page, hostile)
-    page.get_by_text(f"“{hostile}”", exact=False).first.wait_for()
+    page.get_by_text(f"“{hostile}”", exact=False).filter(visible=True).first.wait_for()  # (not the phone's line)
     assert page.locator("[data-testid=stMain] img[src='x']").count() == 0
     assert page.locator("[data-testid=stMain] a[href^='javascript']").count() == 0
     expect(page.locator(".st-key-sentence input")).to_have_value(hostile, timeout=TIMEOUT_MS)
