@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 from tests.browser.server import ROOT, launch_chromium, streamlit_server
 
 ARTIFACTS = ROOT / "test-artifacts"
 TIMEOUT_MS = 60_000  # for every wait: generous, since CI runs on 2 busy cores
+expect.set_options(timeout=TIMEOUT_MS)  # expect(...) too (its own default is 5 s: a busy machine's rerun is longer)
 
 # JS: the tables on the page that do not fit their box: scrolled sideways (some columns out of view), or
 # running past the box's right edge (as a table does for a frame while our table CSS is redrawn);
