@@ -89,8 +89,9 @@ CULPRITS = r"""allowed => {
 # JS: the state is drawn and settled: the run is over with the fonts loaded, the share box (app.py draws it after
 # the lesson) is there and nothing is stale, the link holds ``param`` ([name, value] or null), each of ``keys``
 # (a table's or a chart's) is drawn, every view has drawn its panels, every chart's box holds its image (st.image
-# puts it in a moment after the run) and every image has loaded, every table has our table CSS, and the layout
-# (CULPRITS) is the same as one frame ago.
+# puts it in a moment after the run) and every image has loaded, every table has our table CSS, the view's own
+# stylesheet has loaded (static/view.css, fetched by the first view: before it, a chart is not yet capped at
+# the page's width; seen on a busy machine), and the layout (CULPRITS) is the same as one frame ago.
 SETTLED = f"""([keys, param, allowed]) => {{
   const app = document.querySelector('[data-testid=stApp]');
   const ready = app?.getAttribute('data-test-script-state') === 'notRunning' && document.fonts.status === 'loaded'
@@ -101,7 +102,8 @@ SETTLED = f"""([keys, param, allowed]) => {{
     && [...document.querySelectorAll('[class*="st-key-fig-"]')].every(f => !!f.querySelector('img'))
     && [...document.querySelectorAll('[data-testid=stMain] img')].every(i => i.complete && i.naturalWidth > 0)
     && [...document.querySelectorAll('[class*="st-key-table-"] table')]
-      .every(t => getComputedStyle(t).display === 'block');
+      .every(t => getComputedStyle(t).display === 'block')
+    && [...document.querySelectorAll('link[data-attention-lab-view]')].every(l => !!l.sheet);
   const layout = ready ? JSON.stringify(({CULPRITS})(allowed)) : null;
   const same = ready && layout === window.__layoutAudit;
   window.__layoutAudit = layout;
