@@ -70,7 +70,7 @@ def _replaced_notice(sb, sentence: str) -> None:
     if sentence != example:  # the learner has typed since: their text is the sentence now
         del st.session_state[REPLACED]
         return
-    sb.info(f"An example replaced your sentence, “{markdown_text(own[:80])}{'…' if len(own) > 80 else ''}”, "
+    sb.info(f"An example replaced your sentence, “{markdown_text(_clipped(own, 80))}”, "
             "in every lesson.", icon=":material/swap_horiz:")
     sb.button("Back to my sentence", key="sentence_back", on_click=_restore_sentence, width="stretch")
 
@@ -154,9 +154,14 @@ def sentence_on_phones(page: str):
 
     def write() -> None:
         sentence = st.session_state.get(SHOWN, {}).get("sentence", shared().sentence)
-        box.caption(f"Sentence: “{markdown_text(sentence[:120])}{'…' if len(sentence) > 120 else ''}” "
+        box.caption(f"Sentence: “{markdown_text(_clipped(sentence, 120))}” "
                     "(change it in the sidebar: » at the top left)")
     return write
+
+
+def _clipped(text: str, limit: int) -> str:
+    """``text``'s first ``limit`` characters, and "…" where it goes on."""
+    return text[:limit] + ("…" if len(text) > limit else "")
 
 
 def _listed(names: list[str]) -> str:

@@ -271,20 +271,23 @@ def heatmap(
     n_rows, n_cols = z.shape
     size = 11 if compact else 13
     tick = 13 if max(n_rows, n_cols) <= 12 else 10
-    numbers = cell_text is not None
-    if numbers and _numbers_width(cell_text, row_labels, tick, size, colour_bar, n_cols) > MAX_CHART_WIDTH:
-        numbers = False  # a real model's [4 × 64] Q with its numbers was 1,482 px wide: shrunk to 0.28 (issue 34)
+    right = 70 if colour_bar else 8
+    # the page's width at 1024 px less the margins at their widest (every row label, a row-axis title)
+    room = MAX_CHART_WIDTH - (max((text_width(r, tick) for r in row_labels), default=0) + 8 + 22) - right
+    # as wide as the widest number (at least 4 characters); a heatmap whose numbers would not fit in the room is
+    # drawn without them (a real model's [4 × 64] Q with its numbers was 1,482 px wide: shrunk to 0.28, issue 34)
+    number_w = None if cell_text is None else max(
+        max((_cell_width(t, size) for row in cell_text for t in row), default=0.0), 4 * size * CHAR_WIDTH) + 10
+    numbers = number_w is not None and n_cols * number_w <= room
     alt = (f"{title}: a heatmap, {_count(n_rows, 'row')} ({row_title + ': ' if row_title else ''}"
            f"{listing(row_labels)}) by {_count(n_cols, 'column')} ({col_title}: {listing(col_labels)}); "
            + (f"red cells are negative, blue positive, up to ±{_short(zmax)}" if scale == "signed" else
               f"cells run from dark purple at {_short(zmin)} to yellow at {_short(zmax)}")
            + ("; grey cells are masked" if np.isnan(z).any() else "")
            + ("; each cell shows its number." if numbers else "."))
-    if numbers:  # as wide as the widest number (at least 4 characters), 30 px high
-        cw, ch = _number_cell_width(cell_text, size), 30
-    else:  # the columns within the page's width at 1024 px; the rows as long as they need
-        room = MAX_CHART_WIDTH - (max((text_width(r, tick) for r in row_labels), default=0) + 30) - (
-            70 if colour_bar else 8)
+    if numbers:  # 30 px high
+        cw, ch = number_w, 30
+    else:  # the columns within the room; the rows as long as they need
         cw, ch = min(22.0, max(room, 200) / n_cols), _cell_size(n_rows)
     # very long axes (a real model's 384 dimensions) get a label every few cells, as many as fit
     row_labels = _every(row_labels, math.ceil(tick / ch - 1e-9))
@@ -296,7 +299,6 @@ def heatmap(
     top = 34
     left = row_label_w + (22 if row_title else 4)
     bottom = (col_label_w * 0.72 + 14 if slanted else tick + 12) + 22
-    right = 70 if colour_bar else 8
     width = max(left + n_cols * cw + right, text_width(title, 15, bold=True) + 10)
     height = top + n_rows * ch + bottom
     out = [text(0, 16, title, size=15, weight="bold", cls="title")]
@@ -340,17 +342,6 @@ def _cell_size(count: int) -> float:
 # chart there is shrunk to 564 / 660 = 0.85 at worst. A heatmap whose numbers would make it wider is drawn
 # without them (its table has them).
 MAX_CHART_WIDTH = 660
-
-
-def _number_cell_width(cell_text: Sequence[Sequence[str]], size: int) -> float:
-    return max(max((_cell_width(t, size) for row in cell_text for t in row), default=0.0), 4 * size * CHAR_WIDTH) + 10
-
-
-def _numbers_width(cell_text, row_labels: Sequence[str], tick: int, size: int, colour_bar: bool,
-                   n_cols: int) -> float:
-    """How wide a heatmap with its numbers in the cells would be (``heatmap``'s layout)."""
-    left = max((text_width(r, tick) for r in row_labels), default=0) + 8 + 22
-    return left + n_cols * _number_cell_width(cell_text, size) + (70 if colour_bar else 8)
 
 
 def _every(labels: Sequence[str], step: int) -> list[str]:
@@ -569,10 +560,8 @@ def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_t
     tick = 12 if n <= 20 else 9
     slot = bar_width or max(36.0, 14.0 * k + 12, min(110.0, max((text_width(c, tick) for c in categories),
                                                                default=0) + 12))
-    if n > 40:
-        slot = max(8.0, 900 / n)
-    if not bar_width and 68 + n * slot > MAX_CHART_WIDTH:  # within the page at 1024 px (a cached step's 28 keys,
-        slot = (MAX_CHART_WIDTH - 68) / n  # a real model's 128)
+    if not bar_width:  # within the page at 1024 px (a cached step's 28 keys, a real model's 128)
+        slot = min(slot, (MAX_CHART_WIDTH - 68) / n)
     longest = max((text_width(c, tick) for c in categories), default=0)
     slanted = longest + 4 > slot
     left, top = 58, 40
