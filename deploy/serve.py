@@ -12,6 +12,12 @@ connection the listening socket's TCP_NODELAY. The upstream report is docs/strea
 
 If a Streamlit upgrade moves the function this wraps, the app is still served (with Nagle on) and
 says so in its log; tests/test_serve.py fails, so the upgrade is noticed before it lands.
+
+It also makes a new session's first request a whole run when it names a fragment the session does not have
+(``rerun_unknown_fragments_whole``): the lesson is a keyed fragment (app.py), and after a reconnection to a new
+session (a replica died, the server restarted) the page's next click inside the lesson asks for that fragment,
+which Streamlit 1.67 drops without a word (``AppSession.request_rerun``: "does not exist anymore"). The click
+did nothing; now it runs the page, with the browser's values.
 """
 
 from __future__ import annotations
@@ -52,6 +58,41 @@ def patch_streamlit() -> bool:
     return True
 
 
+def whole_if_unknown(session, client_state):
+    """The request ``session`` runs: its first, when it names a fragment the session has not drawn, without that
+    fragment (a run of the whole page, with the browser's widget values); any other as it came."""
+    first, session._attention_lab_asked = not getattr(session, "_attention_lab_asked", False), True
+    if not (first and client_state is not None and client_state.fragment_id
+            and not session.has_fragment(client_state.fragment_id)):
+        return client_state
+    from streamlit.proto.ClientState_pb2 import ClientState
+
+    whole = ClientState()
+    whole.CopyFrom(client_state)
+    whole.fragment_id, whole.is_auto_rerun = "", False
+    return whole
+
+
+def rerun_unknown_fragments_whole() -> bool:
+    """Wrap ``AppSession.request_rerun`` with ``whole_if_unknown``. Later requests stay Streamlit's: a fragment a
+    full run removed is rightly dropped. False if the method is not where Streamlit 1.67 has it."""
+    try:
+        from streamlit.runtime.app_session import AppSession
+    except ImportError:
+        return False
+    request = getattr(AppSession, "request_rerun", None)
+    if request is None or getattr(request, "whole", False):
+        return request is not None
+
+    @functools.wraps(request)
+    def request_rerun(self, client_state):
+        return request(self, whole_if_unknown(self, client_state))
+
+    request_rerun.whole = True
+    AppSession.request_rerun = request_rerun
+    return True
+
+
 def freeze_startup_heap(script: str) -> None:
     """Import what every run uses, then move every object alive now out of the garbage collector's
     sight (``gc.freeze``): a full collection, which Python runs now and then as objects accumulate,
@@ -81,6 +122,9 @@ def main(argv: list[str]) -> int:
     if not patch_streamlit():
         print("deploy/serve.py: Streamlit's _bind_socket was not found; serving with Nagle's algorithm on",
               file=sys.stderr)
+    if not rerun_unknown_fragments_whole():
+        print("deploy/serve.py: Streamlit's AppSession.request_rerun was not found; after a reconnection the "
+              "first click inside a lesson does nothing", file=sys.stderr)
     sys.argv = ["streamlit", "run", script, *options]
     return cli.main()
 

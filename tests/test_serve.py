@@ -1,4 +1,6 @@
-"""deploy/serve.py: every connection the server accepts has Nagle's algorithm off (TCP_NODELAY)."""
+"""deploy/serve.py: every connection the server accepts has Nagle's algorithm off (TCP_NODELAY); a new session's
+first request for a fragment it does not have runs the whole page (the behaviour: the replica test of
+tests/browser/test_replicas_browser.py, whose first click after the failover is inside the lesson's fragment)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import subprocess
 import sys
 import urllib.request
 
-from deploy.serve import ROOT, no_delay, patch_streamlit
+from deploy.serve import ROOT, no_delay, patch_streamlit, rerun_unknown_fragments_whole, whole_if_unknown
 from tests.browser.server import free_port, wait_healthy
 
 
@@ -37,6 +39,28 @@ def test_a_connection_accepted_by_streamlits_listening_socket_has_nagle_off():
             client.close()
         finally:
             listening.close()
+
+
+def test_a_new_sessions_request_for_an_unknown_fragment_runs_the_whole_page():
+    """The first request, naming a fragment the session lacks, loses its fragment; a later one, or one naming a
+    fragment the session has, goes on as it came (Streamlit drops a fragment a full run removed, as it should)."""
+    from streamlit.proto.ClientState_pb2 import ClientState
+    from streamlit.runtime.app_session import AppSession
+
+    assert rerun_unknown_fragments_whole() and AppSession.request_rerun.whole
+    assert rerun_unknown_fragments_whole()  # twice is harmless
+
+    class Session:
+        def has_fragment(self, fragment_id: str) -> bool:
+            return fragment_id == "known"
+
+    for fragment, later, expected in (("lost", False, ""), ("lost", True, "lost"), ("known", False, "known")):
+        session = Session()
+        if later:
+            whole_if_unknown(session, ClientState())
+        sent = whole_if_unknown(session, ClientState(fragment_id=fragment, is_auto_rerun=True))
+        assert (sent.fragment_id, sent.is_auto_rerun) == (expected, bool(expected))
+    assert whole_if_unknown(Session(), None) is None
 
 
 def test_no_delay_leaves_other_sockets_alone():
