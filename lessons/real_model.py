@@ -9,7 +9,7 @@ import streamlit as st
 
 from attention.pretrained import MODELS, ModelMissing, package_dir
 from attention.pretrained.gallery import GALLERY, INDUCTION_HEAD, first_token_heads, induction_sentence
-from ui import arrival, view
+from ui import arrival, background, view
 from ui import components as ui
 from ui.choices import real_model_head
 from ui.links import MODEL_LABELS
@@ -18,6 +18,7 @@ from ui.models import (
     ablated_next_of,
     ablated_run_of,
     attentions_of,
+    cancel_scan,
     head_of,
     head_options,
     heads_switched_off,
@@ -26,7 +27,7 @@ from ui.models import (
     next_of,
     open_head,
     same_step,
-    scan_of,
+    scan_job,
     scanned_head,
     switch_off_induction_heads,
     toggle_head_off,
@@ -166,11 +167,21 @@ if info.kind == "decoder":
     layers = tuple(range(first - 1, last))
     if st.button(f"Scan {len(layers) * info.heads} heads", key="rm_scan", icon=":material/search:"):
         st.session_state["_rm_scan"] = (sentence, layers)
-    if st.session_state.get("_rm_scan") == (sentence, layers):
-        bar = st.progress(0.0, text="Switching off each head in turn…")
-        scan = scan_of(name, sentence, layers, lambda done, total: bar.progress(
-            done / total, text=f"Switching off each head in turn… layer {layers[done - 1] + 1} done"))
-        bar.empty()
+    asked = st.session_state.get("_rm_scan")
+    if asked not in (None, (sentence, layers)):  # the sentence or the layers changed: that scan is not shown
+        background.withdraw(("scan", name, *asked))
+        st.session_state.pop("_rm_scan")
+    if st.session_state.pop("_rm_scan_cancelled", False):
+        st.info("Scan cancelled.", icon=":material/cancel:")
+    job = scan_job(name, sentence, layers) if st.session_state.get("_rm_scan") == (sentence, layers) else None
+    if job is not None and background.running(job):
+        background.watch(job, f"Switching off each of {len(layers) * info.heads} heads in turn", key="rm_scan_cancel",
+                         on_cancel=cancel_scan)
+    elif job is not None and job.failed:
+        st.session_state.pop("_rm_scan")
+        st.error("The scan stopped before it finished; press Scan to try again.", icon=":material/error:")
+    elif job is not None:
+        scan = job.future.result()
         ui.matrix(P.scan_figure(scan), P.scan_frame(scan), "rm-scan", names=("layer", "head"), choose="cell",
                   on_choice=scanned_head(layers))
         st.markdown(P.scan_text(scan, model.show(model.vocabulary[scan.token])))

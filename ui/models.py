@@ -14,7 +14,7 @@ import streamlit as st
 
 from attention.pretrained import MODELS, load
 from attention.pretrained.gallery import INDUCTION_HEAD, INDUCTION_HEADS, induction_prompt
-from ui import arrival
+from ui import arrival, background
 from ui.settings import replace_sentence
 from viz import pretrained as P
 
@@ -128,11 +128,22 @@ def scanned_head(layers: tuple[int, ...]):
     return chosen
 
 
-@st.cache_data(max_entries=16, max_size="2MB", show_spinner=False)
-def scan_of(name: str, sentence: str, layers: tuple[int, ...], _progress=None):
-    """Every head of ``layers`` switched off in turn (seconds): a class on one sentence scans it once.
-    ``_progress`` (not part of the cache's key) is told each layer done."""
-    return model_named(name).scan(sentence, layers, _progress)
+def scan_job(name: str, sentence: str, layers: tuple[int, ...]) -> background.Job:
+    """Every head of ``layers`` switched off in turn (seconds), in the background (ui/background.py): a class on
+    one sentence scans it once. Its progress is the share of the work done: layer ℓ's nine variants run layers
+    ℓ … last again, so a layer's share is the number of layers it runs."""
+    model = model_named(name)
+    work = [model.info.layers - layer for layer in layers]
+
+    def scan(job: background.Job):
+        return model.scan(sentence, layers, lambda done, _: job.progress(sum(work[:done]) / sum(work)))
+    return background.start(("scan", name, sentence, layers), scan)
+
+
+def cancel_scan() -> None:
+    """Cancel's callback: the page no longer asks for the scan, and says it was cancelled."""
+    st.session_state.pop("_rm_scan", None)
+    st.session_state["_rm_scan_cancelled"] = True
 
 
 @st.cache_data(max_entries=8, max_size="80MB", show_spinner=False)

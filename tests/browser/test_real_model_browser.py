@@ -72,3 +72,21 @@ def test_the_decoder_and_its_induction_demo(open_page, artifacts):
     page.locator("h3:has-text('One head')").scroll_into_view_if_needed()
     page.evaluate("[...document.querySelectorAll('h3')].find(h => h.innerText.startsWith('One head')).scrollIntoView()")
     page.screenshot(path=artifacts / "real-model-decoder.png")
+
+
+def test_a_scan_shows_its_progress_and_cancel_stops_it(open_page):
+    """The scan of all 270 heads (seconds) runs beside the page (ui/background.py): a progress bar with the share
+    of the work done, and Cancel. After Cancel the page says so and draws no scan; the job has stopped: a new scan
+    is taken up by the server's one worker at once (with the old one still running it would wait)."""
+    decoder = "SmolLM2+%28SmolLM2-135M-Instruct%2C+a+Llama+decoder%29"
+    page = open_page(f"/real_model?rm_model={decoder}&sentence=The+quick+brown+fox+jumps+over+the+lazy+dog+again",
+                     ".st-key-table-rm-head table")
+    progress = page.locator("[data-testid=stProgress]")
+    cancel = page.locator(".st-key-rm_scan_cancel button")
+    for _ in range(2):
+        page.locator(".st-key-rm_scan button").click()
+        expect(progress).to_contain_text(" of the work done")  # taken up by the worker (not "waiting for …")
+        cancel.click()
+        expect(page.get_by_text("Scan cancelled.")).to_be_visible()
+        expect(progress).to_have_count(0)
+        expect(page.locator(".st-key-view-rm-scan")).to_have_count(0)

@@ -1,0 +1,132 @@
+"""Long actions (seconds: the scan of every head) run beside the page, not in its run: the page shows their
+progress, keeps answering, and offers Cancel (issue 35).
+
+Why not in the run: the lesson is a keyed fragment (app.py), and Streamlit lets a click inside a fragment wait
+for the run under way, so a Cancel button drawn beside a computation in the run could never stop it. Here the
+computation runs in a worker thread; the page draws a small fragment that looks at it twice a second (a
+progress bar and Cancel) and, once it is done, runs the page again to draw the result.
+
+A job is shared and kept: sessions that ask for the same job (a class scanning one sentence) wait for the same
+computation, and a finished one is answered at once (the last KEPT). Cancel withdraws one session; the job
+stops, at its next report of progress, when no session waits for it any more. One worker: on two cores two
+scans at once would each take twice as long, so the second waits, and the page says so.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Callable, Hashable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+KEPT = 16  # finished jobs kept for the next session that asks (a scan's result is ~2 KB)
+LOOK_EVERY = 0.5  # seconds between the page's looks at a running job
+
+
+class Cancelled(Exception):
+    """Raised inside a job's work, at a report of progress, once no session waits for it."""
+
+
+@dataclass(eq=False)
+class Job:
+    key: Hashable
+    future: Future = field(default_factory=Future)
+    done: float = 0.0  # the share of the work done, 0 … 1, as the work reports it
+    started: float | None = None  # time.monotonic() when the worker took it up
+    waiting: set[str] = field(default_factory=set)  # the sessions that wait for it
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def progress(self, done: float) -> None:
+        """The work's report (``done``: its share done); raises Cancelled when no session waits any more."""
+        if self.stop.is_set():
+            raise Cancelled
+        self.done = done
+
+    @property
+    def finished(self) -> bool:
+        return self.future.done()
+
+    @property
+    def failed(self) -> bool:
+        return self.future.done() and (self.future.cancelled() or self.future.exception() is not None)
+
+
+_lock = threading.Lock()
+_jobs: dict[Hashable, Job] = {}
+_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="attention-lab-job")
+
+
+def session() -> str:
+    """This browser session's token (a job's waiting list holds these)."""
+    return st.session_state.setdefault("_session_token", secrets.token_hex(8))
+
+
+def start(key: Hashable, work: Callable[[Job], Any], who: str | None = None) -> Job:
+    """The job ``key``, the session ``who`` (this one) waiting for it: the one running or finished, or a new one
+    that runs ``work(job)`` (which reports its progress with ``job.progress``)."""
+    with _lock:
+        job = _jobs.get(key)
+        if job is None or job.stop.is_set() or job.failed:
+            job = _jobs[key] = Job(key)
+            job.future = _worker.submit(_run, job, work)
+            _forget_old()
+        job.waiting.add(who or session())
+        return job
+
+
+def _run(job: Job, work: Callable[[Job], Any]) -> Any:
+    job.started = time.monotonic()
+    job.progress(0.0)  # cancelled while it waited for the worker: stop before starting
+    return work(job)
+
+
+def _forget_old() -> None:
+    """Keep the running jobs and the KEPT newest finished ones (dicts keep their order of insertion); called as a
+    job starts, so the job started last is kept beside them."""
+    finished = [key for key, job in _jobs.items() if job.finished]
+    for key in finished[: max(0, len(finished) - KEPT)]:
+        del _jobs[key]
+
+
+def withdraw(key: Hashable, who: str | None = None) -> None:
+    """The session ``who`` (this one) no longer waits for the job ``key``; with nobody waiting, it stops."""
+    with _lock:
+        job = _jobs.get(key)
+        if job is None:
+            return
+        job.waiting.discard(who or session())
+        if not job.waiting and not job.finished:
+            job.stop.set()
+            job.future.cancel()  # not started yet: it never will be
+            del _jobs[key]
+
+
+def running(job: Job) -> bool:
+    return not job.finished
+
+
+def watch(job: Job, what: str, *, key: str, on_cancel: Callable[[], None]) -> None:
+    """Under a running job: its progress (``what`` is being done) and Cancel, looked at twice a second; the
+    page runs again when the job is done. ``on_cancel`` (a callback) forgets that the page asked for it."""
+
+    def cancel() -> None:
+        withdraw(job.key)
+        on_cancel()
+
+    @st.fragment(run_every=LOOK_EVERY)
+    def look() -> None:
+        if job.finished or session() not in job.waiting:
+            st.rerun()  # the whole page: it draws the result, or no longer asks
+        if job.started is None:
+            st.progress(0.0, text=f"{what}: waiting for another long computation on this server to finish…")
+        else:
+            st.progress(job.done, text=f"{what}… {job.done:.0%} of the work done "
+                                       f"({time.monotonic() - job.started:.0f} s)")
+        st.button("Cancel", key=key, on_click=cancel, icon=":material/cancel:")
+
+    look()
