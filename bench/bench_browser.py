@@ -16,6 +16,7 @@ remove.
     python bench/bench_browser.py            # every lesson, 5 rounds
     ROUNDS=3 python bench/bench_browser.py   # quicker
     ONLY=walkthrough python bench/bench_browser.py   # the cases whose name starts so, and the baselines
+    ONLY="walkthrough,multi-head" python bench/bench_browser.py   # several prefixes
     APP=/path/to/other/checkout/app.py python bench/bench_browser.py   # measure another version
     BEFORE=/path/to/other/checkout/app.py python bench/bench_browser.py  # both versions, in one run
 """
@@ -88,7 +89,7 @@ FLOOR = Case("floor", "", table_has("tokens", "awesome"), "sentence", SIX, table
 CONTROLS = Case("controls floor", "", table_has("tokens", "awesome"), "sentence", SIX, table_has("tokens", "mat"))
 # each on its own server, measured once a round
 BASELINES = {BARE: "bench/bare_app.py", FLOOR: "bench/floor_app.py", CONTROLS: "bench/controls_app.py"}
-ONLY = os.environ.get("ONLY")  # measure only the cases whose name starts with this (and the baselines)
+ONLY = os.environ.get("ONLY")  # only the cases whose name starts with this, or one of these (comma-separated)
 
 
 def shows(word: str) -> str:
@@ -140,7 +141,7 @@ CASES = [
 ]
 # "Watch a head learn" has no text to type: its cost is the training run, in bench/bench_training.py.
 if ONLY:
-    CASES = [c for c in CASES if c in BASELINES or c.name.startswith(ONLY)]
+    CASES = [c for c in CASES if c in BASELINES or c.name.startswith(tuple(ONLY.split(",")))]
 
 
 def drawn(page, predicate: str) -> None:

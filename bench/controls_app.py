@@ -6,8 +6,7 @@ own functions, and one element of content: step 1's token table. No title, intro
 downloads. What it costs over the floor is what the walkthrough's controls cost in Streamlit, whatever
 its steps draw: no version of the walkthrough that keeps its controls can go below it.
 
-The lesson runs in a keyed fragment, as in app.py. Run as the floor is: ``--lesson controls`` in
-bench_server_load.py, a baseline in bench_browser.py.
+Run as the floor is: ``--lesson controls`` in bench_server_load.py, a baseline in bench_browser.py.
 """
 
 import streamlit as st
@@ -16,12 +15,12 @@ from attention import PRESETS, trace_self_attention
 from ui.components import TABLE_CSS, table
 from ui.links import PRESET_LABELS, share_link
 from ui.presenter import next_step_button, step_controls
-from ui.settings import LESSON, draw_shared_sidebar, settings_popover, shared
+from ui.settings import draw_shared_sidebar, settings_popover
 from viz.tables import token_frame
 
 
 def walkthrough_controls() -> None:
-    settings = shared()
+    settings = st.session_state["_shared"]
     with settings_popover("d_k and W_Q, W_K, W_V", key="walkthrough_settings"):
         d_k = st.slider("d_k (query, key and value size)", 1, 16, value=4, key="d_k", bind="query-params")
         preset = st.radio("W_Q, W_K, W_V", PRESETS, format_func=PRESET_LABELS.get, key="preset",
@@ -35,18 +34,9 @@ def walkthrough_controls() -> None:
 
 st.set_page_config(page_title="Attention Lab controls floor", layout="wide")
 st.html(TABLE_CSS)
-draw_shared_sidebar()
+st.session_state["_shared"] = draw_shared_sidebar()
 lessons = [st.Page(walkthrough_controls, title="Step-by-step walkthrough", default=True)]
 lessons += [st.Page(lambda: None, title=f"Lesson {k}", url_path=f"lesson-{k}") for k in range(2, 10)]
-page = st.navigation(lessons)
-
-
-@st.fragment(key=LESSON)  # as app.py: a new sentence or seed reruns only this
-def lesson() -> None:
-    page._can_be_called = True
-    page.run()
-    with st.sidebar:
-        share_link()
-
-
-lesson()
+st.navigation(lessons).run()
+with st.sidebar:
+    share_link()

@@ -14,10 +14,10 @@ If a Streamlit upgrade moves the function this wraps, the app is still served (w
 says so in its log; tests/test_serve.py fails, so the upgrade is noticed before it lands.
 
 It also makes a new session's first request a whole run when it names a fragment the session does not have
-(``rerun_unknown_fragments_whole``): the lesson is a keyed fragment (app.py), and after a reconnection to a new
-session (a replica died, the server restarted) the page's next click inside the lesson asks for that fragment,
-which Streamlit 1.67 drops without a word (``AppSession.request_rerun``: "does not exist anymore"). The click
-did nothing; now it runs the page, with the browser's values.
+(``rerun_unknown_fragments_whole``). After a reconnection to a new session (a replica died, the server restarted)
+a fragment that looks at something on a timer (a long action's progress, a student's look at the class) asks the
+new session for itself, and Streamlit 1.67 drops that request without a word (``AppSession.request_rerun``: "does
+not exist anymore"): the progress bar stood still for good. Now the page runs again, with the browser's values.
 """
 
 from __future__ import annotations

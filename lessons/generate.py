@@ -7,9 +7,9 @@ import streamlit as st
 from attention.pretrained import MODELS, ModelMissing, package_dir
 from attention.pretrained.common import MAX_MODEL_TOKENS
 from attention.pretrained.smollm2 import MAX_WRITTEN
-from ui import arrival, view
+from ui import arrival, background, view
 from ui import components as ui
-from ui.models import TIMED_LENGTHS, generation_of, model_named, step_timings, step_trace_of
+from ui.models import TIMED_LENGTHS, cancel_writing, generation_job, model_named, step_timings, step_trace_of
 from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
 from ui.walkthrough import render_steps, steps_for
 from viz import generation as G
@@ -34,72 +34,84 @@ with st.form("gen_form", border=False, enter_to_submit=True):
         asked = st.slider("Tokens to write", 1, MAX_WRITTEN, 8, key="gen_count", persist_state="session",
                           help="Greedy: each time the likeliest next token. Press Write to write them.")
     with right:
-        st.form_submit_button("Write", key="gen_write", icon=":material/edit_note:", width="stretch")
+        st.form_submit_button("Write", key="gen_write", icon=":material/edit_note:", width="stretch",
+                              on_click=st.session_state.pop, args=("_gen_cancelled", None))
 room = MAX_MODEL_TOKENS - len(model.tokenize(prompt)[0]) + 1  # the prompt and what it writes fit in 128 tokens
 count = min(asked, room)
 if count < asked:
     st.warning(f"Your sentence has {MAX_MODEL_TOKENS - room + 1} tokens; the model reads at most {MAX_MODEL_TOKENS} "
                f"here (the sentence and every token written but the last), so SmolLM2 writes {count}.",
                icon=":material/content_cut:")
-with st.spinner("Writing, and checking each token against a pass over the whole sequence…"):
-    gen = generation_of(prompt, count)
-
-st.subheader("What it writes", divider="gray")
-st.markdown(G.written_text(prompt, model.tokenizer.decode(gen.written)))
-if len(gen.written) < count:
-    st.caption(f"It stopped after {len(gen.written)}: it wrote an end-of-text token.")
-ui.table(G.written_frame(gen, model.multiply_adds), "gen-written", decimals=3)
-st.caption("p: the token's probability when it was chosen. Reads: what was read to choose it, with the cache "
-           "(one token against the cached keys and its own); “whole” reads every token so far instead. Millions of "
-           "multiply-adds, counted from the weights' shapes; ms measured here, on this server, both ways, one run "
-           "each (a busy server makes them uneven).")
-
-st.subheader("The cache grows", divider="gray")
-ui.lesson("generate/01_cache")
-left, right = st.columns(2)
-layer = (left.selectbox("Layer", range(1, info.layers + 1), key="gen_layer", persist_state="session") or 1) - 1
-head = (right.selectbox("Query head", range(1, info.heads + 1), key="gen_head", persist_state="session",
-                        help="Query heads 1–3 read key/value head 1, 4–6 head 2, 7–9 head 3.") or 1) - 1
-kv = head // (info.heads // gen.keys.shape[1])
-ui.matrices([view.panel(f"gen-cache-{name.lower()}", G.cache_frame(gen, m), G.cache_figure(
-    gen, m, f"{name} cache, layer {layer + 1}, key/value head {kv + 1}"), below=True, names=("token", "dimension"))
-             for name, m in (("K", gen.keys[layer, kv]), ("V", gen.values[layer, kv]))], key="gen-cache")
-st.markdown(G.cache_text(gen, info.heads))
-
-st.subheader("One step, with the cache", divider="gray")
-ui.lesson("generate/02_step")
-if not gen.steps:
-    st.info("Write at least two tokens to see a step with the cache: the first comes from the prompt's pass.",
-            icon=":material/info:")
+job = None if st.session_state.get("_gen_cancelled") == (prompt, count) else generation_job(prompt, count)
+gen = None
+if job is None:
+    st.info("Writing cancelled. Press Write to write.", icon=":material/cancel:")
+elif background.running(job):
+    background.watch(job, f"Writing {count} tokens, and checking each against a pass over the whole sequence",
+                     key="gen_cancel", on_cancel=cancel_writing, args=(prompt, count))
+elif job.failed:
+    st.error("The writing stopped before it finished; press Write to try again.", icon=":material/error:")
 else:
-    ui.forget_stale_choice("gen_step", range(1, len(gen.steps) + 1), why=f"this text has cached steps 1–"
-                           f"{len(gen.steps)}", default=len(gen.steps))
-    # "Generation step", not "Step": the walkthrough's steps below have step numbers of their own
-    step = (st.selectbox("Generation step: the token read, the token written", range(1, len(gen.steps) + 1),
-                         key="gen_step", persist_state="session", index=len(gen.steps) - 1,
-                         format_func=lambda k: G.step_label(gen, k - 1), on_change=arrival.go, args=("gen-step-2",),
-                         help="One step of writing: the model reads one token, with the cache, and writes the "
-                              "next. Below, the walkthrough's steps on that one token's numbers.") or 1) - 1
-    st.caption(f"Generation step {markdown_text(G.step_label(gen, step))}; layer {layer + 1}, query head "
-               f"{head + 1} (pick them above).")
-    trace = step_trace_of(prompt, count, step, layer, head)
-    render_steps(trace, prefix="gen-", first=2, last=2)
-    render_steps(trace, prefix="gen-", first=4, last=len(steps_for(trace)))
+    gen = job.future.result()
 
-st.subheader("The same numbers, less work", divider="gray")
-ui.lesson("generate/03_same")
-st.markdown(G.same_text(gen))
-st.markdown(G.work_text(gen, model.multiply_adds))
-if gen.steps:
-    st.markdown(G.growth_text(model.multiply_adds, model.work_parts,
-                              range(gen.steps[0].position, gen.steps[-1].position + 1)))
-if st.button("Measure a step's time on this server, at 1 to 128 tokens (a few seconds)", key="gen_measure",
-             icon=":material/timer:") or st.session_state.get("_gen_measured"):
-    st.session_state["_gen_measured"] = True
-    with st.spinner("Timing a cached step and a whole pass at each length…"):
-        seconds = step_timings()
-    ui.table(G.timing_frame(list(TIMED_LENGTHS), seconds, model.multiply_adds, model.weight_bytes(),
-                            model.cache_bytes_read), "gen-timing", decimals=1)
-    st.markdown(G.pays_text(list(TIMED_LENGTHS), seconds, model.multiply_adds, model.weight_bytes()))
-    st.caption("Medians of three runs each, measured once on this server (a busy server measures slower, and "
-               "unevenly); the multiply-adds are counted from the weights' shapes.")
+if gen is not None:  # the rest of the lesson reads what was written
+
+    st.subheader("What it writes", divider="gray")
+    st.markdown(G.written_text(prompt, model.tokenizer.decode(gen.written)))
+    if len(gen.written) < count:
+        st.caption(f"It stopped after {len(gen.written)}: it wrote an end-of-text token.")
+    ui.table(G.written_frame(gen, model.multiply_adds), "gen-written", decimals=3)
+    st.caption("p: the token's probability when it was chosen. Reads: what was read to choose it, with the cache "
+               "(one token against the cached keys and its own); “whole” reads every token so far instead. Millions of "
+               "multiply-adds, counted from the weights' shapes; ms measured here, on this server, both ways, one run "
+               "each (a busy server makes them uneven).")
+
+    st.subheader("The cache grows", divider="gray")
+    ui.lesson("generate/01_cache")
+    left, right = st.columns(2)
+    layer = (left.selectbox("Layer", range(1, info.layers + 1), key="gen_layer", persist_state="session") or 1) - 1
+    head = (right.selectbox("Query head", range(1, info.heads + 1), key="gen_head", persist_state="session",
+                            help="Query heads 1–3 read key/value head 1, 4–6 head 2, 7–9 head 3.") or 1) - 1
+    kv = head // (info.heads // gen.keys.shape[1])
+    ui.matrices([view.panel(f"gen-cache-{name.lower()}", G.cache_frame(gen, m), G.cache_figure(
+        gen, m, f"{name} cache, layer {layer + 1}, key/value head {kv + 1}"), below=True, names=("token", "dimension"))
+                 for name, m in (("K", gen.keys[layer, kv]), ("V", gen.values[layer, kv]))], key="gen-cache")
+    st.markdown(G.cache_text(gen, info.heads))
+
+    st.subheader("One step, with the cache", divider="gray")
+    ui.lesson("generate/02_step")
+    if not gen.steps:
+        st.info("Write at least two tokens to see a step with the cache: the first comes from the prompt's pass.",
+                icon=":material/info:")
+    else:
+        ui.forget_stale_choice("gen_step", range(1, len(gen.steps) + 1), why=f"this text has cached steps 1–"
+                               f"{len(gen.steps)}", default=len(gen.steps))
+        # "Generation step", not "Step": the walkthrough's steps below have step numbers of their own
+        step = (st.selectbox("Generation step: the token read, the token written", range(1, len(gen.steps) + 1),
+                             key="gen_step", persist_state="session", index=len(gen.steps) - 1,
+                             format_func=lambda k: G.step_label(gen, k - 1), on_change=arrival.go, args=("gen-step-2",),
+                             help="One step of writing: the model reads one token, with the cache, and writes the "
+                                  "next. Below, the walkthrough's steps on that one token's numbers.") or 1) - 1
+        st.caption(f"Generation step {markdown_text(G.step_label(gen, step))}; layer {layer + 1}, query head "
+                   f"{head + 1} (pick them above).")
+        trace = step_trace_of(prompt, count, step, layer, head)
+        render_steps(trace, prefix="gen-", first=2, last=2)
+        render_steps(trace, prefix="gen-", first=4, last=len(steps_for(trace)))
+
+    st.subheader("The same numbers, less work", divider="gray")
+    ui.lesson("generate/03_same")
+    st.markdown(G.same_text(gen))
+    st.markdown(G.work_text(gen, model.multiply_adds))
+    if gen.steps:
+        st.markdown(G.growth_text(model.multiply_adds, model.work_parts,
+                                  range(gen.steps[0].position, gen.steps[-1].position + 1)))
+    if st.button("Measure a step's time on this server, at 1 to 128 tokens (a few seconds)", key="gen_measure",
+                 icon=":material/timer:") or st.session_state.get("_gen_measured"):
+        st.session_state["_gen_measured"] = True
+        with st.spinner("Timing a cached step and a whole pass at each length…"):
+            seconds = step_timings()
+        ui.table(G.timing_frame(list(TIMED_LENGTHS), seconds, model.multiply_adds, model.weight_bytes(),
+                                model.cache_bytes_read), "gen-timing", decimals=1)
+        st.markdown(G.pays_text(list(TIMED_LENGTHS), seconds, model.multiply_adds, model.weight_bytes()))
+        st.caption("Medians of three runs each, measured once on this server (a busy server measures slower, and "
+                   "unevenly); the multiply-adds are counted from the weights' shapes.")

@@ -1,6 +1,5 @@
 """deploy/serve.py: every connection the server accepts has Nagle's algorithm off (TCP_NODELAY); a new session's
-first request for a fragment it does not have runs the whole page (the behaviour: the replica test of
-tests/browser/test_replicas_browser.py, whose first click after the failover is inside the lesson's fragment)."""
+first request for a fragment it does not have runs the whole page."""
 
 from __future__ import annotations
 

@@ -1,15 +1,15 @@
-"""Long actions (seconds: the scan of every head) run beside the page, not in its run: the page shows their
-progress, keeps answering, and offers Cancel (issue 35).
+"""Long actions (seconds: the scan of every head, SmolLM2 writing) run beside the page, not in its run: the page
+shows their progress, keeps answering, and offers Cancel (issue 35).
 
-Why not in the run: the lesson is a keyed fragment (app.py), and Streamlit lets a click inside a fragment wait
-for the run under way, so a Cancel button drawn beside a computation in the run could never stop it. Here the
-computation runs in a worker thread; the page draws a small fragment that looks at it twice a second (a
-progress bar and Cancel) and, once it is done, runs the page again to draw the result.
+Why not in the run: there, any click while it computes (a step, a head, the sidebar) starts the page's run again,
+and with it the computation, from nothing. Here the computation runs in a worker thread and outlives the page's
+reruns; the page draws a small fragment that looks at it twice a second (a progress bar and Cancel) and, once it
+is done, runs the page again to draw the result.
 
 A job is shared and kept: sessions that ask for the same job (a class scanning one sentence) wait for the same
-computation, and a finished one is answered at once (the last KEPT). Cancel withdraws one session; the job
-stops, at its next report of progress, when no session waits for it any more. One worker: on two cores two
-scans at once would each take twice as long, so the second waits, and the page says so.
+computation, and a finished one is answered at once (the last few of each kind). Cancel withdraws one session;
+the job stops, at its next report of progress, when no session waits for it any more. One worker: on two cores
+two scans at once would each take twice as long, so the second waits, and the page says so.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
+from streamlit import config
 
-KEPT = 16  # finished jobs kept for the next session that asks (a scan's result is ~2 KB)
+KEPT = 16  # finished jobs of a kind kept for the next session that asks (a scan's result is ~2 KB)
 LOOK_EVERY = 0.5  # seconds between the page's looks at a running job
 
 
@@ -61,20 +62,27 @@ _jobs: dict[Hashable, Job] = {}
 _worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="attention-lab-job")
 
 
+def under_apptest() -> bool:
+    """Whether AppTest runs this script. It sets its hidden option on ``streamlit.config``'s own function; the
+    ``st.get_option`` name, bound at import, never sees it."""
+    return bool(config.get_option("global.appTest"))
+
+
 def session() -> str:
     """This browser session's token (a job's waiting list holds these)."""
     return st.session_state.setdefault("_session_token", secrets.token_hex(8))
 
 
-def start(key: Hashable, work: Callable[[Job], Any], who: str | None = None) -> Job:
-    """The job ``key``, the session ``who`` (this one) waiting for it: the one running or finished, or a new one
-    that runs ``work(job)`` (which reports its progress with ``job.progress``)."""
+def start(key: tuple, work: Callable[[Job], Any], who: str | None = None, kept: int = KEPT) -> Job:
+    """The job ``key`` (its kind first: "scan", "generate"), the session ``who`` (this one) waiting for it: the one
+    running or finished, or a new one that runs ``work(job)`` (which reports its progress with ``job.progress``).
+    At most ``kept`` finished jobs of its kind are kept."""
     with _lock:
         job = _jobs.get(key)
         if job is None or job.stop.is_set() or job.failed:
             job = _jobs[key] = Job(key)
             job.future = _worker.submit(_run, job, work)
-            _forget_old()
+            _forget_old(key[0], kept)
         job.waiting.add(who or session())
         return job
 
@@ -85,11 +93,11 @@ def _run(job: Job, work: Callable[[Job], Any]) -> Any:
     return work(job)
 
 
-def _forget_old() -> None:
-    """Keep the running jobs and the KEPT newest finished ones (dicts keep their order of insertion); called as a
-    job starts, so the job started last is kept beside them."""
-    finished = [key for key, job in _jobs.items() if job.finished]
-    for key in finished[: max(0, len(finished) - KEPT)]:
+def _forget_old(kind: Hashable, kept: int) -> None:
+    """Keep the running jobs and the ``kept`` newest finished ones of ``kind`` (dicts keep their order of
+    insertion); called as a job starts, so the job started last is kept beside them."""
+    finished = [key for key, job in _jobs.items() if key[0] == kind and job.finished]
+    for key in finished[: max(0, len(finished) - kept)]:
         del _jobs[key]
 
 
@@ -110,13 +118,17 @@ def running(job: Job) -> bool:
     return not job.finished
 
 
-def watch(job: Job, what: str, *, key: str, on_cancel: Callable[[], None]) -> None:
+def watch(job: Job, what: str, *, key: str, on_cancel: Callable[..., None], args: tuple = ()) -> None:
     """Under a running job: its progress (``what`` is being done) and Cancel, looked at twice a second; the
-    page runs again when the job is done. ``on_cancel`` (a callback) forgets that the page asked for it."""
+    page runs again when the job is done. ``on_cancel(*args)`` (a callback) forgets that the page asked for it.
+    Under AppTest, which never runs a fragment on a timer, the run waits for the job and runs again."""
+    if under_apptest():
+        job.future.exception()  # (waits; a failure is the page's to show)
+        st.rerun()
 
     def cancel() -> None:
         withdraw(job.key)
-        on_cancel()
+        on_cancel(*args)
 
     @st.fragment(run_every=LOOK_EVERY)
     def look() -> None:

@@ -177,15 +177,6 @@ def teaching() -> tuple[str, str] | None:
     return st.session_state["_cm_teaching"]
 
 
-def role() -> tuple:
-    """Who this session is in class mode, as far as anything a run reads says: the class it follows as a student
-    and the class it teaches, as its runs found them, and the class and key its browser holds (app.py: a change
-    runs the whole page, which decides who a student is)."""
-    teach = identity.get("teach")
-    return (st.session_state.get("_cm_student"), (st.session_state.get("_cm_teaching") or (None,))[0],
-            identity.get("class"), teach.get("secret") if isinstance(teach, dict) else None, identity.browser())
-
-
 def student_of() -> str | None:
     """The code of the class this browser joined, when it is still in it (and is not the class's teacher)."""
     code, me = identity.get("class"), identity.browser()

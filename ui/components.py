@@ -70,22 +70,17 @@ def lazy_expander(label: str, *, key: str, expanded: bool = False, **options):
     return st.expander(label, expanded=expanded, key=key, on_change="rerun", **options)
 
 
-def _cut(key: str, limit: int, then=None, args=()) -> None:
-    """on_change of a text box: keep the first ``limit`` characters, and note how long the text was; then
-    ``then(*args)``."""
+def _cut(key: str, limit: int) -> None:
+    """on_change of a text box: keep the first ``limit`` characters, and note how long the text was."""
     text = st.session_state.get(key) or ""
     if len(text) > limit:
         st.session_state[key] = text[:limit]
         st.session_state[f"_cut_{key}"] = len(text)
-    if then is not None:
-        then(*args)
 
 
-def text_box(label: str, *, key: str, limit: int, area: bool = False, container=None, then=None, args=(),
-             **options) -> str:
+def text_box(label: str, *, key: str, limit: int, area: bool = False, container=None, **options) -> str:
     """A text box that never drops what a learner pastes: text over ``limit`` characters is cut to its
-    first ``limit``, and a message under the box says so. ``then(*args)``, if given, is called after that
-    in the box's ``on_change`` (the sidebar's sentence: ui.settings.lesson_only, which may rerun the lesson alone).
+    first ``limit``, and a message under the box says so.
 
     Not Streamlit's ``max_chars``: with it the browser refuses a longer paste whole and leaves the box
     as it was, with only the counter to tell (and it counts UTF-16 units, so 1,000 emoji, 2,000 units,
@@ -94,7 +89,7 @@ def text_box(label: str, *, key: str, limit: int, area: bool = False, container=
     box = container or st
     cut = st.session_state.pop(f"_cut_{key}", None)
     widget = box.text_area if area else box.text_input
-    value = widget(label, key=key, on_change=_cut, args=(key, limit, then, args), **options)
+    value = widget(label, key=key, on_change=_cut, args=(key, limit), **options)
     if cut:
         box.warning(f"{label.split(' (')[0]}: the text had {cut:,} characters; the box keeps the first {limit:,}.",
                     icon=":material/content_cut:")

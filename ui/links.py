@@ -275,8 +275,8 @@ DISPLAY_ONLY = (
     r"book_editor",  # the phonebook's table: its rows are the link's book
     r"rm_scan_layers", r"rm_scan", r"rm_scan_cancel", r"rm_induction", r"rm_induction_off", r"rm_gallery_\d+",
     r"rm_back", r"rm_off_open",
-    r"lt_train", r"gen_measure", r"gen_write", r"sentence_back",  # actions: train, time the steps, write, take
-    # one's sentence back
+    r"lt_train", r"gen_measure", r"gen_write", r"gen_cancel",  # actions: train, time the steps, write, cancel,
+    r"sentence_back",  # take one's sentence back
     r"cm_.*", r"FormSubmitter:cm_.*",  # class mode's own controls and its join form's button
     r"view-.*",  # the views' own state (a click sets a setting)
 )

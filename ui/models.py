@@ -146,10 +146,25 @@ def cancel_scan() -> None:
     st.session_state["_rm_scan_cancelled"] = True
 
 
-@st.cache_data(max_entries=8, max_size="80MB", show_spinner=False)
+GENERATIONS_KEPT = 4  # a generation of 20 tokens after a long prompt holds ~20 MB (its cache, every step's logits)
+
+
+def generation_job(prompt: str, count: int) -> background.Job:
+    """SmolLM2 writing ``count`` tokens after ``prompt`` with its cache, checked against recomputing (seconds on a
+    busy server), in the background (ui/background.py): its progress, Cancel, and one run for a class."""
+    model = model_named("smollm2")
+    return background.start(("generate", prompt, count), lambda job: model.generate(prompt, count, job.progress),
+                            kept=GENERATIONS_KEPT)
+
+
 def generation_of(prompt: str, count: int):
-    """SmolLM2 writing ``count`` tokens after ``prompt`` with its cache, checked against recomputing."""
-    return model_named("smollm2").generate(prompt, count)
+    """The finished generation (the page asks once ``generation_job`` has finished)."""
+    return generation_job(prompt, count).future.result()
+
+
+def cancel_writing(prompt: str, count: int) -> None:
+    """Cancel's callback: the page no longer writes ``count`` tokens after ``prompt`` until Write is pressed."""
+    st.session_state["_gen_cancelled"] = (prompt, count)
 
 
 @st.cache_data(max_entries=8, max_size="40MB", show_spinner=False)

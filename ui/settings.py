@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import streamlit as st
-from streamlit import config
 
 from attention import MAX_CHARS, MAX_TOKENS, SentenceError, tokenize
 from ui.components import text_box
@@ -108,14 +107,12 @@ def draw_shared_sidebar(page: str = "") -> Shared:
     used = settings_used(page)
     sentence = text_box(  # longer text could never be shown, and would make links too long to open
         "Sentence", key="sentence", limit=MAX_CHARS, container=sb, value=DEFAULT_SENTENCE, persist_state="session",
-        then=lesson_only, args=("sentence",),
         help=f"Words and punctuation become tokens; at most {MAX_TOKENS} tokens and {MAX_CHARS:,} characters.",
         disabled="sentence" not in used,
     )
     _replaced_notice(sb, sentence)
     seed = sb.number_input(
         "Seed", min_value=0, max_value=MAX_SEED, value=DEFAULT_SEED, step=1, key="seed", persist_state="session",
-        on_change=lesson_only, args=("seed",),
         help="The same seed always gives the same embeddings and random matrices.", disabled="seed" not in used,
     )
     sb.button("New random seed", key="new_seed", on_click=_new_seed, width="stretch", disabled="seed" not in used)
@@ -141,55 +138,9 @@ def draw_shared_sidebar(page: str = "") -> Shared:
         kept = "they are" if len(unused) > 1 else "it is"
         sb.caption(f"This page does not read the sidebar's {_listed(unused)} (it has its own, or none): {kept} kept "
                    "for the other lessons.")
-    st.session_state[_DRAWN] = sidebar_shows(page)
     return Shared(
         sentence=sentence or "", seed=int(seed), d_model=int(d_model), positional=bool(positional), causal=bool(causal)
     )
-
-
-# ---- reruns of the lesson alone -------------------------------------------------------------------------------
-# app.py runs the lesson (and what reads it: the link, the share box, class mode) in a keyed fragment, LESSON. An
-# edit of the sentence or the seed reruns only that fragment: the sidebar's ~20 controls are neither run nor sent
-# again (issue 35). The sidebar then still shows what the last full run drew, so a scoped rerun is safe only while
-# that is still true; ``sidebar_shows`` is what it drew, and the lesson's fragment asks for a full run when the
-# session has moved on under it (an example a lesson's button put into the box, a model whose settings differ).
-
-LESSON = "lesson"  # the key of app.py's fragment
-_DRAWN = "_sidebar_drawn"  # sidebar_shows() as the last full run drew the sidebar
-
-
-def sidebar_shows(page: str) -> dict:
-    """What the shared sidebar shows on ``page`` (its address): each setting's value, the notice of an example
-    that replaced the sentence, and which settings are enabled."""
-    return {**{key: st.session_state.get(key) for key in SETTING_NAMES}, "replaced": st.session_state.get(REPLACED),
-            "used": settings_used(page)}
-
-
-def sidebar_is_stale(page: str) -> bool:
-    """Whether the sidebar on screen no longer shows the session (a scoped rerun would leave it wrong)."""
-    return st.session_state.get(_DRAWN) != sidebar_shows(page)
-
-
-def lesson_only(key: str) -> None:
-    """The ``on_change`` of the sidebar's setting ``key``: rerun only the lesson, when the widget's own new value is
-    all the sidebar has to show. Otherwise (the box cut a paste and says so, an example's notice goes away, a
-    student follows a class, whose lesson a full run applies) return normally: a full run."""
-    drawn = st.session_state.get(_DRAWN)
-    if (under_apptest()  # app.py: under AppTest the lesson is no fragment, every run a full one
-            or drawn is None or st.session_state.get(f"_cut_{key}") or st.session_state.get(REPLACED)
-            or st.session_state.get(STUDENT)):
-        return
-    drawn[key] = st.session_state.get(key)  # the widget shows its new value itself
-    st.rerun(LESSON)
-
-
-def under_apptest() -> bool:
-    """Whether AppTest runs this script. It sets its hidden option on ``streamlit.config``'s own function; the
-    ``st.get_option`` name, bound at import, never sees it."""
-    return bool(config.get_option("global.appTest"))
-
-
-STUDENT = "_student"  # app.py: the class this session follows as a student (None when it is not one)
 
 
 def sentence_on_phones(page: str):
@@ -226,12 +177,8 @@ def settings_popover(label: str, *, key: str, disabled: bool = False):
 
 
 def shared() -> Shared:
-    """The shared settings as the session holds them: the sidebar's widgets' values (a scoped rerun of the lesson
-    reads the new sentence or seed here; the sidebar is not drawn in it)."""
-    held = st.session_state
-    return Shared(sentence=held.get("sentence") or "", seed=int(held.get("seed", DEFAULT_SEED)),
-                  d_model=int(held.get("d_model", DEFAULT_D_MODEL)), positional=bool(held.get("positional", False)),
-                  causal=bool(held.get("causal", False)))
+    """The shared settings as app.py drew them in this run."""
+    return st.session_state["_shared"]
 
 
 def trace_or_explain(shared: Shared, trace: Callable[..., T], **options) -> T:

@@ -398,9 +398,10 @@ class SmolLM2:
 
     # ---- writing with a key/value cache --------------------------------------------------------------
 
-    def generate(self, prompt: str, count: int) -> Generation:
+    def generate(self, prompt: str, count: int, progress: Callable[[float], None] | None = None) -> Generation:
         """Write ``count`` tokens after ``prompt``, greedily (the likeliest each time), with a key/value
-        cache, and check every step against recomputing the whole sequence.
+        cache, and check every step against recomputing the whole sequence. ``progress(share)`` after each token
+        written and each recomputation (share: of the 2 × count passes, the part done).
 
         The prompt is read in one pass, which fills the cache with its keys and values (after RoPE) in
         every layer. Then each written token is read alone: only its own query, key and value are
@@ -420,7 +421,9 @@ class SmolLM2:
         t0 = time.perf_counter()  # bringing the memory-mapped weights into memory (~0.4 s the first time)
         logits = self.forward_ids(ids, tokens, keys, values).logits  # the prompt's pass fills the cache
         seconds_cached, logits_seen, steps, probabilities = [time.perf_counter() - t0], [logits], [], []
+        report = progress or (lambda share: None)
         while True:
+            report(len(probabilities) / (2 * count))
             p = softmax(logits)
             chosen = int(np.argmax(logits))
             ids.append(chosen)
@@ -436,6 +439,7 @@ class SmolLM2:
         read = len(ids) - 1  # the tokens whose keys and values are in the cache
         recomputed, seconds_recomputed, alpha_difference = [], [], 0.0
         for end in range(len(tokens), len(ids)):  # the whole sequence up to each token that predicted the next
+            report(0.5 + (end - len(tokens)) / (2 * count))
             t0 = time.perf_counter()
             whole = self.forward_ids(ids[:end], [])
             seconds_recomputed.append(time.perf_counter() - t0)

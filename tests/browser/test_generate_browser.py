@@ -95,3 +95,19 @@ def test_a_folded_vector_answers_for_the_dimension_each_drawn_cell_is(open_page)
     lit = page.locator(".st-key-table-gen-q td.alv-here")
     expect(lit).to_have_count(1)
     assert lit.get_attribute("data-c") == "8"  # the table's cell of dimension 9 (its ninth column)
+
+
+def test_writing_shows_its_progress_and_cancel_stops_it_until_write(open_page):
+    """Twenty tokens after a prompt of ~100 (seconds: each is checked against a pass over the whole sequence) are
+    written beside the page (ui/background.py): a progress bar and Cancel; after Cancel the page says so and waits
+    for Write, which writes them."""
+    prompt = " ".join(["the cat sat on the mat and looked at the dog"] * 9)  # ~100 tokens
+    page = open_page(f"/generate?gen_count=20&sentence={prompt.replace(' ', '+')}", "[data-testid=stProgress]")
+    expect(page.locator("[data-testid=stProgress]")).to_contain_text(" of the work done")
+    page.locator(".st-key-gen_cancel button").click()
+    expect(page.get_by_text("Writing cancelled. Press Write to write.")).to_be_visible()
+    expect(page.locator("[data-testid=stProgress]")).to_have_count(0)
+    expect(page.locator(".st-key-table-gen-written")).to_have_count(0)
+    page.locator(".st-key-gen_write button").click()
+    expect(page.locator(".st-key-table-gen-written table").first).to_be_visible()
+    expect(page.get_by_text("Writing cancelled.")).to_have_count(0)
