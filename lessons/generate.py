@@ -46,7 +46,7 @@ job = None if st.session_state.get("_gen_cancelled") == (prompt, count) else gen
 gen = None
 if job is None:
     st.info("Writing cancelled. Press Write to write.", icon=":material/cancel:")
-elif background.running(job):
+elif not job.finished:
     background.watch(job, f"Writing {count} tokens, and checking each against a pass over the whole sequence",
                      key="gen_cancel", on_cancel=cancel_writing, args=(prompt, count))
 elif job.failed:

@@ -174,7 +174,7 @@ if info.kind == "decoder":
     if st.session_state.pop("_rm_scan_cancelled", False):
         st.info("Scan cancelled.", icon=":material/cancel:")
     job = scan_job(name, sentence, layers) if st.session_state.get("_rm_scan") == (sentence, layers) else None
-    if job is not None and background.running(job):
+    if job is not None and not job.finished:
         background.watch(job, f"Switching off each of {len(layers) * info.heads} heads in turn", key="rm_scan_cancel",
                          on_cancel=cancel_scan)
     elif job is not None and job.failed:

@@ -21,7 +21,6 @@ from tests.claims.families import SENTENCES
 from tests.table_reading import readable, shown_table, view_panels
 from tests.test_pages import APP, TIMEOUT, assert_no_exception, table
 from tests.test_pretrained import SMOLLM2_LABEL, open_real_model
-from ui import background
 from ui.links import check_link
 from viz.labels import token_labels
 
@@ -293,24 +292,10 @@ def test_a_link_switches_heads_off_and_a_head_the_model_lacks_is_named(minilm):
     assert at.multiselect(key="rm_off").value == []
 
 
-def scanned(at):
-    """The page once its scan (ui/background.py: in a worker thread) has finished: wait for the jobs, then run
-    again, as a browser's page does when its look at the job finds it done."""
-    for _ in range(3):
-        assert_no_exception(at)
-        if any(getattr(e, "key", None) == "view-rm-scan-ranking" for e in at.main):
-            return at
-        assert any(getattr(e, "key", None) == "rm_scan_cancel" for e in at.main), "no scan, nor its Cancel"
-        for job in list(background._jobs.values()):
-            job.future.result(timeout=600)
-        at.run()
-    raise AssertionError("the scan's result never came")
-
-
 def test_the_scan_ranks_heads_by_the_drop_the_engine_measures(smollm2):
     at = open_real_model(rm_model=SMOLLM2_LABEL)
     at.slider(key="rm_scan_layers").set_value((19, 19)).run()
-    at = scanned(at.button(key="rm_scan").click().run())
+    at.button(key="rm_scan").click().run()  # (under AppTest the page waits for the scan: ui.background.watch)
     assert_no_exception(at)
     scan = smollm2.scan("This forum is awesome", (18,))
     np.testing.assert_allclose(table(at, "rm-scan"), scan.drops, atol=0.005 + 1e-6)

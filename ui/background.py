@@ -114,10 +114,6 @@ def withdraw(key: Hashable, who: str | None = None) -> None:
             del _jobs[key]
 
 
-def running(job: Job) -> bool:
-    return not job.finished
-
-
 def watch(job: Job, what: str, *, key: str, on_cancel: Callable[..., None], args: tuple = ()) -> None:
     """Under a running job: its progress (``what`` is being done) and Cancel, looked at twice a second; the
     page runs again when the job is done. ``on_cancel(*args)`` (a callback) forgets that the page asked for it.
