@@ -79,6 +79,7 @@ class Case:
     text: str  # typed, then Enter (or, with ``click``, nothing)
     changed: str  # JS: the page shows what was typed
     click: str = ""  # the widget key of a button clicked instead of typing (Next on the walkthrough)
+    press: str = ""  # or a CSS selector clicked instead of typing (a model's radio option)
 
 
 BARE = Case("bare page", "", "() => document.body.innerText.includes('You typed:')", "sentence", SIX,
@@ -106,6 +107,9 @@ def walkthrough(name: str, step: int | None, n: int | None = None) -> Case:
     params["sentence"] = words(n, "zebra")  # words no lesson text uses
     return Case(name, "/?" + urlencode(params), shows("zebra"), "sentence", words(n, "yak"), shows("yak"))
 
+
+NEXT_TOKENS = "() => document.querySelector('.st-key-table-rm-next-tokens table') !== null"  # the decoder's
+SMOLLM2 = "SmolLM2 (SmolLM2-135M-Instruct, a Llama decoder)"  # the model radio's label, as links write it
 
 CASES = [
     BARE,
@@ -138,6 +142,12 @@ CASES = [
          table_has("ca-weights", "mat")),
     Case("real model (MiniLM)", "/real_model", table_has("rm-model-tokens", "awesome"), "sentence", SIX,
          table_has("rm-model-tokens", "mat")),
+    # a switch of model once both are loaded (the warming round loads them, once a process): the default sentence
+    Case("real model, MiniLM → SmolLM2", "/real_model", table_has("rm-model-tokens", "awesome"), "", "",
+         NEXT_TOKENS, press=".st-key-rm_model [role=radiogroup] label >> nth=1"),
+    Case("real model, SmolLM2 → MiniLM", "/real_model?" + urlencode({"rm_model": SMOLLM2}), NEXT_TOKENS, "", "",
+         f"() => !({NEXT_TOKENS})() && ({table_has('rm-model-tokens', 'awesome')})()",
+         press=".st-key-rm_model [role=radiogroup] label >> nth=0"),
 ]
 # "Watch a head learn" has no text to type: its cost is the training run, in bench/bench_training.py.
 if ONLY:
@@ -160,12 +170,13 @@ def sample(playwright, base: str, case: Case) -> tuple[float, float, int]:
         page.goto(base + case.path)
         drawn(page, case.ready)
         first_paint = time.perf_counter() - t0
-        target = page.locator(f".st-key-{case.click} button" if case.click else f".st-key-{case.box} input")
-        if not case.click:
+        clicked = case.press or (f".st-key-{case.click} button" if case.click else "")
+        target = page.locator(clicked or f".st-key-{case.box} input")
+        if not clicked:
             target.fill(case.text)
         sent_before = received[0]
         t0 = time.perf_counter()
-        target.click() if case.click else target.press("Enter")
+        target.click() if clicked else target.press("Enter")
         drawn(page, case.changed)
         return first_paint, time.perf_counter() - t0, received[0] - sent_before
     finally:

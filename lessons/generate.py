@@ -9,7 +9,7 @@ from attention.pretrained.common import MAX_MODEL_TOKENS
 from attention.pretrained.smollm2 import MAX_WRITTEN
 from ui import arrival, background, view
 from ui import components as ui
-from ui.models import TIMED_LENGTHS, cancel_writing, generation_job, model_named, step_timings, step_trace_of
+from ui.models import TIMED_LENGTHS, cancel_writing, generation_job, model_named, step_trace_of, timing_job
 from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
 from ui.walkthrough import render_steps, steps_for
 from viz import generation as G
@@ -106,10 +106,17 @@ if gen is not None:  # the rest of the lesson reads what was written
         st.markdown(G.growth_text(model.multiply_adds, model.work_parts,
                                   range(gen.steps[0].position, gen.steps[-1].position + 1)))
     if st.button("Measure a step's time on this server, at 1 to 128 tokens (a few seconds)", key="gen_measure",
-                 icon=":material/timer:") or st.session_state.get("_gen_measured"):
+                 icon=":material/timer:"):
         st.session_state["_gen_measured"] = True
-        with st.spinner("Timing a cached step and a whole pass at each length…"):
-            seconds = step_timings()
+    timing = timing_job() if st.session_state.get("_gen_measured") else None
+    if timing is not None and not timing.finished:
+        background.watch(timing, "Timing a cached step and a whole pass at each length", key="gen_measure_cancel",
+                         on_cancel=st.session_state.pop, args=("_gen_measured", None))
+    elif timing is not None and timing.failed:
+        st.session_state.pop("_gen_measured")
+        st.error("The timing stopped before it finished; press the button to measure again.", icon=":material/error:")
+    elif timing is not None:
+        seconds = timing.future.result()
         ui.table(G.timing_frame(list(TIMED_LENGTHS), seconds, model.multiply_adds, model.weight_bytes(),
                                 model.cache_bytes_read), "gen-timing", decimals=1)
         st.markdown(G.pays_text(list(TIMED_LENGTHS), seconds, model.multiply_adds, model.weight_bytes()))

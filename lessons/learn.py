@@ -20,11 +20,11 @@ from attention.training import (
     score_split,
 )
 from attention.training import verdict as judge
-from ui import arrival
+from ui import arrival, background
 from ui import components as ui
 from ui.links import OPTIMIZER_LABELS, TASK_LABELS, default
 from ui.settings import shared
-from ui.training import finished_run, start_training, train_with_progress
+from ui.training import cancel_training, finished_run, start_training, training_job
 from ui.walkthrough import STEPS, render_steps
 from viz import tables as T
 from viz import training as V
@@ -61,14 +61,29 @@ config = TrainingConfig(task=name, heads=int(heads), optimizer=optimizer, learni
 
 
 run = finished_run(config)
+training = None
+asked = st.session_state.get("_lt_training")
+if asked is not None and (asked != config or not st.session_state.get("lt_run")):  # settings changed, or cancelled
+    background.withdraw(("train", asked))
+    st.session_state.pop("_lt_training")
 if run is None and st.session_state.get("lt_run"):  # trained in this session, or a link's run: train it here
-    run = train_with_progress(config)
-if run is None:  # no st.stop(): it would also stop app.py, which writes the link and draws the share box
+    st.session_state["_lt_training"] = config
+    training = training_job(config)
+    if not training.finished:
+        background.watch(training, f"Training {steps} steps", key="lt_cancel", on_cancel=cancel_training)
+    elif training.failed:
+        st.session_state["lt_run"] = False
+        st.error("The training stopped before it finished; press Train to try again.", icon=":material/error:")
+    else:
+        run = training.future.result()
+if run is None and (training is None or training.failed):  # no st.stop(): app.py writes the link after the page
+    if st.session_state.pop("_lt_cancelled", False):
+        st.info("Training cancelled.", icon=":material/cancel:")
     st.button(f"Train {steps} steps", key="lt_train", type="primary", icon=":material/play_arrow:",
               on_click=start_training)
     st.info("Press **Train**: the run takes a few seconds. After that, changing a setting trains again.",
             icon=":material/school:")
-else:
+elif run is not None:
     judged = judge(run)
     {"learned": st.success, "partly": st.warning}.get(judged.kind, st.error)(V.verdict_text(judged, run))
 

@@ -563,3 +563,15 @@ def test_the_head_open_above_is_switched_off_and_back_on_with_one_button(minilm)
     at.button(key="rm_off_open").click().run()
     assert at.multiselect(key="rm_off").value == []
     assert "Switched off: " not in view_panels(at)["rm-model-view"]["figure"]["alt"]
+
+
+def test_a_links_warning_stays_on_the_page_after_the_writing_it_opened_is_done(smollm2):
+    """A link's one-time warning was lost when the page ran again to draw the writing done beside it (issue 35's
+    background jobs): the run a finished job asks for is no learner's action, so the warning stays."""
+    from ui import background
+
+    background._jobs.pop(("generate", "This forum is awesome", 6), None)  # written anew: the page waits for it
+    at = open_generate(gen_count="6", gen_step="9")
+    assert_no_exception(at)
+    assert len(shown_table(at, "gen-written")) == 6  # drawn by the run after the writing
+    assert "cached steps 1–5" in " ".join(readable(w.value) for w in at.warning)

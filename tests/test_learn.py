@@ -230,41 +230,74 @@ def test_every_step_of_the_trained_head_renders():
 
 
 def test_a_run_another_session_is_training_is_waited_for_not_trained_again(monkeypatch):
-    """Class mode opens the teacher's link in every student's frame at once: five sessions asking for one
-    run while it trains get the one run, trained once (before, each session trained its own)."""
-    import contextlib
+    """Class mode opens the teacher's link in every student's page at once: five sessions asking for one
+    run while it trains get the one run, trained once; one student's Cancel does not stop it for the others,
+    and it is kept for the next session."""
     import threading
-    import time
 
     import ui.training as U
 
     config = TrainingConfig(task="first", seed=913)  # a run no other test keeps in the shared store
-    trained, waiting = [], []
+    trained = []
     release = threading.Event()
 
     def slow_train(config, on_progress=None):
         trained.append(config)
         release.wait(30)
+        on_progress(config.steps)  # a report after a Cancel: stops the run only if nobody waits
         return object()
 
-    @contextlib.contextmanager
-    def spinner(text):
-        waiting.append(text)
-        yield
-
     monkeypatch.setattr(U, "train", slow_train)
-    monkeypatch.setattr(U.st, "spinner", spinner)
-    results: list = []
-    sessions = [threading.Thread(target=lambda: results.append(U.train_with_progress(config))) for _ in range(5)]
-    for session in sessions:
-        session.start()
-    deadline = time.monotonic() + 30
-    while len(trained) + len(waiting) < 5:  # one trains, four wait for it (a state, not a time)
-        assert time.monotonic() < deadline, (trained, waiting)
-        time.sleep(0.01)
+    jobs = [U.training_job(config, who=f"student {k}") for k in range(5)]
+    assert all(job is jobs[0] for job in jobs)
+    assert U.finished_run(config) is None  # still training
+    U.background.withdraw(("train", config), who="student 0")
     release.set()
-    for session in sessions:
-        session.join(30)
-    assert len(trained) == 1 and len(waiting) == 4
-    assert len(results) == 5 and all(r is results[0] for r in results)
-    assert U.finished_run(config) is results[0]
+    run = jobs[0].future.result(timeout=60)
+    assert trained == [config] and not jobs[0].failed
+    assert U.finished_run(config) is run and U.training_job(config, who="late").future.result() is run
+
+
+def test_a_training_nobody_waits_for_any_more_stops_at_its_next_report(monkeypatch):
+    """Cancel (the only session waiting withdraws): the run stops at its next saved state and is not kept."""
+    import threading
+
+    import ui.training as U
+
+    config = TrainingConfig(task="first", seed=914)
+    reported, release = threading.Event(), threading.Event()
+
+    def endless_train(config, on_progress=None):
+        step = 0
+        while True:
+            on_progress(step)
+            reported.set()
+            step += 1
+            release.wait(0.001)
+
+    monkeypatch.setattr(U, "train", endless_train)
+    job = U.training_job(config, who="alone")
+    assert reported.wait(60)
+    U.background.withdraw(("train", config), who="alone")
+    with pytest.raises(U.background.Cancelled):
+        job.future.result(timeout=60)
+    assert job.failed and U.finished_run(config) is None
+
+
+def test_a_trainings_progress_is_the_share_of_its_steps_trained():
+    """The bar's "% of the work done" while a head trains is step / steps at each saved state, and the whole at the
+    end (the real training of 50 steps, every report recorded)."""
+    import threading
+
+    import ui.training as U
+
+    config = TrainingConfig(task="first", steps=50, seed=915)
+    release = threading.Event()
+    U.background.start(("test", "the worker busy"), lambda job: release.wait(60), who="test")  # one worker: the
+    job = U.training_job(config, who="alone")  # training waits until it is released, and is watched from its start
+    reports: list[float] = []
+    progress = job.progress
+    job.progress = lambda done: reports.append(done) or progress(done)
+    release.set()
+    run = job.future.result(timeout=120)
+    assert reports == [0.0] + [step / config.steps for step in run.snapshot_steps] and reports[-1] == 1.0

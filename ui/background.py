@@ -87,6 +87,13 @@ def start(key: tuple, work: Callable[[Job], Any], who: str | None = None, kept: 
         return job
 
 
+def result(key: Hashable) -> Any | None:
+    """The result of the job ``key`` if it finished well, else None; nobody is added to its waiting list."""
+    with _lock:
+        job = _jobs.get(key)
+    return job.future.result() if job is not None and job.finished and not job.failed else None
+
+
 def _run(job: Job, work: Callable[[Job], Any]) -> Any:
     job.started = time.monotonic()
     job.progress(0.0)  # cancelled while it waited for the worker: stop before starting
@@ -114,13 +121,28 @@ def withdraw(key: Hashable, who: str | None = None) -> None:
             del _jobs[key]
 
 
+_RESULT_RUN = "_background_result_run"
+
+
+def _rerun_for_result() -> None:
+    """Run the whole page again, marked as the run that draws a job's result (``result_run``)."""
+    st.session_state[_RESULT_RUN] = True
+    st.rerun()
+
+
+def result_run() -> bool:
+    """Whether this run is the one a job's end asked for, not a learner's action (asked once a run, by the link's
+    check, ui.links: what the page's first run said about its link still holds)."""
+    return bool(st.session_state.pop(_RESULT_RUN, False))
+
+
 def watch(job: Job, what: str, *, key: str, on_cancel: Callable[..., None], args: tuple = ()) -> None:
     """Under a running job: its progress (``what`` is being done) and Cancel, looked at twice a second; the
     page runs again when the job is done. ``on_cancel(*args)`` (a callback) forgets that the page asked for it.
     Under AppTest, which never runs a fragment on a timer, the run waits for the job and runs again."""
     if under_apptest():
         job.future.exception()  # (waits; a failure is the page's to show)
-        st.rerun()
+        _rerun_for_result()
 
     def cancel() -> None:
         withdraw(job.key)
@@ -129,7 +151,7 @@ def watch(job: Job, what: str, *, key: str, on_cancel: Callable[..., None], args
     @st.fragment(run_every=LOOK_EVERY)
     def look() -> None:
         if job.finished or session() not in job.waiting:
-            st.rerun()  # the whole page: it draws the result, or no longer asks
+            _rerun_for_result()  # the whole page: it draws the result, or no longer asks
         if job.started is None:
             st.progress(0.0, text=f"{what}: waiting for another long computation on this server to finish…")
         else:

@@ -24,6 +24,7 @@ from attention import MAX_CHARS, MAX_TOKENS
 from attention.phonebook import DEFAULT_BOOK
 from attention.pretrained.common import MODELS
 from attention.training import HEADS, LEARNING_RATES, RUN_LENGTHS, TASKS
+from ui import background
 from ui.matrix_editor import LINK_PATTERN, LINK_STATE, MAX_EDITS_CHARS
 from ui.settings import D_MODEL_RANGE, DEFAULT_D_MODEL, DEFAULT_SEED, DEFAULT_SENTENCE, MAX_SEED, SHOWN
 from viz.labels import markdown_text
@@ -275,7 +276,8 @@ DISPLAY_ONLY = (
     r"book_editor",  # the phonebook's table: its rows are the link's book
     r"rm_scan_layers", r"rm_scan", r"rm_scan_cancel", r"rm_induction", r"rm_induction_off", r"rm_gallery_\d+",
     r"rm_back", r"rm_off_open",
-    r"lt_train", r"gen_measure", r"gen_write", r"gen_cancel",  # actions: train, time the steps, write, cancel,
+    r"lt_train", r"lt_cancel", r"gen_measure", r"gen_measure_cancel", r"gen_write",  # actions: train, time the
+    r"gen_cancel",  # steps, write (each with its Cancel),
     r"sentence_back",  # take one's sentence back
     r"cm_.*", r"FormSubmitter:cm_.*",  # class mode's own controls and its join form's button
     r"view-.*",  # the views' own state (a click sets a setting)
@@ -335,6 +337,10 @@ def clean_link() -> None:
     problems = check_link(url() if first else {k: v for k, v in url().items() if k in NOT_SETTINGS})
     for key in problems:
         del st.query_params[key]
+    if first:
+        st.session_state["_link_problems"] = problems
+    elif background.result_run():  # the page drawing a long action's result (ui/background.py): no new state yet,
+        problems = {**st.session_state.get("_link_problems", {}), **problems}  # so the link's warning stays
     if not first:
         _say(problems)
         return

@@ -175,9 +175,16 @@ def step_trace_of(prompt: str, count: int, step: int, layer: int, head: int):
 TIMED_LENGTHS = (1, 2, 4, 8, 16, 32, 64, 128)  # tokens read; 128 is the most the lesson's model reads here
 
 
-@st.cache_data(max_entries=1, show_spinner=False)
-def step_timings() -> list[tuple[float, float]]:
-    """SmolLM2's cached step and whole pass timed at each of TIMED_LENGTHS on this server (~5 s on an idle
-    2-core machine): measured once a process, and shown to every learner who asks (it says when)."""
+def timing_job() -> background.Job:
+    """SmolLM2's cached step and whole pass timed at each of TIMED_LENGTHS on this server (~5 s on an idle 2-core
+    machine), beside the page: measured once a process, and shown to every learner who asks (the
+    page says when). Its progress is the share of the tokens measured (a length's passes cost about its tokens)."""
     model = model_named("smollm2")
-    return [model.step_seconds(n) for n in TIMED_LENGTHS]
+
+    def measure(job: background.Job) -> list[tuple[float, float]]:
+        seconds = []
+        for k, length in enumerate(TIMED_LENGTHS):
+            job.progress(sum(TIMED_LENGTHS[:k]) / sum(TIMED_LENGTHS))
+            seconds.append(model.step_seconds(length))
+        return seconds
+    return background.start(("timing",), measure, kept=1)

@@ -475,9 +475,12 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     ],
     # --- class mode --------------------------------------------------------------------------------
     "lessons/classmode.py": NO_CLAIM + ": the page only dispatches to ui/classmode.py",
-    "ui/training.py": [
-        ("the same run is training for another learner; it is shared when done",
-         "tests.test_learn::test_a_run_another_session_is_training_is_waited_for_not_trained_again"),
+    "ui/training.py": NO_CLAIM + ": it trains beside the page; the words about a run are viz/training.py's, its "
+                      "progress ui/background.py's",
+    "ui/background.py": [
+        ("of the work done", "tests.test_learn::test_a_trainings_progress_is_the_share_of_its_steps_trained"),
+        ("waiting for another long computation on this server to finish",
+         "tests.test_background::test_a_job_cancelled_before_the_worker_takes_it_never_runs"),
     ],
     "ui/classmode.py": [
         ("You can change it until your teacher closes the answers.",
@@ -565,6 +568,6 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
 
 # Modules whose strings explain numbers to the learner: each must be a key above.
 PAGE_MODULES = ("lessons/*.py", "static/*.js", "ui/walkthrough.py", "viz/steps.py", "viz/exports.py", "viz/training.py", "viz/cross.py", "viz/pretrained.py",
-                "viz/generation.py", "viz/classmode.py", "ui/classmode.py", "ui/training.py",
+                "viz/generation.py", "viz/classmode.py", "ui/classmode.py", "ui/training.py", "ui/background.py",
                 "viz/parts.py", "viz/relevance.py", "viz/tables.py", "viz/exercises.py", "ui/exercises.py", "ui/links.py", "viz/scaling.py", "viz/phonebook.py",
                 "attention/pretrained/gallery.py")
