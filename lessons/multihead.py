@@ -3,10 +3,12 @@
 Every number comes from one ``trace_multi_head`` trace; each head is a full single-head trace.
 """
 
+from functools import partial
+
 import streamlit as st
 
 from attention import trace_multi_head
-from ui import arrival, view
+from ui import arrival, model_map, view
 from ui import components as ui
 from ui.choices import multihead_head
 from ui.exercises import offer_to_class, question_box
@@ -82,5 +84,6 @@ step = right.selectbox("Step", range(3, len(STEPS) + 1), format_func=lambda k: f
                        help="The walkthrough's steps 3 to 8, for this head's own W_Q, W_K, W_V.")
 st.markdown(f"Head {opened + 1} uses columns {opened * d_k + 1}–{(opened + 1) * d_k} of W_Q, W_K and W_V. "
             "Its tokens and X are the walkthrough's (steps 1 and 2).")
-render_steps(mh.heads[opened], prefix="head-", first=step or 3, last=step or 3)
+render_steps(mh.heads[opened], prefix="head-", first=step or 3, last=step or 3,
+             map_under=partial(model_map.multihead, mh.heads[opened], h))
 offer_to_class([*head_questions(n, d_model, h, lesson_id(mh.heads[0])), *make_questions(mh.heads[opened])])

@@ -5,11 +5,13 @@ The model runs in NumPy (``attention.pretrained``); it is loaded once per server
 results are cached per sentence (``ui.models``). Every number shown is the model's.
 """
 
+from functools import partial
+
 import streamlit as st
 
 from attention.pretrained import MODELS, ModelMissing, package_dir
 from attention.pretrained.gallery import GALLERY, INDUCTION_HEAD, first_token_heads, induction_sentence
-from ui import arrival, background, view
+from ui import arrival, background, bridge, model_map, sampling, view
 from ui import components as ui
 from ui.choices import real_model_head
 from ui.links import MODEL_LABELS
@@ -107,6 +109,7 @@ ui.forget_stale_choice("rm_head", range(1, info.heads + 1), why=f"{info.title} h
 layer = (left.selectbox("Layer", range(1, info.layers + 1), key="rm_layer", persist_state="session") or 1) - 1
 head = (right.selectbox("Head", range(1, info.heads + 1), key="rm_head", persist_state="session") or 1) - 1
 trace = head_of(name, sentence, layer, head)
+bridge.changed_on_trained(trace, name, layer, head)
 if sink_hidden:
     ui.matrix(P.sink_hidden_figure(trace, f"α without the first token, layer {layer + 1}, head {head + 1}"),
               P.sink_hidden_frame(trace), "rm-head", names=("query", "key"))
@@ -129,13 +132,16 @@ step = st.selectbox("Step", range(1, len(steps) + 1), key="rm_step", persist_sta
                     format_func=lambda k: f"{k} · {steps[k - 1][0]}",
                     help="The walkthrough's steps on this head's real numbers.")
 st.session_state["_rm_step_of"] = (name, steps[(step or 1) - 1][0])
-render_steps(trace, prefix="rm-", first=step or 3, last=step or 3)
+render_steps(trace, prefix="rm-", first=step or 3, last=step or 3,
+             map_under=partial(model_map.real, trace, info, layer, head))
+bridge.offer_random(trace, name, layer, head, step or 3)
 
 if info.kind == "decoder":
     st.subheader("What the attention is for: the next token", divider="gray")
     st.markdown("A decoder's last token, having looked back through every layer, predicts what comes next. "
                 "The five likeliest next tokens after your sentence, with their probabilities:")
     ui.table(P.next_token_frame(next_of(name, sentence)), "rm-next-tokens", decimals=3)
+    sampling.section(sentence)
     layer_i, head_i = INDUCTION_HEAD
     demo = induction_sentence(settings.seed)
     st.button(f"Induction demo: a random sequence said twice, with layer {layer_i + 1}, head {head_i + 1}",

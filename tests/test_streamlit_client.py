@@ -51,7 +51,7 @@ def test_the_client_edits_as_a_chromium_page_does_and_gets_the_new_sentence(base
     assert not opened.exception and opened.finished == 0
     for answer, text in zip(answers, ("a red fox ran", "the old owl sat"), strict=True):
         views = [json.loads(t) for t in answer.markdown() if t.startswith("{")]
-        tokens = next(p for v in views for p in v["panels"] if p["id"] == "tokens")
+        tokens = next(p for v in views for p in v.get("panels", []) if p["id"] == "tokens")  # (the map has none)
         assert [row[1] for row in tokens["values"]] == text.split() and not answer.exception
 
 

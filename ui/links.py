@@ -38,6 +38,10 @@ MODEL_LABELS = {name: info.title for name, info in MODELS.items()}
 # slider over 1–512 put 13 where a learner aimed for 16, and 13's and 16's ticks overlapped; issue 34)
 DK_CHOICES = tuple(2**k for k in range(10))
 TEMPERATURES = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
+# sampling SmolLM2's next token: T, and top-p (1: off); top-k is a number (0: off)
+SAMPLING_TEMPERATURES = (0.1, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 5.0)
+TOP_PS = (0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 1.0)
+MAX_TOP_K = 1000
 PHONEBOOK_TEMPERATURES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
 PHONEBOOK_QUERY_CHARS = 200  # a name to look up; the box cuts a longer paste to this
 PHONEBOOK_QUERY = "Jindrich"
@@ -242,6 +246,10 @@ SETTINGS: dict[str, Setting] = {
     "rm_off": Setting(_head, default=[], many=True),  # ?rm_off=L19+H7&rm_off=L18+H4
     "rm_sink": _flag(False),
     "rm-query": QUERY,
+    "rm_temperature": _choice(SAMPLING_TEMPERATURES, 1.0),
+    "rm_top_k": _number(0, MAX_TOP_K, 0),
+    "rm_top_p": _choice(TOP_PS, 1.0),
+    "rm_draw": _number(0, MAX_SEED, 0),
     # writing with a cache
     "gen_count": _number(1, 20, 8),
     "gen_step": _number(1, 19),  # the last step by default: depends on what was written
@@ -259,7 +267,8 @@ PAGE_SETTINGS = {  # a page's own settings, by its address (ui.navigation.url_pa
     "cross": ("ca_source", "ca_target", "ca_preset", "ca_dk"),
     "learn": ("lt_task", "lt_heads", "lt_opt", "lt_lr", "lt_steps", "lt_run", "lt_step", "lt_example", "lt_head",
               "lt_head_step", "lt-head-query"),
-    "real_model": ("rm_model", "rm_layers", "rm_layer", "rm_head", "rm_step", "rm_off", "rm_sink", "rm-query"),
+    "real_model": ("rm_model", "rm_layers", "rm_layer", "rm_head", "rm_step", "rm_off", "rm_sink", "rm-query",
+                   "rm_temperature", "rm_top_k", "rm_top_p", "rm_draw"),
     "generate": ("gen_count", "gen_step", "gen_layer", "gen_head"),
     "classmode": (),
 }
@@ -275,12 +284,13 @@ DISPLAY_ONLY = (
     r"edit-.*", r"w_(q|k|v).*",  # the editor's grids and paste boxes: their result is the link's w
     r"book_editor",  # the phonebook's table: its rows are the link's book
     r"rm_scan_layers", r"rm_scan", r"rm_scan_cancel", r"rm_induction", r"rm_induction_off", r"rm_gallery_\d+",
-    r"rm_back", r"rm_off_open",
+    r"rm_back", r"rm_off_open", r"rm_draw_again", r"bridge_.*",  # bridge_*: to a trained model and back
     r"lt_train", r"lt_cancel", r"gen_measure", r"gen_measure_cancel", r"gen_write",  # actions: train, time the
     r"gen_cancel",  # steps, write (each with its Cancel),
     r"sentence_back",  # take one's sentence back
     r"cm_.*", r"FormSubmitter:cm_.*",  # class mode's own controls and its join form's button
     r"view-.*",  # the views' own state (a click sets a setting)
+    r"(.*-)?play-(scores|softmax|output)", r"(.*-)?player-.*",  # a step's player: it plays in the browser
 )
 PRIVATE = {"teach"}
 NOT_SETTINGS = {  # what else a link may hold: class mode's keys, never a lesson's setting

@@ -14,9 +14,11 @@ import streamlit as st
 
 from attention.pretrained import MODELS, load
 from attention.pretrained.gallery import INDUCTION_HEAD, INDUCTION_HEADS, induction_prompt
+from attention.sampling import Sampling, draw, processed
 from ui import arrival, background
-from ui.settings import replace_sentence
+from ui.settings import MAX_SEED, replace_sentence
 from viz import pretrained as P
+from viz import sampling as S
 
 LAYERS_PER_PAGE = 6  # the every-head view of the decoder's 30 layers, a page at a time
 
@@ -49,6 +51,20 @@ def model_view_of(name: str, sentence: str, first: int, stop: int, off: frozense
 @st.cache_data(max_entries=64, max_size="2MB", show_spinner=False)
 def next_of(name: str, sentence: str):
     return model_named(name).next_tokens(sentence)
+
+
+@st.cache_data(max_entries=64, max_size="4MB", show_spinner=False)
+def sampled_of(name: str, sentence: str, sampling: Sampling, seed: int) -> S.Sampled:
+    """The decoder's next-token distribution after ``sampling`` and one draw with ``seed``, as the page shows them
+    (a few numbers: not the 49,152 logits)."""
+    model = model_named(name)
+    result = processed(model.recent(sentence).logits, sampling)
+    return S.sampled(result, draw(result.after, seed), lambda i: model.show(model.vocabulary[i]))
+
+
+def draw_again() -> None:
+    """The Draw again button's callback: the next seed."""
+    st.session_state["rm_draw"] = (int(st.session_state.get("rm_draw") or 0) + 1) % (MAX_SEED + 1)
 
 
 def open_head(sentence: str, model: str, layer: int, head: int) -> None:

@@ -1,5 +1,5 @@
 """The view of matrices: a chart, an ARIA grid over its cells, and its number table,
-drawn and answered in the browser (ui/static/view.js, an st.components.v2 component).
+drawn and answered in the browser (static/view.js and its modules, an st.components.v2 component).
 
 One element draws every panel given to it (a step's Q, K and V are one element, not fifteen), and the
 browser answers hover, focus, arrow keys and taps itself: a tooltip with the value's provenance, and
@@ -34,38 +34,40 @@ STATIC = Path(__file__).resolve().parent.parent / "static"  # served by Streamli
 MAX_TABLE_CELLS = 400  # beyond this a table scrolls in a box of its own (a 64-token α has 4,096 cells)
 
 
-def _version() -> str:
-    """The files' own hash: a browser keeps them cached until they change."""
+def loader(script: str, stylesheet: str, files: Sequence[str]) -> str:
+    """The JavaScript of a component whose code and stylesheet are static files (``script`` and ``stylesheet`` in
+    static/, served at app/static/): Streamlit sends a component's JavaScript and CSS with every element it draws
+    (the view is 16 KB), so the files are fetched once and cached, and every element carries only its data. The
+    version is the hash of ``files`` (the script, its stylesheet and every module it imports, which import one
+    another with the same ``?v=``), so a browser keeps them until they change. Relative to the page, so that a path
+    prefix in front of the app (a proxy's) is kept."""
     digest = hashlib.sha256()
-    for name in ("view.js", "tooltip.js", "view.css"):
+    for name in files:
         digest.update((STATIC / name).read_bytes())
-    return digest.hexdigest()[:12]
-
-
-# The component's own code is a loader of a few lines: Streamlit sends a component's JavaScript and
-# CSS with every element it draws (the view is 16 KB), so the view's files are static files, fetched
-# once and cached, and every element carries only its data. Relative to the page, so that a path
-# prefix in front of the app (a proxy's) is kept.
-LOADER = """
+    return """
 const VERSION = "%s";
 const url = (name) => new URL(`app/static/${name}?v=${VERSION}`, document.baseURI).href;
-let view = null;
+let code = null;
 export default function (component) {
-  if (!document.querySelector("link[data-attention-lab-view]")) {
+  if (!document.querySelector("link[data-attention-lab='%s']")) {
     const link = document.createElement("link");
     link.rel = "stylesheet";
-    link.href = url("view.css");
-    link.dataset.attentionLabView = "";
+    link.href = url("%s");
+    link.dataset.attentionLab = "%s";
     document.head.appendChild(link);
   }
-  view = view || import(url("view.js"));
+  code = code || import(url("%s"));
   let cleanup = null;
-  view.then((module) => { cleanup = module.default(component); });
+  code.then((module) => { cleanup = module.default(component); });
   return () => cleanup && cleanup();
 }
-""" % _version()
+""" % (digest.hexdigest()[:12], stylesheet, stylesheet, stylesheet, script)
+
+
 VIEW = st.components.v2.component(
-    "attention_lab.view", js=LOADER,
+    "attention_lab.view",
+    js=loader("view.js", "view.css", ("view.js", "grid.js", "table.js", "hover.js", "tooltip.js", "dom.js",
+                                      "view.css")),
     isolate_styles=False,  # our classes are prefixed; the tests and the page's CSS find the tables as before
 )
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from attention import AttentionTrace
-from ui import arrival, view
+from ui import arrival, player, view
 from ui import components as ui
 from viz import figures as F
 from viz import formulas as L
@@ -141,6 +141,13 @@ def _scores(trace: AttentionTrace, p: str) -> None:
               f"{p}scores", names=QK, tip=P.scores(trace), **_query_choice(trace, p),
               links=[{"panel": f"{p}q", "axis": "row", "from": "row"},
                      {"panel": f"{p}k", "axis": "row", "from": "col"}])
+    player.offer(trace, p, "scores", _chosen_query(trace, p))
+
+
+def _chosen_query(trace: AttentionTrace, p: str) -> int:
+    """The query step 8 builds (the page's choice, in the link): the player opens on it."""
+    i = st.session_state.get(f"{p}query") or 0
+    return i if trace.queries is None and isinstance(i, int) and i < trace.n else 0
 
 
 def _scale(trace: AttentionTrace, p: str) -> None:
@@ -170,6 +177,7 @@ def _softmax(trace: AttentionTrace, p: str) -> None:
     st.caption(markdown_text(T.row_sums_text(trace.weights, query_labels(trace), trace.mask)))
     if trace.causal:
         st.caption(MASK_CAPTION)
+    player.offer(trace, p, "softmax", _chosen_query(trace, p))
     if trace.queries is None and st.toggle("Show α as lines (head view)", key=f"{p}lines",
                  help="Queries on the left, keys on the right; a line's opacity is its weight."):
         lines_panel(trace.weights[None], trace.tokens, key=f"{p}lines")
@@ -209,6 +217,7 @@ def _output(trace: AttentionTrace, p: str) -> None:
     ui.matrix(F.weighted_sum_figure(trace, i), T.weighted_sum_frame(trace, i), f"{p}weighted-sum", decimals=decimals,
               tip={"kind": "column", "dec": decimals[0].tolist()}, names=("term", "dimension"))
     st.caption(T.weighted_sum_caption(decimals))
+    player.offer(trace, p, "output", i)
     left, _ = st.columns([3, 2])
     with left:
         st.markdown(f"**Output for query {qi} (“{markdown_text(labels[i])}”)**, "
@@ -272,14 +281,19 @@ def steps_for(trace: AttentionTrace) -> list[tuple[str, str, Callable[[Attention
 
 
 def render_steps(trace: AttentionTrace, *, prefix: str = "", first: int = 1, last: int = len(STEPS),
-                 intro: bool = True) -> None:
+                 intro: bool = True, map_under: Callable[[int], None] | None = None) -> None:
     """Steps ``first`` … ``last`` (of ``steps_for(trace)``) for ``trace``; widget and element keys get
-    ``prefix``. ``intro=False`` leaves out each step's header and lesson text (for a page that drew them)."""
+    ``prefix``. ``intro=False`` leaves out each step's header and lesson text (for a page that drew them);
+    ``map_under(number)`` draws the model map under a step's header (ui/model_map.py)."""
     steps = steps_for(trace)
     for number, (_title, _text, render) in enumerate(steps, start=1):
         if first <= number <= last:
             if intro:
-                step_intro(number, prefix, preset="cached" if trace.queries is not None else trace.preset, steps=steps)
+                slot = step_intro(number, prefix, preset="cached" if trace.queries is not None else trace.preset,
+                                  steps=steps, map_slot=map_under is not None)
+                if slot is not None:
+                    with slot:
+                        map_under(number)
             render(trace, prefix)
 
 
@@ -299,8 +313,11 @@ OWN_TEXTS = {
 }
 
 
-def step_intro(number: int, prefix: str = "", *, preset: str = "", steps=STEPS) -> None:
-    """A step's header and its plain-language explanation (for a trace with this ``preset``)."""
+def step_intro(number: int, prefix: str = "", *, preset: str = "", steps=STEPS, map_slot: bool = False):
+    """A step's header and its plain-language explanation (for a trace with this ``preset``); with ``map_slot``, a
+    container between them for the model map, returned (the map needs the trace, which may come later)."""
     title, text, _ = steps[number - 1]
     ui.step(number, len(steps), title, anchor=f"{prefix}step-{number}")
+    slot = st.container() if map_slot else None
     ui.lesson(OWN_TEXTS.get(preset, {}).get(text, text))
+    return slot

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from attention import AttentionTrace, Projections, trace_self_attention
+from ui import bridge, model_map
 from ui import components as ui
 from ui.exercises import offer_to_class, step_questions
 from ui.exports import export_panel
@@ -58,11 +59,14 @@ def editor(choice: Choice) -> Projections | None:
 
 def one_step(choice: Choice, step: int, *, questions: bool = True) -> AttentionTrace:
     """The open step only; the editor only when step 3 is open; then the questions its numbers answer."""
-    step_intro(step)
+    map_slot = step_intro(step, map_slot=True)
     edits = editor(choice) if step == EDITOR_STEP else current_edits(choice.matrices, basis=choice.basis)
     if edits is not None and step != EDITOR_STEP:
         st.caption("Using your hand-edited W_Q, W_K, W_V (step 3 has the editor).")
     trace = choice.trace(edits)
+    with map_slot:
+        model_map.walkthrough(trace, step)
+    bridge.changed_on_random(trace)
     render_steps(trace, first=step, last=step, intro=False)
     if questions:
         step_questions(trace, step)
@@ -72,9 +76,12 @@ def one_step(choice: Choice, step: int, *, questions: bool = True) -> AttentionT
 def every_step(choice: Choice) -> AttentionTrace:
     """All eight steps on one page, as a printed handout would have them (slower to draw), each with its
     questions."""
+    map_slot = st.container()
     steps_1_2 = st.container()
     step_intro(EDITOR_STEP)
     trace = choice.trace(editor(choice))
+    with map_slot:
+        model_map.walkthrough(trace, None)
     with steps_1_2:
         render_steps(trace, last=2)
     for step in range(EDITOR_STEP, len(STEPS) + 1):
@@ -95,6 +102,7 @@ def lesson(choice: Choice) -> None:
     else:
         step = step_controls()
         trace = one_step(choice, step)
+        bridge.offer_trained(trace, step)
         next_step_button(step)
     offer_to_class(make_questions(trace))
     export_panel(trace)

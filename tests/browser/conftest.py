@@ -85,8 +85,9 @@ def open_page(browser, base_url):
     ``ready`` is on the page. At teardown every opened page must show no exception."""
     contexts = []
 
-    def open_(path: str = "", ready: str = ".st-key-table-output table", *, width: int = 1400, height: int = 1000):
-        context = browser.new_context(viewport={"width": width, "height": height})
+    def open_(path: str = "", ready: str = ".st-key-table-output table", *, width: int = 1400, height: int = 1000,
+              **options):
+        context = browser.new_context(viewport={"width": width, "height": height}, **options)
         contexts.append(context)
         pg = context.new_page()
         pg.set_default_timeout(TIMEOUT_MS)

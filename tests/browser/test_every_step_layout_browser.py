@@ -103,7 +103,7 @@ SETTLED = f"""([keys, param, allowed]) => {{
     && [...document.querySelectorAll('[data-testid=stMain] img')].every(i => i.complete && i.naturalWidth > 0)
     && [...document.querySelectorAll('[class*="st-key-table-"] table')]
       .every(t => getComputedStyle(t).display === 'block')
-    && [...document.querySelectorAll('link[data-attention-lab-view]')].every(l => !!l.sheet);
+    && [...document.querySelectorAll('link[data-attention-lab]')].every(l => !!l.sheet);
   const layout = ready ? JSON.stringify(({CULPRITS})(allowed)) : null;
   const same = ready && layout === window.__layoutAudit;
   window.__layoutAudit = layout;

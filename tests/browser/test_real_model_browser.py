@@ -3,6 +3,8 @@ large and step by step, a gallery head one click away."""
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import pytest
 from playwright.sync_api import expect
 
@@ -90,3 +92,35 @@ def test_a_scan_shows_its_progress_and_cancel_stops_it(open_page):
         expect(page.get_by_text("Scan cancelled.")).to_be_visible()
         expect(progress).to_have_count(0)
         expect(page.locator(".st-key-view-rm-scan")).to_have_count(0)
+
+
+def test_sampling_the_decoders_next_token_round_trips_through_the_link(open_page, artifacts):
+    """Temperature, top-k, top-p and the draw's seed from a link; Draw again moves to the next seed (in the link)
+    and draws what the engine draws; the link the page then writes opens the same numbers."""
+    from attention.sampling import Sampling, draw, processed
+    from viz.sampling import SHOWN
+
+    decoder = "SmolLM2+%28SmolLM2-135M-Instruct%2C+a+Llama+decoder%29"
+    page = open_page(f"/real_model?rm_model={decoder}&rm_temperature=0.7&rm_top_k=10&rm_top_p=0.9&rm_draw=3",
+                     ".st-key-table-rm-sampling table")
+    model = load("smollm2")
+    result = processed(model.recent("This forum is awesome").logits, Sampling(0.7, 10, 0.9))
+    top = sorted(range(result.before.size), key=lambda i: -result.before[i])[:SHOWN]
+    cells = [[model.show(model.vocabulary[i]), format_number(result.before[i], 3), format_number(result.tempered[i], 3),
+              format_number(result.after[i], 3) if result.kept[i] else "cut"] for i in top]
+    wait_for_table(page, "rm-sampling", cells)
+    wait_for_chart(page, "rm-sampling", "title", ["The next token's probabilities, before and after"])
+
+    def drawn(seed: int) -> str:
+        return f"u = {draw(result.after, seed).u:.4f}"
+    page.get_by_text(drawn(3)).wait_for()
+    page.locator(".st-key-rm_draw_again button").click()
+    page.get_by_text(drawn(4)).wait_for()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('rm_draw') === '4'")
+    link = urlsplit(page.url)
+    shared = open_page(f"{link.path}?{link.query}", ".st-key-table-rm-sampling table")
+    wait_for_table(shared, "rm-sampling", cells)
+    shared.get_by_text(drawn(4)).wait_for()
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.locator(".st-key-fig-rm-sampling").scroll_into_view_if_needed()
+    page.screenshot(path=artifacts / "real-model-sampling.png")

@@ -384,6 +384,37 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("The layers before the first head switched off run exactly as they did, so the map starts at that head's layer",
          f"{R}::test_minilm_layers_before_the_first_head_off_run_as_they_did"),
     ],
+    "assets/real_model/04_sampling.md": [
+        ("Below 1 the likeliest token gets likelier still", "tests.test_sampling::test_a_lower_temperature_makes_the_likeliest_token_likelier"),
+        ("above 1 the distribution flattens toward the unlikely tokens",
+         "tests.test_sampling::test_a_lower_temperature_makes_the_likeliest_token_likelier"),
+        ("keeps only the k tokens with the largest logits", "tests.test_sampling::test_the_steps_equal_their_definitions_written_as_loops"),
+        ("keeps the fewest likeliest tokens whose probabilities add up to more than p",
+         "tests.test_sampling::test_what_is_sampled_from_is_a_distribution_over_the_likeliest_tokens"),
+        ("divided by their sum, so that they add up to 1 again",
+         "tests.test_sampling::test_what_is_sampled_from_is_a_distribution_over_the_likeliest_tokens"),
+        ("These are Hugging Face's steps, in its order, and this page's numbers equal its code's",
+         "tests.test_sampling::test_the_distribution_sampled_from_equals_hugging_faces_logits_processors"),
+    ],
+    "viz/sampling.py": [
+        ("of the probability at T", "tests.test_sampling::test_the_page_shows_the_engines_sampling_of_the_learners_sentence"),
+        ("none is cut: every token can be drawn", "tests.test_sampling::test_the_page_shows_the_engines_sampling_of_the_learners_sentence"),
+        ("u falls in", "tests.test_sampling::test_the_draw_lands_on_the_kept_token_whose_slice_holds_u"),
+        ("(tied logits are kept together)", "tests.test_sampling::test_the_distribution_sampled_from_equals_hugging_faces_logits_processors"),
+    ],
+    "ui/bridge.py": [
+        ("This head is the most focused of the model on your sentence",
+         "tests.test_bridge::test_the_head_picked_is_the_most_focused_of_those_that_are_not_sinks"),
+        ("heads that park most of their weight on the special tokens were passed over",
+         "tests.test_bridge::test_the_head_picked_is_the_most_focused_of_those_that_are_not_sinks"),
+        ("The trained head's rows are more focused", "tests.test_bridge::test_the_bridge_opens_the_same_sentence_and_step_on_the_most_focused_head_and_back"),
+        ("1 = every key weighted equally, 0 = one key takes all",
+         "tests.test_bridge::test_uniform_rows_share_one_one_hot_rows_share_zero_and_single_key_rows_are_left_out"),
+        ("no query sees two keys", "tests.test_bridge::test_uniform_rows_share_one_one_hot_rows_share_zero_and_single_key_rows_are_left_out"),
+    ],
+    "ui/sampling.py": [
+        ("likeliest next tokens, likeliest first", "tests.test_sampling::test_the_page_shows_the_engines_sampling_of_the_learners_sentence"),
+    ],
     "assets/real_model/03_scan.md": [
         ("a negative drop means the model is surer of that token without the head",
          f"{R}::test_a_scan_drop_is_the_ablated_runs_drop_and_0_69_halves_the_probability"),
@@ -548,6 +579,28 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "static/view.js": [
         ("s = q·k term by term, z = s/√d_k, α = e^(z−m)/Σ", "tests.test_view::test_a_scores_provenance_is_the_traces_q_and_k_and_adds_up"),
     ],
+    "viz/model_map.py": [
+        ("Shapes come from the trace and the model's sizes, never from constants",
+         "tests.test_model_map::test_the_walkthroughs_map_has_the_traces_shapes_and_its_steps_in_order"),
+        ("(our forward computes it; not drawn as steps)",
+         "tests.test_pretrained::test_smollm2_matches_hugging_face_on_every_head_and_the_next_token"),
+        ("sharing K, V in threes", "tests.test_pretrained::test_smollm2_head_trace_has_hugging_faces_q_k_v_in_the_true_head_order"),
+        ("Sentence embedding", "tests.test_heads_off_and_cache::test_minilm_with_heads_off_matches_hugging_face"),
+    ],
+    "ui/model_map.py": NO_CLAIM + ": it draws viz/model_map.py's data and opens the step chosen",
+    "static/dom.js": NO_CLAIM + ": one DOM helper",
+    "static/grid.js": NO_CLAIM + ": it draws the chart and a grid over its cells; what a cell says is tooltip.js's",
+    "static/table.js": NO_CLAIM + ": it writes the numbers it is given, as tooltip.js formats them",
+    "static/hover.js": NO_CLAIM + ": it places the tooltip and lights panels; the tooltip's words are tooltip.js's",
+    "static/player.js": [
+        ("the step's table holds the same numbers", "tests.browser.test_player_browser::test_a_played_step_sends_nothing_and_ends_on_the_tables_numbers"),
+        ("The weights of “${data.queries[i]}” add up to 1", "tests.test_properties::test_softmax_rows_sum_to_one_even_for_huge_scores"),
+    ],
+    "ui/player.py": [
+        ("Runs in your browser, on the numbers above", "tests.browser.test_player_browser::test_a_played_step_sends_nothing_and_ends_on_the_tables_numbers"),
+    ],
+    "viz/player.py": NO_CLAIM + ": the player's data, the trace's own numbers; its titles name the stages",
+    "static/map.js": NO_CLAIM + ": it draws the map's parts and shapes it is given (viz/model_map.py, tested there)",
     "static/tooltip.js": [
         ("largest scaled score; its weights sum to 1 before rounding", "tests.test_view::test_a_weights_provenance_divides_the_traces_own_exponentials"),
         ("the causal mask hides key", f"{F}::test_masked_keys_get_weight_exactly_zero_and_every_row_still_sums_to_one"),
@@ -568,6 +621,6 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
 
 # Modules whose strings explain numbers to the learner: each must be a key above.
 PAGE_MODULES = ("lessons/*.py", "static/*.js", "ui/walkthrough.py", "viz/steps.py", "viz/exports.py", "viz/training.py", "viz/cross.py", "viz/pretrained.py",
-                "viz/generation.py", "viz/classmode.py", "ui/classmode.py", "ui/training.py", "ui/background.py",
+                "viz/generation.py", "viz/classmode.py", "ui/classmode.py", "ui/training.py", "ui/background.py", "ui/sampling.py", "viz/sampling.py", "ui/bridge.py", "viz/model_map.py", "ui/model_map.py", "ui/player.py", "viz/player.py",
                 "viz/parts.py", "viz/relevance.py", "viz/tables.py", "viz/exercises.py", "ui/exercises.py", "ui/links.py", "viz/scaling.py", "viz/phonebook.py",
                 "attention/pretrained/gallery.py")

@@ -1,0 +1,84 @@
+"""Play a step (issue 36), in Debian's Chromium against `streamlit run`: the player runs in the browser (no websocket
+frame while it plays), pauses and steps, ends on the numbers of the step's table, and with reduced motion shows
+every stage at once."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from attention import trace_self_attention
+from tests.browser.conftest import TIMEOUT_MS
+from viz.labels import format_number
+
+pytestmark = pytest.mark.browser
+
+SENTENCE = "the cat sat on"
+
+
+def app_trace():
+    """The walkthrough's trace of SENTENCE at the app's defaults."""
+    from ui.settings import DEFAULT_D_MODEL, DEFAULT_SEED
+    return trace_self_attention(SENTENCE, d_model=DEFAULT_D_MODEL, seed=DEFAULT_SEED, d_k=4)
+
+
+def open_player(open_page, step: int, kind: str, **context):
+    page = open_page(f"/?step={step}&sentence={SENTENCE.replace(' ', '+')}&query=3", f".st-key-play-{kind} input",
+                     **context)
+    page.locator(f".st-key-play-{kind} label").click()
+    page.locator(f".st-key-player-{kind} .alp").wait_for()
+    return page
+
+
+def final_cells(page, kind: str) -> list[str]:
+    player = page.locator(f".st-key-player-{kind} .alp")
+    expect(player).to_have_attribute("data-final", "true", timeout=TIMEOUT_MS)
+    return player.locator("table.alp-row tr").last.locator("td").all_inner_texts()
+
+
+@pytest.mark.parametrize("step,kind", [(5, "scores"), (7, "softmax"), (8, "output")])
+def test_a_played_step_sends_nothing_and_ends_on_the_tables_numbers(open_page, step, kind):
+    page = open_player(open_page, step, kind)
+    frames: list = []
+    page.on("websocket", lambda ws: (ws.on("framesent", frames.append), ws.on("framereceived", frames.append)))
+    player = page.locator(f".st-key-player-{kind} .alp")
+    expect(player.locator(".alp-query")).to_have_value("2")  # step 8's query (3 · sat), from the link
+    player.locator(".alp-speed").select_option("4")
+    sent_before = len(frames)
+    player.get_by_role("button", name="Play").click()
+    cells = final_cells(page, kind)
+    assert len(frames) == sent_before, "the player talked to the server while it played"
+    trace = app_trace()
+    row = {"scores": trace.scores, "softmax": trace.weights, "output": trace.output}[kind][2]
+    assert cells == [format_number(x) for x in row]
+
+
+def test_the_player_pauses_steps_back_and_on_and_answers_the_keyboard(open_page):
+    page = open_player(open_page, 7, "softmax")
+    player = page.locator(".st-key-player-softmax .alp")
+    player.get_by_role("button", name="Play").click()
+    expect(player).not_to_have_attribute("data-frame", "0", timeout=TIMEOUT_MS)
+    player.get_by_role("button", name="Pause").click()
+    paused = player.get_attribute("data-frame")
+    page.wait_for_timeout(1500)  # (a pause is a state that does not change: it has to be seen not changing)
+    assert player.get_attribute("data-frame") == paused
+    player.get_by_role("button", name="One frame back (←)").click()
+    expect(player).to_have_attribute("data-frame", str(int(paused) - 1))
+    player.focus()
+    page.keyboard.press("ArrowRight")
+    expect(player).to_have_attribute("data-frame", paused)
+    page.keyboard.press("End")
+    expect(player).to_have_attribute("data-final", "true")
+    page.keyboard.press("Home")
+    expect(player).to_have_attribute("data-frame", "0")
+
+
+def test_with_reduced_motion_play_shows_every_stage_at_once(open_page):
+    page = open_player(open_page, 7, "softmax", reduced_motion="reduce")
+    player = page.locator(".st-key-player-softmax .alp")
+    player.get_by_role("button", name="Play").click()
+    expect(player).to_have_attribute("data-final", "true")
+    trace = app_trace()
+    stages = player.locator(".alp-stages li")
+    expect(stages).to_have_count(1 + 4 + 1 + 4 + 1)  # z and m, four exponentials, Σ, four weights, the row
+    assert stages.nth(5).inner_text().endswith(f"≈ {trace.exp_scores[2].sum():.3f}")

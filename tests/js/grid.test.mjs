@@ -1,0 +1,12 @@
+// Unit tests of static/grid.js in Node (node --test tests/js/), run by make test: what a screen reader says of a cell.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { cellLabel } from "../../static/grid.js";
+
+test("a cell's label names its row and column by number and token, and its value as the table writes it", () => {
+  const panel = { rows: ["This", "forum"], cols: ["This", "forum"], values: [[1.234, null], [-0.5, 0.25]],
+    decimals: 2, rowName: "query", colName: "key", masked: "−∞" };
+  assert.equal(cellLabel(panel, 1, 0), "query 2 “forum”, key 1 “This”: −0.50");
+  assert.equal(cellLabel(panel, 0, 1), "query 1 “This”, key 2 “forum”: masked, minus infinity");
+  assert.equal(cellLabel({ ...panel, masked: "—", rowName: undefined }, 0, 1), "row 1 “This”, key 2 “forum”: masked");
+});

@@ -1,0 +1,42 @@
+"""Sampling SmolLM2's next token on "A real model" (a decoder only): temperature, top-k and top-p, each in the link,
+the distribution before and after, and one seeded draw (numbers: ``attention.sampling``, via ``ui.models``).
+
+Not in the page script: a function defined there keeps its run's globals alive (see ``ui.models``)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attention.sampling import Sampling
+from ui import components as ui
+from ui.links import MAX_TOP_K, SAMPLING_TEMPERATURES, TOP_PS, default
+from ui.models import draw_again, sampled_of
+from ui.settings import MAX_SEED
+from viz import sampling as S
+
+
+def section(sentence: str) -> None:
+    """The decoder's next token sampled: temperature, top-k, top-p and a seeded draw (all in the link)."""
+    ui.lesson("real_model/04_sampling")
+    with st.container(border=True):
+        left, middle, right, far = st.columns(4, vertical_alignment="bottom")
+        temperature = left.select_slider("Temperature T", SAMPLING_TEMPERATURES, value=default("rm_temperature"),
+                                         key="rm_temperature", persist_state="session",
+                                         help="The logits are divided by T before the softmax.")
+        top_k = middle.number_input("Top-k (0: off)", 0, MAX_TOP_K, value=default("rm_top_k"), step=1,
+                                    key="rm_top_k", persist_state="session",
+                                    help="Keep only the k tokens with the largest logits.")
+        top_p = right.select_slider("Top-p (1: off)", TOP_PS, value=default("rm_top_p"), key="rm_top_p",
+                                    persist_state="session",
+                                    help="Keep the fewest likeliest tokens whose probabilities add up to more than p.")
+        seed = far.number_input("The draw's seed", 0, MAX_SEED, value=default("rm_draw"), step=1, key="rm_draw",
+                                persist_state="session")
+        st.button("Draw again (the next seed)", key="rm_draw_again", on_click=draw_again, icon=":material/casino:")
+    seed = int(seed or 0)
+    sampled = sampled_of("smollm2", sentence, Sampling(float(temperature), int(top_k or 0), float(top_p)), seed)
+    ui.chart(S.sampling_figure(sampled), "rm-sampling")
+    ui.table(S.sampling_frame(sampled), "rm-sampling", decimals=3)
+    st.caption(f"The model's {S.SHOWN} likeliest next tokens, likeliest first: p is the model's own probability, "
+               "“p sampled from” the one after temperature, top-k and top-p (“cut”: that token can't be drawn).")
+    st.markdown(S.kept_text(sampled))
+    st.markdown(S.draw_text(sampled, seed))
