@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import ImageFont
 
@@ -196,3 +196,21 @@ def test_a_long_single_row_is_drawn_folded_and_its_grid_maps_each_cell_back(d, f
     keys = heatmap(m, row_labels=["q"], col_labels=[f"k{k}" for k in range(d)], title="α", row_title="query",
                    col_title="key", weights=True)
     assert keys.grid.fold == 0  # keys are never folded: "the row's first key + 3" means nothing
+
+
+@settings(max_examples=80, deadline=None)
+@given(rows=st.integers(1, 12), cols=st.integers(1, 20), title=st.sampled_from(["query i (row)", "token", "q"]),
+       numbers=st.booleans())
+def test_a_heatmaps_row_title_never_runs_over_its_title(rows, cols, title, numbers):
+    """Turned along a one-row heatmap, "query i (row)" ran over the chart's title (issue 34): a title longer than the
+    rows stands level above the cells."""
+    import re
+    z = np.linspace(-1, 1, rows * cols).reshape(rows, cols)
+    fig = svg.heatmap(z, cell_text=[["0.00"] * cols for _ in range(rows)] if numbers else None,
+                      row_labels=[f"t{i}" for i in range(rows)], col_labels=[f"c{j}" for j in range(cols)],
+                      title="scores S = Q·Kᵀ [1 × 7]", row_title=title, col_title="key j (column)", scale="signed",
+                      zmin=-1, zmax=1)
+    found = re.search(r'<text x="([0-9.]+)" y="([0-9.]+)"[^>]*class="ytitle"[^>]*>', fig.markup)
+    y = float(found[2])
+    half = svg.text_width(title, 13) / 2 if "rotate(" in found[0] else 13 / 2
+    assert y - half >= 16 + 15 / 2, (y, half)  # below the title's line

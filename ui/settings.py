@@ -136,8 +136,8 @@ def draw_shared_sidebar(page: str = "") -> Shared:
     unused = [name for key, name in SETTING_NAMES.items() if key not in used]
     if unused:
         kept = "they are" if len(unused) > 1 else "it is"
-        sb.caption(f"This page does not read the sidebar's {_listed(unused)} (it has its own, or none): {kept} kept "
-                   "for the other lessons.")
+        sb.caption(f"This page does not read {_listed(unused)} from the sidebar (it has its own, or none): {kept} "
+                   "kept for the other lessons.")
     return Shared(
         sentence=sentence or "", seed=int(seed), d_model=int(d_model), positional=bool(positional), causal=bool(causal)
     )

@@ -296,8 +296,11 @@ def heatmap(
     row_label_w = max((text_width(r, tick) for r in row_labels), default=0) + 8
     col_label_w = max((text_width(c, tick) for c in col_labels), default=0)
     slanted = col_label_w + 6 > cw
-    top = 34
-    left = row_label_w + (22 if row_title else 4)
+    # a row title turned along the rows, unless the rows are shorter than it (a one-row heatmap: turned, it ran over
+    # the chart's title, issue 34); then it stands level, on a line of its own above the cells
+    level = bool(row_title) and text_width(row_title, 13) / 2 > n_rows * ch / 2 + 10
+    top = 34 + (18 if level else 0)
+    left = row_label_w + (22 if row_title and not level else 4)
     bottom = (col_label_w * 0.72 + 14 if slanted else tick + 12) + 22
     width = max(left + n_cols * cw + right, text_width(title, 15, bold=True) + 10)
     height = top + n_rows * ch + bottom
@@ -324,7 +327,9 @@ def heatmap(
         out.append(text(left - 6, top + (i + 0.5) * ch, label, size=tick, anchor="end", cls="ytick"))
     out += category_ticks(col_labels, left=left, step=cw, y=top + n_rows * ch + 6, size=tick, slanted=slanted)
     out.append(text(left + n_cols * cw / 2, height - 8, col_title, anchor="middle", cls="xtitle", fill=AXIS_COLOUR))
-    if row_title:
+    if row_title and level:
+        out.append(text(0, top - 8, row_title, cls="ytitle", fill=AXIS_COLOUR))
+    elif row_title:
         out.append(text(10, top + n_rows * ch / 2, row_title, anchor="middle", cls="ytitle", fill=AXIS_COLOUR,
                         rotate=-90))
     if colour_bar:
