@@ -129,22 +129,25 @@ export default function player(component) {
   root.append(head, table, text, stages);
   parentElement.replaceChildren(root);
 
-  const columns = data.kind === "output" ? data.dims : data.keys;
+  // one line a key (a dimension, for the output), so that a long row never runs past the page: it grows downwards
+  const lines = data.kind === "output" ? data.dims : data.keys;
   function drawRow(frame) {
-    const headRow = el("tr");
-    headRow.append(el("th", null, data.kind === "output" ? "dimension" : "key"));
-    columns.forEach((name, c) => headRow.append(el("th", c === frame.active && data.kind !== "output" ? "alp-active" : null, name)));
-    const rows = [headRow];
-    const line = (label, values, digits = DECIMALS) => {
-      const tr = el("tr");
-      tr.append(el("th", null, label));
-      columns.forEach((_, c) => tr.append(el("td", null, values[c] === undefined || values[c] === null ? "" : formatNumber(values[c], digits))));
-      rows.push(tr);
-    };
-    if (frame.exps) line("e^(z − m)", frame.exps, 3);
-    if (frame.term) line(`α·v (${data.keys[frame.active]})`, frame.term);
-    line(data.kind === "scores" ? "s" : data.kind === "softmax" ? "α" : (frame.final ? "output" : "sum so far ≈"), frame.cells);
-    table.replaceChildren(...rows);
+    const columns = [];
+    if (frame.exps) columns.push(["e^(z − m)", frame.exps, 3]);
+    if (frame.term) columns.push([`α·v (${data.keys[frame.active]})`, frame.term, DECIMALS]);
+    columns.push([data.kind === "scores" ? "s" : data.kind === "softmax" ? "α" : (frame.final ? "output" : "sum so far ≈"),
+      frame.cells, DECIMALS]);
+    const head = el("tr");
+    head.append(el("th", null, data.kind === "output" ? "dimension" : "key"));
+    columns.forEach(([label]) => head.append(el("th", null, label)));
+    const rows = lines.map((name, r) => {
+      const tr = el("tr", r === frame.active && data.kind !== "output" ? "alp-active" : null);
+      tr.append(el("th", null, name));
+      columns.forEach(([, values, digits]) => tr.append(el("td", null,
+        values[r] === undefined || values[r] === null ? "" : formatNumber(values[r], digits))));
+      return tr;
+    });
+    table.replaceChildren(head, ...rows);
   }
   function go(k) {
     at = Math.max(0, Math.min(list.length - 1, k));

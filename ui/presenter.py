@@ -26,6 +26,13 @@ PRESENTER_CSS = """
 [data-testid="stMainBlockContainer"] { --alv-table-scale: 1.32; }  /* the view plans its tables' width with it */
 [data-testid="stMainBlockContainer"] .alv { font-size: 1.15rem; }
 [data-testid="stMainBlockContainer"] .alv-figure img { width: calc(var(--alv-w) * 1.4); }
+/* the model map a little larger, not as large as the text (it would push the step below the screen); the player
+   as large as the tables */
+[data-testid="stMainBlockContainer"] .alm { font-size: 1rem; }
+[data-testid="stMainBlockContainer"] .alm p.alm-title { font-size: 1rem; }
+[data-testid="stMainBlockContainer"] .alm p.alm-name,
+[data-testid="stMainBlockContainer"] .alm-shape { font-size: 0.8rem; }
+[data-testid="stMainBlockContainer"] .alp, [data-testid="stMainBlockContainer"] .alp p.alp-text { font-size: 1.15rem; }
 </style>
 """
 
