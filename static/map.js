@@ -1,6 +1,6 @@
 // The model map (ui/model_map.py): where the open step sits in a whole model, "you are here" marked. Parts with a
 // step are buttons (a click, or Enter, opens that step: the trigger value "chosen"); the others say what the rest of
-// the model does. Every text is inserted as text. The same data give the map's text alternative (mapText).
+// the model does; the arrow keys move between the parts (one Tab stop). Every text is inserted as text. The same data give the map's text alternative (mapText).
 
 const { el } = await import(new URL("dom.js" + new URL(import.meta.url).search, import.meta.url).href);
 
@@ -42,6 +42,26 @@ function drawPart(part, data, choose) {
   return node;
 }
 
+// One Tab stop for the whole map (the open step's part, or the first), the arrow keys, Home and End move between
+// its parts: eight stops on every step put the step's own grid eight Tabs further from its heading.
+function rove(root) {
+  const parts = [...root.querySelectorAll("button.alm-part")];
+  if (!parts.length) return;
+  const start = parts.find((b) => b.getAttribute("aria-current") === "step") || parts[0];
+  parts.forEach((b) => { b.tabIndex = b === start ? 0 : -1; });
+  root.addEventListener("keydown", (e) => {
+    const at = parts.indexOf(document.activeElement);
+    if (at < 0) return;
+    const to = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0,
+      End: parts.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    const next = parts[Math.max(0, Math.min(parts.length - 1, to))];
+    parts.forEach((b) => { b.tabIndex = b === next ? 0 : -1; });
+    next.focus();
+  });
+}
+
 export default function modelMap(component) {
   const { data, parentElement, setTriggerValue } = component;
   const root = el("nav", "alm");
@@ -62,6 +82,7 @@ export default function modelMap(component) {
     buttons.append(box);
   }
   root.append(buttons);
+  rove(root);
   parentElement.replaceChildren(root);
   return () => parentElement.replaceChildren();
 }

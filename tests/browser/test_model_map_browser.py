@@ -38,7 +38,11 @@ def test_each_part_of_the_walkthroughs_map_opens_its_step(open_page):
             "aria-current", "step")
         expect(page.locator(f"#step-{step}")).to_be_focused()  # arrival: the heading, at the top, with the focus
         assert page.evaluate(f"document.getElementById('step-{step}').getBoundingClientRect().top") < 200
-    page.locator(".st-key-map-walkthrough button[data-step='3']").focus()
+    page.locator(".st-key-map-walkthrough button[data-step='8']").focus()  # the open step's part: the map's Tab stop
+    expect(page.locator(".st-key-map-walkthrough button[tabindex='0']")).to_have_count(1)
+    for _ in range(5):  # the arrow keys move between the parts: 8 → 3
+        page.keyboard.press("ArrowLeft")
+    expect(page.locator(".st-key-map-walkthrough button[data-step='3']")).to_be_focused()
     page.keyboard.press("Enter")
     param(page, "step", "3")
     expect(page.locator("#step-3")).to_be_visible()

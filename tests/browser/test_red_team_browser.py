@@ -97,6 +97,7 @@ def test_a_refused_cell_quotes_text_and_a_long_entry_briefly(open_page):
     page.locator(".st-key-editor summary").click()
     grid = page.locator("[class*='st-key-edit-W_Q-'] canvas").first
     grid.wait_for()
+    grid.scroll_into_view_if_needed()  # (below the step's model map, the grid starts under the window's edge)
     box = settled_box(page, grid)
     entry = f"**bold** [Sign in]({URL}) " + "9" * 3000
     type_in_cell(page, box["x"] + 60, box["y"] + 35 + 17, "glide-cell-1-0", entry)
