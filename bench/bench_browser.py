@@ -58,9 +58,9 @@ DRAWN = """() => {
   if (document.querySelector('[data-testid=stSkeleton]') || document.fonts.status !== 'loaded') return false;
   const images = Array.from(document.querySelectorAll('[data-testid=stImage] img, .alv-figure img'));
   if (!images.every(i => i.complete && i.naturalWidth > 0)) return false;
-  // every view (ui/view.py) has drawn its panels: its code has loaded and run
-  if (Array.from(document.querySelectorAll('[data-testid=stBidiComponentRegular]')).some(v => !v.querySelector('.alv')))
-    return false;
+  // every view (ui/view.py), model map and player has drawn: its code has loaded and run
+  if (Array.from(document.querySelectorAll('[data-testid=stBidiComponentRegular]'))
+      .some(v => !v.querySelector('.alv, .alm, .alp'))) return false;
   return Array.from(document.querySelectorAll('.stPlotlyChart')).every(p => p.querySelector('.main-svg'));
 }"""
 
