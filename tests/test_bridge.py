@@ -135,3 +135,11 @@ def _walkthrough_trace(sentence: str, *, seed: int, d_k: int):
     from ui.settings import DEFAULT_D_MODEL
     trace = trace_self_attention(sentence, d_model=DEFAULT_D_MODEL, d_k=d_k, seed=seed)
     return trace.weights, trace.mask
+
+
+def test_a_real_heads_step_maps_to_the_walkthroughs_by_its_title_and_rope_to_q_k_v(smollm2, minilm):
+    from ui.bridge import _walkthrough_step
+    decoder = smollm2.head_trace("The cat sat on the mat", 0, 0)  # steps: …, Q K V, RoPE, scores, …
+    assert [_walkthrough_step(decoder, k) for k in range(1, 10)] == [1, 2, 3, 4, 4, 5, 6, 7, 8]
+    encoder = minilm.head_trace("The cat sat on the mat", 0, 0)
+    assert [_walkthrough_step(encoder, k) for k in range(1, 9)] == list(range(1, 9))

@@ -16,23 +16,21 @@ from attention import AttentionTrace
 from attention.focus import entropy_share, most_informative_head
 from attention.pretrained import MODELS, ModelMissing, package_dir
 from attention.tokens import SentenceError
-from ui.models import attentions_of, model_named, pick_head
+from ui.models import attentions_of, pick_head
+from ui.walkthrough import STEPS, steps_for
 from viz.labels import markdown_text
 
 WALKTHROUGH, REAL_MODEL = "lessons/walkthrough.py", "lessons/real_model.py"
 _NOTE = "_bridge"
-ROPE_STEP = 5  # the decoder's step list has RoPE after Q, K, V (ui.walkthrough.steps_for)
 SHORT = {"minilm": "MiniLM (an encoder)", "smollm2": "SmolLM2 (a decoder)"}
+TITLES = [title for title, _, _ in STEPS]
 
 
-def _real_step(name: str, step: int) -> int:
-    """The walkthrough's step ``step`` in a real head's step list (the decoder's has RoPE as its 5th)."""
-    return step + 1 if name == "smollm2" and step >= ROPE_STEP else step
-
-
-def _walkthrough_step(name: str, step: int) -> int:
-    """A real head's step in the walkthrough's list; the decoder's RoPE step is the walkthrough's Q, K, V."""
-    return step - 1 if name == "smollm2" and step >= ROPE_STEP else step
+def _walkthrough_step(trace: AttentionTrace, step: int) -> int:
+    """A real head's step ``step`` (of ``steps_for(trace)``) in the walkthrough's list, by its title; a step the
+    walkthrough lacks (the decoder's RoPE) is the walkthrough's step before it (Q, K, V)."""
+    shown = [title for title, _, _ in steps_for(trace)[:step] if title in TITLES]
+    return TITLES.index(shown[-1]) + 1
 
 
 def offer_trained(trace: AttentionTrace, step: int) -> None:
@@ -47,9 +45,7 @@ def offer_trained(trace: AttentionTrace, step: int) -> None:
 def _to_trained(trace: AttentionTrace, step: int, name: str) -> None:
     try:
         package_dir(name)
-        model = model_named(name)
-        model.tokenize(trace.sentence)
-        tokens, weights = attentions_of(name, trace.sentence)
+        tokens, weights = attentions_of(name, trace.sentence)  # (a sentence the model can't take: SentenceError)
     except (ModelMissing, SentenceError) as why:
         st.error(f"{MODELS[name].title} can't open this sentence: {why}", icon=":material/error:")
         return
@@ -59,8 +55,9 @@ def _to_trained(trace: AttentionTrace, step: int, name: str) -> None:
     best = most_informative_head(weights, allowed, special)
     pick_head(best.layer, best.head)
     st.session_state["rm_model"] = name
-    st.session_state["rm_step"] = _real_step(name, step)
-    st.session_state["_rm_step_of"] = (name, None)  # a step chosen here: not moved by a change of model
+    # the step the real page opens, by its title, as after a change of model (ui.models.same_step): the decoder's
+    # step list has RoPE after Q, K, V, so its numbers differ from the walkthrough's
+    st.session_state["_rm_step_of"] = (None, TITLES[step - 1])
     st.session_state[_NOTE] = {"from": "random", "sentence": trace.sentence, "random": entropy_share(trace.weights,
                                trace.mask), "model": name, "layer": best.layer, "head": best.head,
                                "sinks": best.sinks_passed_over}
@@ -70,7 +67,7 @@ def _to_trained(trace: AttentionTrace, step: int, name: str) -> None:
 def offer_random(trace: AttentionTrace, name: str, layer: int, head: int, step: int) -> None:
     """Under a real head's step: the same step in the walkthrough, with random weights, on the same sentence."""
     if st.button("The same step with random weights (the walkthrough)", key="bridge_random", icon=":material/casino:"):
-        st.session_state["step"] = _walkthrough_step(name, step)
+        st.session_state["step"] = _walkthrough_step(trace, step)
         st.session_state[_NOTE] = {"from": "trained", "sentence": trace.sentence, "model": name, "layer": layer,
                                    "head": head, "trained": entropy_share(trace.weights, trace.mask)}
         st.switch_page(WALKTHROUGH)
