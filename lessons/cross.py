@@ -9,6 +9,7 @@ import streamlit as st
 from attention import MAX_CHARS
 from attention.cross import CROSS_PRESETS, trace_cross_attention
 from ui import components as ui
+from ui import model_map
 from ui.links import CROSS_PRESET_LABELS, default
 from ui.links import CROSS_SOURCE as SOURCE
 from ui.links import CROSS_TARGET as TARGET
@@ -20,6 +21,7 @@ from viz.labels import dim_labels, markdown_text, token_labels
 
 st.title("Cross-attention: reading another sentence")
 ui.lesson("cross/00_intro")
+map_slot = st.container()  # filled once the trace is made from the boxes below
 settings = shared()
 
 
@@ -39,6 +41,8 @@ target = usable_sentence(st.session_state.get("ca_target") or "", memory="_last_
 trace = trace_cross_attention(target, source, d_model=settings.d_model, d_k=d_k, seed=settings.seed,
                               preset=preset, positional=settings.positional)
 i, j = len(trace.target.tokens), len(trace.source.tokens)
+with map_slot:
+    model_map.cross(trace)
 t_labels, s_labels = token_labels(trace.target.tokens), token_labels(trace.source.tokens)
 if preset == "aligned":
     st.info(C.alignment_text(trace), icon=":material/build:")

@@ -7,7 +7,7 @@ import streamlit as st
 from attention.pretrained import MODELS, ModelMissing, package_dir
 from attention.pretrained.common import MAX_MODEL_TOKENS
 from attention.pretrained.smollm2 import MAX_WRITTEN
-from ui import arrival, background, view
+from ui import arrival, background, model_map, view
 from ui import components as ui
 from ui.models import TIMED_LENGTHS, cancel_writing, generation_job, model_named, step_trace_of, timing_job
 from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
@@ -95,6 +95,7 @@ if gen is not None:  # the rest of the lesson reads what was written
         st.caption(f"Generation step {markdown_text(G.step_label(gen, step))}; layer {layer + 1}, query head "
                    f"{head + 1} (pick them above).")
         trace = step_trace_of(prompt, count, step, layer, head)
+        model_map.generate(trace, info, layer, head)
         render_steps(trace, prefix="gen-", first=2, last=2)
         render_steps(trace, prefix="gen-", first=4, last=len(steps_for(trace)))
 

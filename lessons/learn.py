@@ -20,7 +20,7 @@ from attention.training import (
     score_split,
 )
 from attention.training import verdict as judge
-from ui import arrival, background
+from ui import arrival, background, model_map
 from ui import components as ui
 from ui.links import OPTIMIZER_LABELS, TASK_LABELS, default
 from ui.settings import shared
@@ -110,6 +110,8 @@ elif run is not None:
                         disabled=heads == 1) or 1) - 1
     ui.table(V.prediction_frame(run, at, example), "lt-prediction")
     trace = head_trace(run, at, example, head)
+    model_map.learn(trace, head=head, heads=heads, classes=len(task.classes), current=(
+        st.session_state.get("lt_head_step") or 3) if st.session_state.get("lt-steps") else 7)
     ui.matrix(V.alpha_figure(trace, head, heads, step), T.query_key_frame(trace, trace.weights, weights=True),
               "lt-alpha")
     st.markdown(V.needed_weight_text(run, needed_weight(run, at, example, head), needed_weight(run, 0, example, head),

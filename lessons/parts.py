@@ -8,6 +8,7 @@ import streamlit as st
 
 from attention import STAGES, stage_projections, trace_self_attention
 from ui import components as ui
+from ui import model_map
 from ui.settings import shared, trace_or_explain
 from viz import figures as F
 from viz import tables as T
@@ -16,6 +17,7 @@ from viz.relevance import similarity_summary
 
 st.title("Attention from its parts")
 ui.lesson("parts/00_intro")
+map_slot = st.container()  # filled once the stage's trace is made
 
 settings = shared()
 stage = st.radio(
@@ -33,6 +35,11 @@ drawn = [stage] if stage == 1 or not compare else [stage - 1, stage]
 shown = [(k, trace_or_explain(settings, trace_self_attention, d_k=settings.d_model,
                               projections=stage_projections(k, settings.d_model, settings.seed))) for k in drawn]
 now = shown[-1][1]
+with map_slot:  # the stage's own head: its ingredient so far, and the α and output drawn below
+    model_map.topic("parts", now, here={3, 7, 8} if stage > 1 else {2, 7, 8}, name=(
+        f"Stage {stage}'s head: " + ("W_Q = W_K = W_V = I, so Q = K = V = X" if stage == 1 else
+                                     "W_V learned, W_Q = W_K = I" if stage == 2 else "W_Q, W_K, W_V all learned")
+        + "; this page draws the marked steps"))
 alpha_top = max(float(t.weights.max()) for _, t in shown)
 output_top = max(float(abs(t.output).max()) for _, t in shown)
 for title, draw in (

@@ -5,6 +5,7 @@ import streamlit as st
 
 from attention.phonebook import clean_entries, lookup
 from ui import components as ui
+from ui import model_map
 from ui.links import BOOK_CELL_CHARS, BOOK_STATE, MAX_BOOK_ROWS, PHONEBOOK_QUERY_CHARS, book_in_link, default
 from ui.links import PHONEBOOK_TEMPERATURES as TEMPERATURES
 from viz import phonebook as P
@@ -12,6 +13,7 @@ from viz.labels import format_number, markdown_text
 
 st.title("The phonebook: keys are not values")
 ui.lesson("phonebook/00_intro")
+map_slot = st.container()  # filled once the book and the query are read
 
 left, right = st.columns([3, 2])
 with left:
@@ -40,12 +42,14 @@ names, phones, problems = clean_entries(rows)
 for problem in problems:
     st.warning(markdown_text(problem), icon="📒")
 # No st.stop(): it would also stop app.py, which draws the share-link box after the page.
+result = lookup(names, phones, query, temperature=temperature) if names and query.strip() else None
+with map_slot:
+    model_map.phonebook(result)
 if not names:
     st.info("The phonebook is empty. Add a row with a name and a number to look something up.")
 elif not query.strip():
     st.info("Type a name to look up.")
 else:
-    result = lookup(names, phones, query, temperature=temperature)
     st.subheader("Hard lookup and soft lookup", divider="gray")
     ui.lesson("phonebook/01_hard_soft")
     hard, soft = P.key_bars(result, soft=False), P.key_bars(result, soft=True)

@@ -5,6 +5,7 @@ import streamlit as st
 from attention import Projections, trace_self_attention
 from attention.relevance import attend_to, plane_coordinates
 from ui import components as ui
+from ui import model_map
 from ui.links import default
 from ui.settings import shared, trace_or_explain
 from viz import figures as F
@@ -14,6 +15,7 @@ from viz.relevance import arrows_figure, no_lead_text, nudge_text, similarity_su
 
 st.title("Similar is not relevant")
 ui.lesson("relevance/00_intro")
+map_slot = st.container()  # filled once the page has its trace after the change
 settings = shared()
 
 st.subheader("Raw embeddings: tokens look mostly at themselves", divider="gray")
@@ -44,6 +46,9 @@ nudge = attend_to(before.w_q, before.x, before.k, before.weights, i, t, strength
 after = trace_self_attention(plain.sentence, d_model=settings.d_model, d_k=d_k, seed=settings.seed,
                              positional=settings.positional, causal=settings.causal,
                              projections=Projections(nudge.w_q, before.w_k, before.w_v))
+with map_slot:
+    model_map.topic("relevance", after, here={3, 5, 7}, name=f"One attention head (d_k = {d_k}, after the change "
+                    "below): this lesson is the marked steps")
 a, b = st.columns(2)
 with a:
     ui.matrix(F.query_key_figure(before, before.weights, "α before", weights=True),

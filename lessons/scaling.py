@@ -6,6 +6,7 @@ import streamlit as st
 from attention import dot_product_samples, random_score_row, softmax, trace_self_attention
 from attention.scaling import row_statistics
 from ui import components as ui
+from ui import model_map
 from ui.experiments import KEYS, ROWS, saturation
 from ui.links import DK_CHOICES, TEMPERATURES, default
 from ui.settings import shared, trace_or_explain
@@ -19,6 +20,7 @@ D_K_GRID = (1, 4, 16, 64, 256, 512)
 
 st.title("Why divide the scores by √d_k?")
 ui.lesson("scaling/00_intro")
+map_slot = st.container()  # filled at the end, from the trace the page draws there
 
 settings = shared()
 d_k = st.select_slider("d_k (the length of q and k)", DK_CHOICES, value=default("dk_demo"), key="dk_demo",
@@ -71,6 +73,9 @@ st.markdown("**On the walkthrough's sentence** (d_k = 4, seeded random matrices)
 trace = trace_or_explain(settings, trace_self_attention, temperature=temperature)
 ui.matrix(F.query_key_figure(trace, trace.weights, f"α at T = {temperature:g}", weights=True),
           T.query_key_frame(trace, trace.weights, weights=True), "temperature-weights")
+with map_slot:
+    model_map.topic("scaling", trace, here={6, 7}, name=f"The walkthrough's head on your sentence (d_k = {trace.d_k}, "
+                    "as at the end of this page): this lesson is the marked steps")
 st.caption("Rows are queries, columns are keys. Low T: each row puts nearly all its weight on its best key (split "
            "between keys whose scores tie). "
            "High T: each row approaches an even split over the keys it may attend to.")

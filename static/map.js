@@ -17,10 +17,31 @@ export function partText(part, current) {
   return `${part.label}${shape}${note}${isHere(part, current) ? " (you are here)" : ""}`;
 }
 
+// The open step (``current``), or a part the page is about (``here``: another lesson's topic in a head).
 export function isHere(part, current) {
-  return part.step !== null && part.step !== undefined && part.step === current;
+  return part.here === true || (part.step !== null && part.step !== undefined && part.step === current);
 }
 
+
+// A part's own numbers as a small picture (colours from viz/model_map.py's thumbnail, the heatmaps' scales);
+// decoration beside its label and shape: hidden from a screen reader, which has the step's table.
+export function thumbCell(thumb) {
+  return Math.max(2, Math.min(6, Math.floor(36 / Math.max(thumb.rows, thumb.cols))));
+}
+
+function thumbnail(thumb) {
+  const box = el("span", "alm-thumb");
+  box.setAttribute("aria-hidden", "true");
+  const cell = thumbCell(thumb);
+  box.style.gridTemplateColumns = `repeat(${thumb.cols}, ${cell}px)`;
+  box.style.gridAutoRows = `${cell}px`;
+  for (const colour of thumb.colours) {
+    const dot = el("span");
+    dot.style.background = colour;
+    box.append(dot);
+  }
+  return box;
+}
 
 function drawPart(part, data, choose) {
   const clickable = part.step !== null && part.step !== undefined;
@@ -28,17 +49,20 @@ function drawPart(part, data, choose) {
   if (clickable) {
     node.type = "button";
     node.dataset.step = String(part.step);
-    node.title = `Open step ${part.step}`;
+    node.title = `Open step ${part.step}${data.where ? ` in ${data.where}` : ""}`;
     node.addEventListener("click", () => choose(part.step));
   } else if (part.note) {
     node.title = part.note;
   }
   if (isHere(part, data.current)) {
     node.classList.add("alm-here");
-    node.setAttribute("aria-current", "step");
+    node.setAttribute("aria-current", part.step === data.current ? "step" : "location");
   }
-  node.append(el("span", "alm-label", part.label));
-  if (part.shape) node.append(el("span", "alm-shape", part.shape));
+  const words = el("span", "alm-words");
+  words.append(el("span", "alm-label", part.label));
+  if (part.shape) words.append(el("span", "alm-shape", part.shape));
+  node.append(words);
+  if (part.thumb) node.append(thumbnail(part.thumb));
   return node;
 }
 
@@ -47,7 +71,8 @@ function drawPart(part, data, choose) {
 function rove(root) {
   const parts = [...root.querySelectorAll("button.alm-part")];
   if (!parts.length) return;
-  const start = parts.find((b) => b.getAttribute("aria-current") === "step") || parts[0];
+  const start = parts.find((b) => b.getAttribute("aria-current") === "step")
+    || parts.find((b) => b.hasAttribute("aria-current")) || parts[0];
   parts.forEach((b) => { b.tabIndex = b === start ? 0 : -1; });
   root.addEventListener("keydown", (e) => {
     const at = parts.indexOf(document.activeElement);

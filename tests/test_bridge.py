@@ -143,3 +143,29 @@ def test_a_real_heads_step_maps_to_the_walkthroughs_by_its_title_and_rope_to_q_k
     assert [_walkthrough_step(decoder, k) for k in range(1, 10)] == [1, 2, 3, 4, 4, 5, 6, 7, 8]
     encoder = minilm.head_trace("The cat sat on the mat", 0, 0)
     assert [_walkthrough_step(encoder, k) for k in range(1, 9)] == list(range(1, 9))
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_all_steps_on_one_page_offer_the_bridge_under_alpha_and_the_way_back_opens_that_one_step(name, minilm,
+                                                                                               smollm2):
+    """The long page has no open step: the bridge sits once, under α (the rows the measured sentence compares), and
+    opens α; coming back from the real head opens the walkthrough on that step alone, with the sentence."""
+    from ui.walkthrough import STEPS, steps_for
+    from ui.walkthrough_lesson import BRIDGED_STEP
+    sentence = SENTENCES[0]
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update({"sentence": sentence, "all_steps": "true"})
+    at.run()
+    assert len([b for b in at.button if b.key == f"bridge_{name}"]) == 1
+    at.button(key=f"bridge_{name}").click().run()
+    at.switch_page("lessons/real_model.py").run()
+    assert_no_exception(at)
+    model = {"minilm": minilm, "smollm2": smollm2}[name]
+    trace = model.head_trace(sentence, at.selectbox(key="rm_layer").value - 1, at.selectbox(key="rm_head").value - 1)
+    assert steps_for(trace)[at.selectbox(key="rm_step").value - 1][0] == STEPS[BRIDGED_STEP - 1][0]
+    assert "From random to trained" in info_text(at)
+    at.button(key="bridge_random").click().run()
+    at.switch_page("lessons/walkthrough.py").run()
+    assert_no_exception(at)
+    assert at.toggle(key="all_steps").value is False and at.selectbox(key="step").value == BRIDGED_STEP
+    assert "From trained to random" in info_text(at)

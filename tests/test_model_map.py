@@ -35,8 +35,9 @@ def test_the_walkthroughs_map_has_the_traces_shapes_and_its_steps_in_order(sente
     head = parts(data)
     assert [p["step"] for p in head] == list(range(1, 9)) and data["current"] == current
     assert head[0]["shape"] == f"{n} token{'s' if n != 1 else ''}"
-    assert head[1] == {"label": "X = E + P" if positional else "X", "shape": f"[{n} × {d_model}]", "step": 2,
-                       "note": ""}
+    shown = {k: v for k, v in head[1].items() if k != "thumb"}
+    assert shown == {"label": "X = E + P" if positional else "X", "shape": f"[{n} × {d_model}]", "step": 2,
+                     "note": "", "here": False}
     assert head[2]["shape"] == f"[{d_model} × {d_k}] each" and head[3]["shape"] == f"[{n} × {d_k}] each"
     assert [p["shape"] for p in head[4:7]] == [f"[{n} × {n}]"] * 3
     assert head[5]["label"] == f"÷ √{d_k}" + (" + mask" if causal else "")
@@ -122,3 +123,123 @@ def test_the_multi_head_and_real_model_pages_draw_their_maps(minilm):
     at.switch_page("lessons/real_model.py").run()
     [data] = maps(at).values()
     assert data["current"] == 7 and data["groups"][1]["name"].startswith("Layer 4 of 6, head 2 of 12")
+
+
+# --- the map on the other lessons: each marks what its page is about, with the page's own shapes ------------------
+
+def here(data: dict, group: int = 0) -> list[int]:
+    return [p["step"] for p in parts(data, group) if p["here"]]
+
+
+def open_lesson(page: str, **query) -> dict:
+    """The one map ``page`` draws, after a run with ``query`` in its link."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update(query)
+    at.switch_page(f"lessons/{page}.py").run()
+    assert_no_exception(at)
+    [data] = maps(at).values()
+    return data
+
+
+@settings(max_examples=40, deadline=None)
+@given(sentence=st.sampled_from(SENTENCES), d_model=st.sampled_from(D_MODELS), d_k=st.integers(1, 16),
+       here_=st.sets(st.integers(1, 8)))
+def test_a_lessons_map_marks_its_steps_and_opens_them_in_the_walkthrough(sentence, d_model, d_k, here_):
+    trace = trace_self_attention(sentence, d_model=d_model, d_k=d_k)
+    data = lesson_map(trace, TITLES, None, here=here_, name="this lesson", where="the walkthrough")
+    assert here(data) == sorted(here_) and data["current"] is None and data["where"] == "the walkthrough"
+    assert [p["shape"] for p in parts(data)] == [p["shape"] for p in parts(lesson_map(trace, TITLES, 1))]
+
+
+def test_the_scaling_lessons_map_is_the_traces_its_page_draws_and_marks_the_scale_and_softmax():
+    data = open_lesson("scaling", sentence="one two three", d_model="6", temperature="2.0")
+    assert here(data) == [6, 7] and parts(data)[5]["label"] == "÷ √4"  # the page's trace: the walkthrough's d_k 4
+    assert parts(data)[4]["shape"] == "[3 × 3]" and parts(data)[1]["shape"] == "[3 × 6]"
+
+
+@pytest.mark.parametrize("d_k", [2, 5, 8])
+def test_the_relevance_lessons_map_has_the_experiments_d_k_and_marks_w_q_w_k_scores_and_alpha(d_k):
+    data = open_lesson("relevance", sentence="the cat sat on the mat", rel_dk=str(d_k))
+    assert here(data) == [3, 5, 7] and parts(data)[2]["shape"].startswith(f"[8 × {d_k}]")
+    assert parts(data)[3]["shape"] == f"[6 × {d_k}] each"
+
+
+@pytest.mark.parametrize(("stage", "marked", "named"), [(1, [2, 7, 8], "Q = K = V = X"), (2, [3, 7, 8], "W_V learned"),
+                                                         (3, [3, 7, 8], "all learned")])
+def test_the_parts_lessons_map_marks_its_stages_ingredient(stage, marked, named):
+    data = open_lesson("parts", stage=str(stage), sentence="a b c d e")
+    assert here(data) == marked and named in data["groups"][0]["name"]
+    assert parts(data)[2]["shape"] == "[8 × 8] each"  # each stage's W is d_model × d_model
+
+
+def test_the_phonebooks_map_is_its_lookup_as_one_query_with_the_books_shapes():
+    from attention.phonebook import lookup
+    from ui.links import default
+    book = default("book")
+    result = lookup([n for n, _ in book], [p for _, p in book], default("pb_query"), temperature=1.0)
+    data = open_lesson("phonebook")
+    m, dim, digits = len(book), result.keys.shape[1], result.values.shape[1]
+    assert here(data) == [2, 4, 4, 5, 6, 7, 8]  # every part: the lookup is the lesson
+    assert [p["shape"] for p in parts(data)] == [f"[{m + 1} × {dim}]", f"[1 × {dim}]",
+                                                 f"[{m} × {dim}], [{m} × {digits}]", f"[1 × {m}]", "", f"[1 × {m}]",
+                                                 f"[1 × {digits}]"]
+    data = open_lesson("phonebook", pb_query="   ")  # nothing looked up: the map, without shapes
+    assert all(p["shape"] == "" for p in parts(data)) and here(data) == [2, 4, 4, 5, 6, 7, 8]
+
+
+@pytest.mark.parametrize(("target", "source", "d_k"), [("I love you", "je t'aime bien", 3), ("a", "b c d e f", 16)])
+def test_the_cross_attention_map_has_the_targets_rows_and_the_sources_columns(target, source, d_k):
+    from attention.cross import trace_cross_attention
+    trace = trace_cross_attention(target, source, d_model=8, d_k=d_k)
+    i, j = len(trace.target.tokens), len(trace.source.tokens)
+    data = open_lesson("cross", ca_target=target, ca_source=source, ca_dk=str(d_k))
+    shapes = [p["shape"] for p in parts(data)]
+    assert shapes[0] == f"[{i} × 8]" and shapes[1] == f"[{j} × 8]"
+    assert shapes[3] == f"[{i} × {d_k}], [{j} × {d_k}] ×2" and shapes[4:7] == [f"[{i} × {j}]"] * 3
+    assert shapes[7] == f"[{i} × {d_k}]" and here(data) == [2, 2, 3, 4, 5, 6, 7, 8] and data["groups"][1]["faded"]
+
+
+def test_the_learn_lessons_map_is_the_trained_head_and_its_small_model():
+    data = open_lesson("learn", lt_run="true", lt_heads="2")
+    assert data["current"] == 7 and [p["step"] for p in parts(data)] == [None, None, 3, 4, 5, 6, 7, 8]
+    assert parts(data)[2]["shape"] == "[12 × 6] each"  # d_model 12, two heads of 6
+    rest = parts(data, 1)
+    assert rest[0]["label"] == "2 heads, concatenated" and rest[1]["shape"].startswith("[12 × ")
+    assert data["groups"][0]["name"].startswith("Head 1 of 2: its steps")
+    assert data["groups"][2]["faded"]
+    data = open_lesson("learn", lt_run="true", lt_head_step="5")  # the panel closed: α (the page's chart) marked
+    assert data["current"] == 7
+
+
+def test_the_generate_lessons_map_is_smollm2s_around_the_cached_step(smollm2):
+    data = open_lesson("generate", gen_count="3")
+    head = parts(data, 1)
+    assert [p["step"] for p in head] == [None, 2, None, 4, 5, 6, 7, 8, 9]  # the page draws steps 2 and 4 on
+    assert head[5]["shape"].startswith("[1 × ")  # a cached step: the new token's row only
+    assert data["title"] == "Where this is in SmolLM2"
+
+
+@settings(max_examples=40, deadline=None)
+@given(sentence=st.sampled_from(SENTENCES), d_k=st.integers(1, 14), causal=st.booleans())
+def test_the_thumbnails_are_the_traces_own_numbers_where_they_fit(sentence, d_k, causal):
+    import numpy as np
+
+    from viz.svg import MASKED_FILL, colours
+    trace = trace_self_attention(sentence, d_model=8, d_k=d_k, causal=causal)
+    head = {p["label"].split(" ")[0]: p for p in parts(lesson_map(trace, TITLES, 1))}
+    n = trace.n
+    fits = n <= 12 and d_k <= 12
+    assert (head["Output"]["thumb"] is not None) == fits and (head["α"]["thumb"] is not None) == (n <= 12)
+    assert head["Tokens"]["thumb"] is None and head["W_Q,"]["thumb"] is None  # no matrix of its own to draw
+    if n > 12:
+        return
+    alpha = head["α"]["thumb"]
+    assert (alpha["rows"], alpha["cols"]) == (n, n)
+    expected = colours("weights", np.where(trace.mask, trace.weights, np.nan) / trace.weights.max())
+    assert alpha["colours"] == expected
+    assert (np.array(alpha["colours"]) == MASKED_FILL).sum() == (~trace.mask).sum()
+    top = np.abs(trace.scores[trace.mask]).max()
+    for label, m in (("Scores", trace.scores), ("÷", trace.scaled_scores)):  # one scale: the division pales them
+        shown = np.where(trace.mask, m, np.nan)
+        want = colours("signed", (shown + top) / (2 * top)) if top > 0 else colours("signed", np.full(m.shape, 0.5))
+        assert head[label]["thumb"]["colours"] == want

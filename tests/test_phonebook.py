@@ -173,3 +173,16 @@ def test_a_huge_paste_is_cut_to_the_limit_with_a_message():
     from viz.phonebook import key_bars
     fig = key_bars(lookup(names, ["1"] * len(names), "Name 3"), soft=True)
     assert texts(fig, "barlabel") == [] and len(texts(fig, "xtick")) == MAX_ENTRIES  # no 50 numbers; the table has them
+
+
+@settings(max_examples=100, deadline=None)
+@given(names_st, st.text(alphabet="abcdeřAB ", min_size=1, max_size=6), st.data(),
+       st.sampled_from([0.05, 0.2, 1.0, 5.0]))
+def test_the_soft_lookup_is_one_query_of_an_attention_head(names, query, data, temperature):
+    """The model map's claim: the phonebook is one query of a head, with T where a head has √d_k."""
+    from attention.core import scaled_dot_product_attention
+    phones = [data.draw(st.from_regex(r"\d{1,4}", fullmatch=True)) for _ in names]
+    r = lookup(names, phones, query, temperature=temperature)
+    output, weights = scaled_dot_product_attention(r.q[None, :], r.keys, r.values, scale=1 / temperature)
+    np.testing.assert_allclose(weights[0], r.weights, atol=1e-12)
+    np.testing.assert_allclose(output[0], r.soft, atol=1e-9)

@@ -68,6 +68,7 @@ def offer_random(trace: AttentionTrace, name: str, layer: int, head: int, step: 
     """Under a real head's step: the same step in the walkthrough, with random weights, on the same sentence."""
     if st.button("The same step with random weights (the walkthrough)", key="bridge_random", icon=":material/casino:"):
         st.session_state["step"] = _walkthrough_step(trace, step)
+        st.session_state["all_steps"] = False  # "the same step": the walkthrough opens on that one step
         st.session_state[_NOTE] = {"from": "trained", "sentence": trace.sentence, "model": name, "layer": layer,
                                    "head": head, "trained": entropy_share(trace.weights, trace.mask)}
         st.switch_page(WALKTHROUGH)

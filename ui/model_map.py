@@ -4,13 +4,14 @@ drawn by static/map.js (an st.components.v2 component: its buttons are the page'
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from functools import partial
 
 import streamlit as st
 
 from attention import AttentionTrace
 from ui import arrival, view
+from ui.bridge import WALKTHROUGH
 from ui.walkthrough import STEPS, steps_for
 from viz import model_map as M
 
@@ -19,11 +20,59 @@ _COMPONENT = st.components.v2.component(
     isolate_styles=False)
 
 
+_TO = "_map_to"  # the page a part chosen on another lesson's map opens (the walkthrough), set by its callback
+
+
 def show(data: dict, *, key: str, on_step: Callable[[int], None]) -> None:
     """Draw the map ``data`` (``.st-key-map-<key>``); ``on_step(step)`` runs before the next run when a part with a
     step is chosen."""
+    # st.switch_page is not for callbacks (Streamlit stops a callback only for st.rerun): the run after it switches
+    if (page := st.session_state.pop(_TO, None)) is not None:
+        st.switch_page(page)
     _COMPONENT(key=f"map-{key}", data=data,
                on_chosen_change=lambda: on_step(int(st.session_state[f"map-{key}"]["chosen"])))
+
+
+def _in_walkthrough(step: int) -> None:
+    """A part of another lesson's map: the walkthrough, on the same sentence, at that step."""
+    _walkthrough_step(step)
+    st.session_state[_TO] = WALKTHROUGH
+
+
+def topic(key: str, trace: AttentionTrace, here: Collection[int], name: str) -> None:
+    """A lesson about some steps of a head (√d_k, relevance, parts): its trace's head, the steps ``here`` marked,
+    each part opening its step in the walkthrough."""
+    show(M.lesson_map(trace, [title for title, _, _ in STEPS], None, here=here, name=name, where="the walkthrough"),
+         key=key, on_step=_in_walkthrough)
+
+
+def phonebook(result) -> None:
+    """The phonebook's lookup as one query of a head (``None`` before a lookup: the map without shapes)."""
+    show(M.lookup_map(result), key="phonebook", on_step=_in_walkthrough)
+
+
+def cross(trace) -> None:
+    """The cross-attention head, inside an encoder–decoder."""
+    show(M.cross_map(trace), key="cross", on_step=_in_walkthrough)
+
+
+def learn(trace: AttentionTrace, *, head: int, heads: int, classes: int, current: int) -> None:
+    """The trained head's map; a part (steps 3–8) opens the page's "step by step" panel on that step."""
+    show(M.training_map(trace, [title for title, _, _ in STEPS], current, head=head, heads=heads, classes=classes),
+         key="learn",
+         on_step=_learn_step)
+
+
+def _learn_step(step: int) -> None:
+    st.session_state["lt-steps"] = True  # the panel (a lazy expander) opens
+    _open("lt_head_step", "lt-head-", step)
+
+
+def generate(trace: AttentionTrace, info, layer: int, head: int) -> None:
+    """SmolLM2's map around one cached step; a part goes to that step below (steps 2 and 4 on are drawn)."""
+    titles = [title for title, _, _ in steps_for(trace)]
+    show(M.real_map(trace, titles, None, info, layer, head, opens={2, *range(4, len(titles) + 1)}), key="generate",
+         on_step=lambda step: arrival.go(f"gen-step-{step}"))
 
 
 def walkthrough(trace: AttentionTrace, current: int | None) -> None:

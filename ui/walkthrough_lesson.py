@@ -22,6 +22,8 @@ from ui.settings import Shared, trace_or_explain
 from ui.walkthrough import STEPS, render_steps, step_intro
 from viz.exercises import make_questions
 
+BRIDGED_STEP = 7  # all steps on one page: the step "the same step in a trained model" opens
+
 
 @dataclass(frozen=True)
 class Choice:
@@ -86,6 +88,8 @@ def every_step(choice: Choice) -> AttentionTrace:
         render_steps(trace, last=2)
     for step in range(EDITOR_STEP, len(STEPS) + 1):
         render_steps(trace, first=step, last=step, intro=step != EDITOR_STEP)
+        if step == BRIDGED_STEP:  # once on this long page: under α, whose rows the bridge's sentence compares
+            bridge.offer_trained(trace, step)
         step_questions(trace, step)
     return trace
 

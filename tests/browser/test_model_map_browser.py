@@ -82,3 +82,33 @@ def test_the_bridge_opens_the_same_sentence_and_step_in_a_trained_model_and_come
     param(page, "step", "7")
     expect(page.get_by_text("From trained to random")).to_be_visible()
     expect(page.locator("#step-7")).to_be_visible()
+
+
+@pytest.mark.parametrize(("path", "key", "step"), [("/scaling", "scaling", 6), ("/phonebook", "phonebook", 5),
+                                                   ("/relevance", "relevance", 3), ("/parts?stage=2", "parts", 8),
+                                                   ("/cross", "cross", 4)])
+def test_a_lessons_map_marks_its_topic_and_a_part_opens_that_step_in_the_walkthrough(open_page, path, key, step):
+    page = open_page(f"{path}{'&' if '?' in path else '?'}sentence=one+two+three", f".st-key-map-{key} nav")
+    expect(page.locator(f".st-key-map-{key} [aria-current=location]")).not_to_have_count(0)
+    expect(page.locator(f".st-key-map-{key} [aria-current=step]")).to_have_count(0)  # no step is open here
+    part = page.locator(f".st-key-map-{key} button[data-step='{step}']").first
+    expect(part).to_have_attribute("title", f"Open step {step} in the walkthrough")
+    part.click()
+    expect(page.locator(f".st-key-map-walkthrough button[data-step='{step}']")).to_have_attribute(
+        "aria-current", "step")
+    param(page, "step", str(step), default="1")
+    expect(page.locator(f"#step-{step}")).to_be_focused()  # arrival: the step's heading, with the focus
+    expect(page.locator(".st-key-sentence input")).to_have_value("one two three")  # the same sentence
+
+
+def test_the_learn_and_generate_maps_open_their_own_pages_steps(open_page):
+    page = open_page("/learn?lt_run=true", ".st-key-map-learn nav")
+    assert here(page, "learn") == "7"  # α, the page's chart, until the panel opens on a step
+    page.locator(".st-key-map-learn button[data-step='5']").click()
+    expect(page.locator("#lt-head-step-5")).to_be_focused()
+    assert here(page, "learn") == "5"
+    page = open_page("/generate?gen_count=3", ".st-key-map-generate nav")
+    assert page.locator(".st-key-map-generate button[data-step='3']").count() == 0  # the page draws 2 and 4 on
+    page.locator(".st-key-map-generate button[data-step='8']").click()
+    expect(page.locator("#gen-step-8")).to_be_focused()
+    expect(page.locator(".st-key-map-generate nav")).to_contain_text("Where this is in SmolLM2")
