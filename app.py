@@ -11,7 +11,7 @@ and carry the class's controls in the sidebar.
 
 import streamlit as st
 
-from ui import arrival, classmode, identity
+from ui import arrival, classmode, identity, model_map
 from ui.components import TABLE_CSS
 from ui.links import clean_link, share_link, write_link
 from ui.navigation import pages, script_of
@@ -30,6 +30,7 @@ followed = classmode.follow(student) if student else None  # the class's lesson,
 page = st.navigation(pages())  # (its menu sits atop the sidebar wherever it is called)
 if followed is not None and followed != page.url_path:  # the class's lesson is on another page: go there
     st.switch_page(script_of(followed))  # before anything is drawn, so the run it stops cost next to nothing
+model_map.switch(allowed=not student)  # a part of a lesson's map chose a walkthrough step: open it
 if student:
     classmode.arrived(page.url_path)
 st.html(TABLE_CSS)

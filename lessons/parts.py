@@ -38,8 +38,9 @@ now = shown[-1][1]
 with map_slot:  # the stage's own head: its ingredient so far, and the α and output drawn below
     model_map.topic("parts", now, here={3, 7, 8} if stage > 1 else {2, 7, 8}, name=(
         f"Stage {stage}'s head: " + ("W_Q = W_K = W_V = I, so Q = K = V = X" if stage == 1 else
-                                     "W_V learned, W_Q = W_K = I" if stage == 2 else "W_Q, W_K, W_V all learned")
-        + "; this page draws the marked steps"))
+                                     "W_V random (a model learns it), W_Q = W_K = I" if stage == 2 else
+                                     "W_Q, W_K, W_V random (a model learns them)")
+        + "; this lesson is about the marked steps"))
 alpha_top = max(float(t.weights.max()) for _, t in shown)
 output_top = max(float(abs(t.output).max()) for _, t in shown)
 for title, draw in (

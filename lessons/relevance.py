@@ -48,7 +48,7 @@ after = trace_self_attention(plain.sentence, d_model=settings.d_model, d_k=d_k, 
                              projections=Projections(nudge.w_q, before.w_k, before.w_v))
 with map_slot:
     model_map.topic("relevance", after, here={3, 5, 7}, name=f"One attention head (d_k = {d_k}, after the change "
-                    "below): this lesson is the marked steps")
+                    "below): this lesson is about the marked steps")
 a, b = st.columns(2)
 with a:
     ui.matrix(F.query_key_figure(before, before.weights, "α before", weights=True),

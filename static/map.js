@@ -14,7 +14,8 @@ export function mapText(data) {
 export function partText(part, current) {
   const shape = part.shape ? ` ${part.shape}` : "";
   const note = part.note ? ` (${part.note})` : "";
-  return `${part.label}${shape}${note}${isHere(part, current) ? " (you are here)" : ""}`;
+  const here = !isHere(part, current) ? "" : part.step === current ? " (you are here)" : " (this lesson)";
+  return `${part.label}${shape}${note}${here}`;
 }
 
 // The open step (``current``), or a part the page is about (``here``: another lesson's topic in a head).

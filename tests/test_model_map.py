@@ -153,7 +153,8 @@ def test_a_lessons_map_marks_its_steps_and_opens_them_in_the_walkthrough(sentenc
 
 def test_the_scaling_lessons_map_is_the_traces_its_page_draws_and_marks_the_scale_and_softmax():
     data = open_lesson("scaling", sentence="one two three", d_model="6", temperature="2.0")
-    assert here(data) == [6, 7] and parts(data)[5]["label"] == "÷ √4"  # the page's trace: the walkthrough's d_k 4
+    assert here(data) == [6, 7] and parts(data)[5]["label"] == "÷ (√4 · 2)"  # the page's trace: d_k 4, T 2
+    assert open_lesson("scaling", sentence="one two three")["groups"][0]["parts"][5]["label"] == "÷ √4"  # T = 1
     assert parts(data)[4]["shape"] == "[3 × 3]" and parts(data)[1]["shape"] == "[3 × 6]"
 
 
@@ -164,8 +165,9 @@ def test_the_relevance_lessons_map_has_the_experiments_d_k_and_marks_w_q_w_k_sco
     assert parts(data)[3]["shape"] == f"[6 × {d_k}] each"
 
 
-@pytest.mark.parametrize(("stage", "marked", "named"), [(1, [2, 7, 8], "Q = K = V = X"), (2, [3, 7, 8], "W_V learned"),
-                                                         (3, [3, 7, 8], "all learned")])
+@pytest.mark.parametrize(("stage", "marked", "named"), [(1, [2, 7, 8], "Q = K = V = X"),
+                                                         (2, [3, 7, 8], "W_V random (a model learns it), W_Q = W"),
+                                                         (3, [3, 7, 8], "W_Q, W_K, W_V random")])
 def test_the_parts_lessons_map_marks_its_stages_ingredient(stage, marked, named):
     data = open_lesson("parts", stage=str(stage), sentence="a b c d e")
     assert here(data) == marked and named in data["groups"][0]["name"]
@@ -214,6 +216,8 @@ def test_the_learn_lessons_map_is_the_trained_head_and_its_small_model():
 def test_the_generate_lessons_map_is_smollm2s_around_the_cached_step(smollm2):
     data = open_lesson("generate", gen_count="3")
     head = parts(data, 1)
+    rest = [p["shape"] for group in (0, 2, 3) for p in parts(data, group) if p["shape"].endswith("× 576]")]
+    assert rest and all(shape.startswith("[1 × ") for shape in rest)  # a cached step computes one row a layer
     assert [p["step"] for p in head] == [None, 2, None, 4, 5, 6, 7, 8, 9]  # the page draws steps 2 and 4 on
     assert head[5]["shape"].startswith("[1 × ")  # a cached step: the new token's row only
     assert data["title"] == "Where this is in SmolLM2"
@@ -243,3 +247,13 @@ def test_the_thumbnails_are_the_traces_own_numbers_where_they_fit(sentence, d_k,
         shown = np.where(trace.mask, m, np.nan)
         want = colours("signed", (shown + top) / (2 * top)) if top > 0 else colours("signed", np.full(m.shape, 0.5))
         assert head[label]["thumb"]["colours"] == want
+
+
+def test_a_flat_matrixs_thumbnail_keeps_its_masked_cells_grey():
+    import numpy as np
+
+    from viz.model_map import thumbnail
+    from viz.svg import MASKED_FILL
+    shown = thumbnail(np.array([[0.0, np.nan], [0.0, 0.0]]))
+    assert shown["colours"][1] == MASKED_FILL and shown["colours"][0] != MASKED_FILL
+    assert thumbnail(np.zeros((13, 2))) is None and thumbnail(np.zeros((2, 13))) is None  # it does not fit

@@ -10,6 +10,9 @@ from functools import partial
 import streamlit as st
 
 from attention import AttentionTrace
+from attention.cross import CrossAttentionTrace
+from attention.phonebook import Lookup
+from attention.pretrained.common import ModelInfo
 from ui import arrival, view
 from ui.bridge import WALKTHROUGH
 from ui.walkthrough import STEPS, steps_for
@@ -26,11 +29,16 @@ _TO = "_map_to"  # the page a part chosen on another lesson's map opens (the wal
 def show(data: dict, *, key: str, on_step: Callable[[int], None]) -> None:
     """Draw the map ``data`` (``.st-key-map-<key>``); ``on_step(step)`` runs before the next run when a part with a
     step is chosen."""
-    # st.switch_page is not for callbacks (Streamlit stops a callback only for st.rerun): the run after it switches
-    if (page := st.session_state.pop(_TO, None)) is not None:
-        st.switch_page(page)
     _COMPONENT(key=f"map-{key}", data=data,
                on_chosen_change=lambda: on_step(int(st.session_state[f"map-{key}"]["chosen"])))
+
+
+def switch(*, allowed: bool = True) -> None:
+    """At the top of a run (app.py): the page a part of another lesson's map asked for, unless not ``allowed`` (a
+    class's student follows the class's lesson). The part's callback only records the page: the switch is made
+    here, in one place, at the top of whichever page the next run is on, so a click is never left pending."""
+    if (page := st.session_state.pop(_TO, None)) is not None and allowed:
+        st.switch_page(page)
 
 
 def _in_walkthrough(step: int) -> None:
@@ -46,12 +54,12 @@ def topic(key: str, trace: AttentionTrace, here: Collection[int], name: str) -> 
          key=key, on_step=_in_walkthrough)
 
 
-def phonebook(result) -> None:
+def phonebook(result: Lookup | None) -> None:
     """The phonebook's lookup as one query of a head (``None`` before a lookup: the map without shapes)."""
     show(M.lookup_map(result), key="phonebook", on_step=_in_walkthrough)
 
 
-def cross(trace) -> None:
+def cross(trace: CrossAttentionTrace) -> None:
     """The cross-attention head, inside an encoder–decoder."""
     show(M.cross_map(trace), key="cross", on_step=_in_walkthrough)
 
@@ -64,11 +72,12 @@ def learn(trace: AttentionTrace, *, head: int, heads: int, classes: int, current
 
 
 def _learn_step(step: int) -> None:
+    """A part of the learn page's map: "This head, step by step" opens, on that step."""
     st.session_state["lt-steps"] = True  # the panel (a lazy expander) opens
     _open("lt_head_step", "lt-head-", step)
 
 
-def generate(trace: AttentionTrace, info, layer: int, head: int) -> None:
+def generate(trace: AttentionTrace, info: ModelInfo, layer: int, head: int) -> None:
     """SmolLM2's map around one cached step; a part goes to that step below (steps 2 and 4 on are drawn)."""
     titles = [title for title, _, _ in steps_for(trace)]
     show(M.real_map(trace, titles, None, info, layer, head, opens={2, *range(4, len(titles) + 1)}), key="generate",

@@ -59,21 +59,23 @@ def thumbnail(m: np.ndarray, *, weights: bool = False, top: float | None = None)
         if top is None:
             top = float(np.nanmax(np.abs(m))) if np.isfinite(m).any() else 0.0
         t = normalise(m, -top, top)
+    t = np.where(np.isnan(m), np.nan, t)  # masked stays grey (normalise makes a flat matrix 0.5 everywhere)
     return {"rows": int(m.shape[0]), "cols": int(m.shape[1]), "colours": colours("weights" if weights else "signed", t)}
 
 
 def _thumbs(trace: AttentionTrace) -> dict[str, dict | None]:
     """The thumbnails of a head's steps, by title: the trace's X, Q, scores, scaled scores, α and output (masked
-    entries grey). The scaled scores share the scores' scale, so the division shows as paler colours."""
+    entries grey). The scores and the scaled scores share one scale (the larger |entry| of the two), so what the
+    division does to their size shows."""
     rows = list(trace.query_positions)
     hidden = ~trace.mask[rows] if trace.mask.shape[0] == trace.n else ~trace.mask  # [rows, keys]
     masked = lambda m: np.where(hidden, np.nan, m)  # noqa: E731
     x = trace.x[rows] if trace.x.shape[0] == trace.n else trace.x
-    scores = masked(trace.scores)
-    top = float(np.nanmax(np.abs(scores))) if np.isfinite(scores).any() else 0.0
+    scores, scaled = masked(trace.scores), masked(trace.scaled_scores)
+    top = float(np.nanmax(np.abs([scores, scaled])))  # (every query may see itself: never all NaN)
     return {"Embeddings X": thumbnail(x), "Queries, keys and values": thumbnail(trace.q),
             "Scores Q·Kᵀ": thumbnail(scores, top=top),
-            "Scale by 1/√d_k": thumbnail(masked(trace.scaled_scores), top=top),
+            "Scale by 1/√d_k": thumbnail(scaled, top=top),
             "Softmax: attention weights α": thumbnail(masked(trace.weights), weights=True),
             "The output for one query": thumbnail(trace.output)}
 
@@ -92,7 +94,8 @@ def head_parts(trace: AttentionTrace, titles: list[str], opens: Collection[int] 
                                      else f"[{n} × {d_k}] each"),
         "Rotary positions (RoPE)": ("RoPE on q, k", f"[{rows} × {d_k}]"),
         "Scores Q·Kᵀ": ("Scores Q·Kᵀ", f"[{rows} × {keys}]"),
-        "Scale by 1/√d_k": (f"÷ √{d_k}" + (" + mask" if trace.causal else ""), f"[{rows} × {keys}]"),
+        "Scale by 1/√d_k": ((f"÷ √{d_k}" if trace.temperature == 1 else f"÷ (√{d_k} · {trace.temperature:g})")
+                            + (" + mask" if trace.causal else ""), f"[{rows} × {keys}]"),
         "Softmax: attention weights α": ("α = softmax", f"[{rows} × {keys}]"),
         "The output for one query": ("Output Σ α v", f"[{rows} × {d_k}]"),
     }
@@ -102,7 +105,7 @@ def head_parts(trace: AttentionTrace, titles: list[str], opens: Collection[int] 
 
 
 def lesson_map(trace: AttentionTrace, titles: list[str], current: int | None, *, heads: int | None = None,
-               opens: range | None = None, here: Collection[int] = (), name: str = "",
+               opens: Collection[int] | None = None, here: Collection[int] = (), name: str = "",
                where: str = "") -> dict:
     """The walkthrough's map (``heads`` None) or the multi-head page's (``heads`` heads, concatenated and mixed by
     W_O), inside the faded rest of a full model. Another lesson's map (``name`` its head's group) marks the steps
@@ -123,8 +126,8 @@ def real_map(trace: AttentionTrace, titles: list[str], current: int | None, info
              head: int, opens: Collection[int] | None = None) -> dict:
     """A real model's own map: its embeddings, layer ``layer``'s head ``head`` step by step (this page), the rest of
     that layer and the other layers (our forward computes them), and what comes out (MiniLM: a sentence embedding;
-    SmolLM2: the next token's probabilities)."""
-    n, d = trace.n, info.d_model
+    SmolLM2: the next token's probabilities). A cached step (the cache lesson) computes the new token's row only."""
+    n, d = len(trace.query_positions), info.d_model  # rows computed: every token, or the new one with a cache
     decoder = info.kind == "decoder"
     norm = "RMSNorm" if decoder else "LayerNorm"
     before = [_part("Token embeddings" + ("" if decoder else " + positions, LayerNorm"), f"[{n} × {d}]")]
@@ -150,7 +153,6 @@ def real_map(trace: AttentionTrace, titles: list[str], current: int | None, info
         {"name": f"The rest of layer {layer + 1} (our forward computes it; not drawn as steps)", "faded": False,
          "parts": rest},
         {"name": "After this layer", "faded": False, "parts": after}]}
-
 
 
 def lookup_map(result: Lookup | None) -> dict:

@@ -93,6 +93,10 @@ def open_page(browser, base_url):
         pg.set_default_timeout(TIMEOUT_MS)
         pg.goto(base_url + path)
         pg.wait_for_selector(ready)
+        # a model map above the content mounts its own script: wait until it is drawn, or its arrival shifts the
+        # page under a pointer a test has just placed (and a hovered cell's light goes out)
+        pg.wait_for_function("() => [...document.querySelectorAll('[class*=\"st-key-map-\"]')]"
+                             ".every((box) => box.querySelector('nav'))")
         return pg
 
     yield open_

@@ -167,6 +167,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_multihead_and_scaling::test_temperature_divides_the_scaled_scores"),
     ],
     "lessons/scaling.py": [
+        ("this lesson is about the marked steps", "tests.test_model_map::test_the_scaling_lessons_map_is_the_traces_its_page_draws_and_marks_the_scale_and_softmax"),
         ("Close to d_k: the variance grows like d_k.", "tests.test_multihead_and_scaling::test_dot_product_variance_grows_like_d_k"),
         ("Close to 1 for every d_k.", f"{F}::test_a_typical_score_is_about_root_d_k_and_scaling_brings_it_back_to_about_one"),
     ],
@@ -226,6 +227,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("and stops where it peaks", "tests.test_relevance::test_peaked_is_said_only_when_a_stronger_push_would_not_help"),
     ],
     "lessons/relevance.py": [
+        ("this lesson is about the marked steps", "tests.test_model_map::test_the_relevance_lessons_map_has_the_experiments_d_k_and_marks_w_q_w_k_scores_and_alpha"),
         ("a stronger push would lower it", "tests.test_relevance::test_peaked_is_said_only_when_a_stronger_push_would_not_help"),
         ("A stronger push, further along the same direction, raises the weight further.",
          "tests.test_relevance::test_a_stronger_push_never_lowers_the_target_weight_in_any_mode"),
@@ -289,6 +291,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.claims.test_truth_claims::test_stage_two_says_the_largest_difference_between_the_two_output_tables_as_shown"),
     ],
     "lessons/parts.py": [
+        ("this lesson is about the marked steps", "tests.test_model_map::test_the_parts_lessons_map_marks_its_stages_ingredient"),
+        ("W_Q = W_K = W_V = I, so Q = K = V = X", "tests.test_lessons_issue3::test_each_stage_adds_one_ingredient_and_shows_the_engine_numbers"),
         ("\"Measured on your sentence: \" + similarity_summary(now)",
          f"{P}::test_the_page_counts_the_rows_that_look_at_themselves_on_the_learners_sentence"),
     ],
@@ -586,8 +590,6 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_pretrained::test_smollm2_matches_hugging_face_on_every_head_and_the_next_token"),
         ("sharing K, V in threes", "tests.test_pretrained::test_smollm2_head_trace_has_hugging_faces_q_k_v_in_the_true_head_order"),
         ("Sentence embedding", "tests.test_heads_off_and_cache::test_minilm_with_heads_off_matches_hugging_face"),
-        ("this lesson is the marked steps", "tests.test_model_map::test_a_lessons_map_marks_its_steps_and_opens_them_in_the_walkthrough"),
-        ("W_Q = W_K = W_V = I, so Q = K = V = X", "tests.test_lessons_issue3::test_each_stage_adds_one_ingredient_and_shows_the_engine_numbers"),
         ("The phonebook is one query of an attention head", "tests.test_phonebook::test_the_soft_lookup_is_one_query_of_an_attention_head"),
         ("Q = X_t·W_Q; K, V from X_s", "tests.test_lessons_issue3::test_cross_attention_is_softmax_of_target_queries_against_source_keys"),
         ("The rest of this model (trained with it)", "tests.test_training::test_forward_matches_a_naive_loop"),

@@ -38,7 +38,8 @@ test("another lesson's topic is here whatever the open step, and says so in the 
   assert.equal(isHere(part, null), true);
   assert.equal(isHere(part, 2), true);
   assert.equal(isHere({ ...part, here: false }, null), false);
-  assert.equal(partText(part, null), "÷ √4 [4 × 4] (you are here)");
+  assert.equal(partText(part, null), "÷ √4 [4 × 4] (this lesson)");
+  assert.equal(partText(part, 6), "÷ √4 [4 × 4] (you are here)");
 });
 
 test("a thumbnail's cells shrink with its matrix and stay between 2 and 6 px", () => {
