@@ -437,6 +437,17 @@ def snapshot_steps(steps: int) -> tuple[int, ...]:
     return tuple(sorted({*range(0, steps + 1, every), steps}))
 
 
+def _beginning(config: TrainingConfig) -> tuple[Task, list[np.random.Generator], Array, Array, Parameters]:
+    """A run before its first step: the task, its seed's random streams, the fixed embeddings E [V, d_model],
+    the positions P [n, d_model] and the initial parameters (the same every time for the same config)."""
+    task = TASKS[config.task]
+    streams = [np.random.default_rng([config.seed, k]) for k in range(3)]
+    table = task.table(streams[0], config.d_model)  # [V, d_model]
+    positional = sinusoidal_positional_encoding(task.length, config.d_model)  # [n, d_model]
+    params = initial_parameters(streams[1], config.d_model, config.heads, len(task.classes))
+    return task, streams, table, positional, params
+
+
 def train(config: TrainingConfig, on_progress: Callable[[int], None] | None = None,
           on_batch: Callable[[Batch], None] | None = None) -> Run:
     """Train ``config`` from its seed; ``on_progress(step)`` is called at every snapshot, ``on_batch``
@@ -450,11 +461,7 @@ def train(config: TrainingConfig, on_progress: Callable[[int], None] | None = No
         raise ValueError(f"The task must be one of {', '.join(TASKS)}, got {config.task!r}.")
     if config.optimizer not in OPTIMIZERS:
         raise ValueError(f"The optimizer must be one of {', '.join(OPTIMIZERS)}, got {config.optimizer!r}.")
-    task = TASKS[config.task]
-    streams = [np.random.default_rng([config.seed, k]) for k in range(3)]
-    table = task.table(streams[0], config.d_model)  # [V, d_model]
-    positional = sinusoidal_positional_encoding(task.length, config.d_model)  # [n, d_model]
-    params = initial_parameters(streams[1], config.d_model, config.heads, len(task.classes))
+    task, streams, table, positional, params = _beginning(config)
     held_out = held_out_set(task, config.seed)
     never = sequence_keys(held_out.tokens)
     held_x = table[held_out.tokens] + positional  # [HELD_OUT, n, d_model]
@@ -561,10 +568,22 @@ def example_tokens(run: Run, example: int) -> tuple[str, ...]:
 def head_trace(run: Run, snapshot: int, example: int, head: int) -> AttentionTrace:
     """Head ``head`` of the model at ``run.snapshots[snapshot]`` on held-out sequence ``example``, traced
     by the engine (the same trace as the walkthrough's: α, scores and output are its numbers)."""
-    params = run.snapshots[snapshot]
-    tokens = example_tokens(run, example)
-    e = run.table[run.held_out.tokens[example]]  # [n, d_model]
-    embedded = Embedded(" ".join(tokens), tokens, run.config.seed, e, run.positional, e + run.positional)
+    return _head_trace(run.task, run.table, run.positional, run.held_out, run.snapshots[snapshot], run.config.seed,
+                       example, head)
+
+
+def untrained_head_trace(config: TrainingConfig, example: int, head: int) -> AttentionTrace:
+    """Head ``head`` before training on held-out sequence ``example``: what ``head_trace(train(config), 0, example,
+    head)`` shows, without training (the run's beginning, replayed from its seed)."""
+    task, _, table, positional, params = _beginning(config)
+    return _head_trace(task, table, positional, held_out_set(task, config.seed), params, config.seed, example, head)
+
+
+def _head_trace(task: Task, table: Array, positional: Array, held_out: Batch, params: Parameters, seed: int,
+                example: int, head: int) -> AttentionTrace:
+    tokens = tuple(task.vocabulary[t] for t in held_out.tokens[example])
+    e = table[held_out.tokens[example]]  # [n, d_model]
+    embedded = Embedded(" ".join(tokens), tokens, seed, e, positional, e + positional)
     projections = Projections(params.w_q[head], params.w_k[head], params.w_v[head])
     return trace_attention(embedded, projections, preset="trained", causal=True)
 

@@ -18,6 +18,7 @@ from attention.training import (
     needed_weight,
     score_parts,
     score_split,
+    untrained_head_trace,
 )
 from attention.training import verdict as judge
 from ui import arrival, background, model_map
@@ -83,7 +84,10 @@ if run is None and (training is None or training.failed):  # no st.stop(): app.p
               on_click=start_training)
     st.info("Press **Train**: the run takes a few seconds. After that, changing a setting trains again.",
             icon=":material/school:")
-elif run is not None:
+if run is None:  # before (or while) training: the head the run starts from
+    model_map.learn(untrained_head_trace(config, 0, 0), head=0, heads=heads, classes=len(task.classes), current=None,
+                    trained=False)
+else:
     judged = judge(run)
     {"learned": st.success, "partly": st.warning}.get(judged.kind, st.error)(V.verdict_text(judged, run))
 

@@ -257,3 +257,15 @@ def test_a_flat_matrixs_thumbnail_keeps_its_masked_cells_grey():
     shown = thumbnail(np.array([[0.0, np.nan], [0.0, 0.0]]))
     assert shown["colours"][1] == MASKED_FILL and shown["colours"][0] != MASKED_FILL
     assert thumbnail(np.zeros((13, 2))) is None and thumbnail(np.zeros((2, 13))) is None  # it does not fit
+
+
+def test_before_a_run_the_learn_lessons_map_is_the_head_the_run_starts_from():
+    from attention.training import TrainingConfig, head_trace, train
+    from viz.model_map import training_map
+    data = open_lesson("learn", lt_heads="2", seed="913")  # a seed no other test trains (finished runs are shared)
+    assert [p["step"] for p in parts(data)] == [None] * 8 and data["current"] is None  # nothing to open yet
+    assert "before training (step 0" in data["groups"][0]["name"]
+    run = train(TrainingConfig(heads=2, seed=913))
+    replayed = training_map(head_trace(run, 0, 0, 0), TITLES, None, head=0, heads=2, classes=len(run.task.classes),
+                            trained=False)
+    assert data == json.loads(json.dumps(replayed))  # the run's own step 0, replayed from its seed

@@ -287,3 +287,17 @@ def test_bad_configs_are_refused():
         train(TrainingConfig(optimizer="rmsprop"))
     with pytest.raises(ValueError, match="divide"):
         train(TrainingConfig(heads=5))
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+@pytest.mark.parametrize("heads", [1, 2, 4])
+def test_the_head_before_training_is_the_runs_step_0_replayed_from_its_seed(task, heads):
+    from attention.training import untrained_head_trace
+    config = TrainingConfig(task=task, heads=heads, steps=10, seed=heads)
+    run = train(config)
+    for example in (0, 3):
+        for head in {0, heads - 1}:
+            before, kept = untrained_head_trace(config, example, head), head_trace(run, 0, example, head)
+            assert before.tokens == kept.tokens
+            np.testing.assert_array_equal(before.weights, kept.weights)
+            np.testing.assert_array_equal(before.output, kept.output)

@@ -64,9 +64,12 @@ def cross(trace: CrossAttentionTrace) -> None:
     show(M.cross_map(trace), key="cross", on_step=_in_walkthrough)
 
 
-def learn(trace: AttentionTrace, *, head: int, heads: int, classes: int, current: int) -> None:
-    """The trained head's map; a part (steps 3–8) opens the page's "step by step" panel on that step."""
-    show(M.training_map(trace, [title for title, _, _ in STEPS], current, head=head, heads=heads, classes=classes),
+def learn(trace: AttentionTrace, *, head: int, heads: int, classes: int, current: int | None,
+          trained: bool = True) -> None:
+    """The trained head's map; a part (steps 3–8) opens the page's "step by step" panel on that step. Before a run
+    (``trained`` False), the head at step 0, nothing to open."""
+    show(M.training_map(trace, [title for title, _, _ in STEPS], current, head=head, heads=heads, classes=classes,
+                        trained=trained),
          key="learn",
          on_step=_learn_step)
 

@@ -197,15 +197,17 @@ def cross_map(trace: CrossAttentionTrace) -> dict:
             _part("Next-token probabilities", "[vocabulary]")]}]}
 
 
-def training_map(trace: AttentionTrace, titles: list[str], current: int, *, head: int, heads: int,
-                 classes: int) -> dict:
+def training_map(trace: AttentionTrace, titles: list[str], current: int | None, *, head: int, heads: int,
+                 classes: int, trained: bool = True) -> dict:
     """The learn lesson's map: the trained head's steps (3–8 open below the page's α), the rest of this small model
-    (its heads, W_O and the answer's probabilities, trained with it), and what a full model adds."""
+    (its heads, W_O and the answer's probabilities, trained with it), and what a full model adds. Before a run
+    (``trained`` False) the head is the run's step 0 and no step opens: the page has no steps to open yet."""
     n, d_model, d_k = trace.n, trace.d_model, trace.d_k
     return {"title": "Where this head is in the model being trained", "current": current, "where": "", "groups": [
-        {"name": ("The model's one head" if heads == 1 else f"Head {head + 1} of {heads}") + ": its steps (3–8 open "
-                 "below, in “This head, step by step”)", "faded": False,
-         "parts": head_parts(trace, titles, range(3, len(titles) + 1))},
+        {"name": ("The model's one head" if heads == 1 else f"Head {head + 1} of {heads}") + (
+            ": its steps (3–8 open below, in “This head, step by step”)" if trained else
+            " before training (step 0, on the first held-out sequence): its steps open once trained"), "faded": False,
+         "parts": head_parts(trace, titles, range(3, len(titles) + 1) if trained else ())},
         {"name": "The rest of this model (trained with it)", "faded": False, "parts": [
             _part(f"{heads} heads, concatenated", f"[{n} × {heads * d_k}]") if heads > 1 else
             _part("Its output", f"[{n} × {d_k}]"),
