@@ -593,6 +593,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("The phonebook is one query of an attention head", "tests.test_phonebook::test_the_soft_lookup_is_one_query_of_an_attention_head"),
         ("Q = X_t·W_Q; K, V from X_s", "tests.test_lessons_issue3::test_cross_attention_is_softmax_of_target_queries_against_source_keys"),
         ("The rest of this model (trained with it)", "tests.test_training::test_forward_matches_a_naive_loop"),
+        ("before training (step 0, on the first held-out sequence)", "tests.test_training::test_the_head_before_training_is_the_runs_step_0_replayed_from_its_seed"),
     ],
     "ui/model_map.py": NO_CLAIM + ": it draws viz/model_map.py's data and opens the step chosen",
     "static/dom.js": NO_CLAIM + ": one DOM helper",
