@@ -90,6 +90,7 @@ if run is None:  # before (or while) training: the head the run starts from
 else:
     judged = judge(run)
     {"learned": st.success, "partly": st.warning}.get(judged.kind, st.error)(V.verdict_text(judged, run))
+    map_slot = st.container()  # the model map, under the verdict: filled once the head below is chosen
 
     kept = list(run.snapshot_steps)
     saved = ", ".join(map(str, kept[:2])) + (f", … {kept[-1]}" if len(kept) > 2 else "")
@@ -114,8 +115,9 @@ else:
                         disabled=heads == 1) or 1) - 1
     ui.table(V.prediction_frame(run, at, example), "lt-prediction")
     trace = head_trace(run, at, example, head)
-    model_map.learn(trace, head=head, heads=heads, classes=len(task.classes), current=(
-        st.session_state.get("lt_head_step") or 3) if st.session_state.get("lt-steps") else 7)
+    with map_slot:
+        model_map.learn(trace, head=head, heads=heads, classes=len(task.classes), current=(
+            st.session_state.get("lt_head_step") or 3) if st.session_state.get("lt-steps") else 7)
     ui.matrix(V.alpha_figure(trace, head, heads, step), T.query_key_frame(trace, trace.weights, weights=True),
               "lt-alpha")
     st.markdown(V.needed_weight_text(run, needed_weight(run, at, example, head), needed_weight(run, 0, example, head),

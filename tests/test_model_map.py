@@ -182,6 +182,7 @@ def test_the_phonebooks_map_is_its_lookup_as_one_query_with_the_books_shapes():
     data = open_lesson("phonebook")
     m, dim, digits = len(book), result.keys.shape[1], result.values.shape[1]
     assert here(data) == [2, 4, 4, 5, 6, 7, 8]  # every part: the lookup is the lesson
+    assert parts(data)[0]["label"] == f"The name and the book's {m} names as trigram counts"
     assert [p["shape"] for p in parts(data)] == [f"[{m + 1} × {dim}]", f"[1 × {dim}]",
                                                  f"[{m} × {dim}], [{m} × {digits}]", f"[1 × {m}]", "", f"[1 × {m}]",
                                                  f"[1 × {digits}]"]
@@ -196,21 +197,22 @@ def test_the_cross_attention_map_has_the_targets_rows_and_the_sources_columns(ta
     i, j = len(trace.target.tokens), len(trace.source.tokens)
     data = open_lesson("cross", ca_target=target, ca_source=source, ca_dk=str(d_k))
     shapes = [p["shape"] for p in parts(data)]
-    assert shapes[0] == f"[{i} × 8]" and shapes[1] == f"[{j} × 8]"
-    assert shapes[3] == f"[{i} × {d_k}], [{j} × {d_k}] ×2" and shapes[4:7] == [f"[{i} × {j}]"] * 3
-    assert shapes[7] == f"[{i} × {d_k}]" and here(data) == [2, 2, 3, 4, 5, 6, 7, 8] and data["groups"][1]["faded"]
+    assert shapes[0] == f"[{i} × 8], [{j} × 8]"
+    assert shapes[2] == f"[{i} × {d_k}], [{j} × {d_k}] ×2" and shapes[3:6] == [f"[{i} × {j}]"] * 3
+    assert shapes[6] == f"[{i} × {d_k}]" and here(data) == [2, 3, 4, 5, 6, 7, 8] and data["groups"][1]["faded"]
 
 
 def test_the_learn_lessons_map_is_the_trained_head_and_its_small_model():
-    data = open_lesson("learn", lt_run="true", lt_heads="2")
+    data = open_lesson("learn", lt_run="true", lt_heads="2", seed="914")  # seeds no other test trains: finished runs
+    # are shared by every session, and another test's page must still wait for its Train
     assert data["current"] == 7 and [p["step"] for p in parts(data)] == [None, None, 3, 4, 5, 6, 7, 8]
     assert parts(data)[2]["shape"] == "[12 × 6] each"  # d_model 12, two heads of 6
     rest = parts(data, 1)
     assert rest[0]["label"] == "2 heads, concatenated" and rest[1]["shape"].startswith("[12 × ")
     assert data["groups"][0]["name"].startswith("Head 1 of 2: its steps")
     assert data["groups"][2]["faded"]
-    data = open_lesson("learn", lt_run="true", lt_head_step="5")  # the panel closed: α (the page's chart) marked
-    assert data["current"] == 7
+    data = open_lesson("learn", lt_run="true", lt_head_step="5", seed="915")
+    assert data["current"] == 7  # the panel closed: α (the page's chart) marked
 
 
 def test_the_generate_lessons_map_is_smollm2s_around_the_cached_step(smollm2):

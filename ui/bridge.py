@@ -16,6 +16,7 @@ from attention import AttentionTrace
 from attention.focus import entropy_share, most_informative_head
 from attention.pretrained import MODELS, ModelMissing, package_dir
 from attention.tokens import SentenceError
+from ui import arrival
 from ui.models import attentions_of, pick_head
 from ui.walkthrough import STEPS, steps_for
 from viz.labels import markdown_text
@@ -69,6 +70,7 @@ def offer_random(trace: AttentionTrace, name: str, layer: int, head: int, step: 
     if st.button("The same step with random weights (the walkthrough)", key="bridge_random", icon=":material/casino:"):
         st.session_state["step"] = _walkthrough_step(trace, step)
         st.session_state["all_steps"] = False  # "the same step": the walkthrough opens on that one step
+        arrival.go(f"step-{st.session_state['step']}")  # its heading at the top (a long page left the scroll low)
         st.session_state[_NOTE] = {"from": "trained", "sentence": trace.sentence, "model": name, "layer": layer,
                                    "head": head, "trained": entropy_share(trace.weights, trace.mask)}
         st.switch_page(WALKTHROUGH)

@@ -136,8 +136,8 @@ def real_map(trace: AttentionTrace, titles: list[str], current: int | None, info
     shared = ", sharing K, V in threes" if decoder else ""
     rest = [_part(f"{info.heads} heads{shared}, concatenated, · W_O", f"[{n} × {d}]"), _part("+ residual, " + norm),
             _part("MLP", f"[{n} × {d}]"), _part("+ residual" + ("" if decoder else ", LayerNorm"))]
-    if decoder:
-        rest.insert(0, _part(norm + " before attention", f"[{n} × {d}]"))
+    if decoder:  # a pre-norm layer: its norm comes before the heads
+        before.append(_part(f"Layer {layer + 1}'s {norm} before attention", f"[{n} × {d}]"))
     after = []
     if layer < info.layers - 1:
         after.append(_part(f"Layers {layer + 2}–{info.layers}" if layer < info.layers - 2 else f"Layer {info.layers}",
@@ -162,7 +162,9 @@ def lookup_map(result: Lookup | None) -> dict:
         return "" if result is None else text
 
     m, dim, digits = (0, 0, 0) if result is None else (len(result.names), result.keys.shape[1], result.values.shape[1])
-    parts = [_part("Names as trigram counts", shape(f"[{m + 1} × {dim}]"), 2, note="fixed: a model learns its own"),
+    names = "the book's names" if result is None else f"the book's {m} name{'s' if m != 1 else ''}"
+    parts = [_part(f"The name and {names} as trigram counts", shape(f"[{m + 1} × {dim}]"), 2,
+                   note="fixed: a model learns its own"),
              _part("q: the name looked up", shape(f"[1 × {dim}]"), 4),
              _part("K: the names, V: the numbers", shape(f"[{m} × {dim}], [{m} × {digits}]"), 4),
              _part("Scores q·Kᵀ", shape(f"[1 × {m}]"), 5),
@@ -182,7 +184,7 @@ def cross_map(trace: CrossAttentionTrace) -> dict:
     head with the trace's shapes (all on the page, so all marked), inside the faded decoder layer a full
     encoder–decoder model wraps it in."""
     i, j, d, d_k = len(trace.target.tokens), len(trace.source.tokens), trace.w_q.shape[0], trace.d_k
-    parts = [_part("Target tokens → X_t", f"[{i} × {d}]", 2), _part("Source tokens → X_s", f"[{j} × {d}]", 2),
+    parts = [_part("X_t (target), X_s (source)", f"[{i} × {d}], [{j} × {d}]", 2),
              _part("W_Q, W_K, W_V", f"[{d} × {d_k}] each", 3),
              _part("Q = X_t·W_Q; K, V from X_s", f"[{i} × {d_k}], [{j} × {d_k}] ×2", 4),
              _part("Scores Q·Kᵀ", f"[{i} × {j}]", 5), _part(f"÷ √{d_k}", f"[{i} × {j}]", 6),

@@ -102,7 +102,7 @@ def test_a_lessons_map_marks_its_topic_and_a_part_opens_that_step_in_the_walkthr
 
 
 def test_the_learn_and_generate_maps_open_their_own_pages_steps(open_page):
-    page = open_page("/learn?lt_run=true", ".st-key-map-learn nav")
+    page = open_page("/learn?lt_run=true&seed=916", ".st-key-map-learn nav")  # a run no other test has
     assert here(page, "learn") == "7"  # α, the page's chart, until the panel opens on a step
     page.locator(".st-key-map-learn button[data-step='5']").click()
     expect(page.locator("#lt-head-step-5")).to_be_focused()
@@ -112,3 +112,15 @@ def test_the_learn_and_generate_maps_open_their_own_pages_steps(open_page):
     page.locator(".st-key-map-generate button[data-step='8']").click()
     expect(page.locator("#gen-step-8")).to_be_focused()
     expect(page.locator(".st-key-map-generate nav")).to_contain_text("Where this is in SmolLM2")
+
+
+def test_the_bridge_from_all_steps_on_one_page_comes_back_to_that_steps_heading(open_page):
+    page = open_page("/?all_steps=true", ".st-key-bridge_minilm button")
+    page.locator(".st-key-bridge_minilm button").click()
+    page.wait_for_url("**/real_model?**", timeout=TIMEOUT_MS)
+    page.locator(".st-key-bridge_random button").click()
+    page.wait_for_url(lambda url: "/real_model" not in url, timeout=TIMEOUT_MS)
+    param(page, "step", "7")
+    expect(page.locator("#step-7")).to_be_focused()  # one step, its heading at the top, not the long page's scroll
+    assert page.evaluate("document.getElementById('step-7').getBoundingClientRect().top") < 200
+    expect(page.locator(".st-key-all_steps input")).not_to_be_checked()
