@@ -74,8 +74,10 @@ trace = trace_or_explain(settings, trace_self_attention, temperature=temperature
 ui.matrix(F.query_key_figure(trace, trace.weights, f"α at T = {temperature:g}", weights=True),
           T.query_key_frame(trace, trace.weights, weights=True), "temperature-weights")
 with map_slot:
-    model_map.topic("scaling", trace, here={6, 7}, name=f"A head on your sentence (d_k = {trace.d_k}, seeded random "
-                    "W_Q, W_K, W_V, T as at the end of this page): this lesson is about the marked steps")
+    # the head at the end of the page, not the experiments' d_k: say so when the slider differs
+    other = "" if d_k == trace.d_k else f" here, not the slider's {d_k}"
+    model_map.topic("scaling", trace, here={6, 7}, name=f"A head on your sentence (d_k = {trace.d_k}{other}; seeded "
+                    "random W_Q, W_K, W_V, T as at the end of this page): this lesson is about the marked steps")
 st.caption("Rows are queries, columns are keys. Low T: each row puts nearly all its weight on its best key (split "
            "between keys whose scores tie). "
            "High T: each row approaches an even split over the keys it may attend to.")

@@ -154,6 +154,8 @@ def test_a_lessons_map_marks_its_steps_and_opens_them_in_the_walkthrough(sentenc
 def test_the_scaling_lessons_map_is_the_traces_its_page_draws_and_marks_the_scale_and_softmax():
     data = open_lesson("scaling", sentence="one two three", d_model="6", temperature="2.0")
     assert here(data) == [6, 7] and parts(data)[5]["label"] == "÷ (√4 · 2)"  # the page's trace: d_k 4, T 2
+    assert data["groups"][0]["name"].startswith("A head on your sentence (d_k = 4 here, not the slider's 64;")
+    assert "(d_k = 4;" in open_lesson("scaling", dk_demo="4")["groups"][0]["name"]  # the same: nothing to add
     assert open_lesson("scaling", sentence="one two three")["groups"][0]["parts"][5]["label"] == "÷ √4"  # T = 1
     assert parts(data)[4]["shape"] == "[3 × 3]" and parts(data)[1]["shape"] == "[3 × 6]"
 
