@@ -44,6 +44,9 @@ export function hide(view, panel) {
 }
 
 export function light(panel, parts, detail) {
+  // A pointer leaving one panel puts out its own lights, not another source's: the page scrolling under a resting
+  // pointer (a keyboard moving in another chart) made the old chart's "leave" clear the keyboard's lit cell.
+  if (!(detail.links || []).length && parts.detail && parts.detail.source !== detail.source) return;
   parts.detail = detail;  // a long table lights the rows it draws later, as it scrolls
   parts.cells.forEach((td) => td.classList.remove("alv-lit", "alv-here"));
   if (parts.grid) parts.grid.bands.replaceChildren();
