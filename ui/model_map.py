@@ -14,7 +14,7 @@ from attention.cross import CrossAttentionTrace
 from attention.phonebook import Lookup
 from attention.pretrained.common import ModelInfo
 from ui import arrival, view
-from ui.bridge import WALKTHROUGH
+from ui.bridge import TITLES, WALKTHROUGH
 from ui.walkthrough import STEPS, steps_for
 from viz import model_map as M
 
@@ -50,7 +50,7 @@ def _in_walkthrough(step: int) -> None:
 def topic(key: str, trace: AttentionTrace, here: Collection[int], name: str) -> None:
     """A lesson about some steps of a head (√d_k, relevance, parts): its trace's head, the steps ``here`` marked,
     each part opening its step in the walkthrough."""
-    show(M.lesson_map(trace, [title for title, _, _ in STEPS], None, here=here, name=name, where="the walkthrough"),
+    show(M.lesson_map(trace, TITLES, None, here=here, name=name, where="the walkthrough"),
          key=key, on_step=_in_walkthrough)
 
 
@@ -68,7 +68,7 @@ def learn(trace: AttentionTrace, *, head: int, heads: int, classes: int, current
           trained: bool = True) -> None:
     """The trained head's map; a part (steps 3–8) opens the page's "step by step" panel on that step. Before a run
     (``trained`` False), the head at step 0, nothing to open."""
-    show(M.training_map(trace, [title for title, _, _ in STEPS], current, head=head, heads=heads, classes=classes,
+    show(M.training_map(trace, TITLES, current, head=head, heads=heads, classes=classes,
                         trained=trained),
          key="learn",
          on_step=_learn_step)
@@ -90,7 +90,7 @@ def generate(trace: AttentionTrace, info: ModelInfo, layer: int, head: int) -> N
 def walkthrough(trace: AttentionTrace, current: int | None) -> None:
     """The walkthrough's map: one head inside the faded rest of a full model; a part opens its step (one step at a
     time) or scrolls to it (all steps on one page, ``current`` None)."""
-    show(M.lesson_map(trace, [title for title, _, _ in STEPS], current), key="walkthrough", on_step=_walkthrough_step)
+    show(M.lesson_map(trace, TITLES, current), key="walkthrough", on_step=_walkthrough_step)
 
 
 def _walkthrough_step(step: int) -> None:
@@ -102,7 +102,7 @@ def _walkthrough_step(step: int) -> None:
 def multihead(trace: AttentionTrace, heads: int, current: int) -> None:
     """The multi-head page's map: the open head's steps 3–8 (the menu's), its layer's heads, concatenation and W_O,
     inside the faded rest of a full model."""
-    show(M.lesson_map(trace, [title for title, _, _ in STEPS], current, heads=heads, opens=range(3, len(STEPS) + 1)),
+    show(M.lesson_map(trace, TITLES, current, heads=heads, opens=range(3, len(STEPS) + 1)),
          key="multihead", on_step=partial(_open, "head_step", "head-"))
 
 
