@@ -562,7 +562,11 @@ def verdict(run: Run) -> Verdict:
 
 def example_tokens(run: Run, example: int) -> tuple[str, ...]:
     """The held-out sequence ``example`` as text."""
-    return tuple(run.task.vocabulary[t] for t in run.held_out.tokens[example])
+    return _tokens(run.task, run.held_out, example)
+
+
+def _tokens(task: Task, held_out: Batch, example: int) -> tuple[str, ...]:
+    return tuple(task.vocabulary[t] for t in held_out.tokens[example])
 
 
 def head_trace(run: Run, snapshot: int, example: int, head: int) -> AttentionTrace:
@@ -581,7 +585,7 @@ def untrained_head_trace(config: TrainingConfig, example: int, head: int) -> Att
 
 def _head_trace(task: Task, table: Array, positional: Array, held_out: Batch, params: Parameters, seed: int,
                 example: int, head: int) -> AttentionTrace:
-    tokens = tuple(task.vocabulary[t] for t in held_out.tokens[example])
+    tokens = _tokens(task, held_out, example)
     e = table[held_out.tokens[example]]  # [n, d_model]
     embedded = Embedded(" ".join(tokens), tokens, seed, e, positional, e + positional)
     projections = Projections(params.w_q[head], params.w_k[head], params.w_v[head])
