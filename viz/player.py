@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from attention import AttentionTrace
-from ui.view import number
+from viz.arithmetic import number
 from viz.labels import query_labels, token_labels
 
 KINDS = ("scores", "softmax", "output")
