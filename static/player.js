@@ -3,19 +3,26 @@
 // the engine's numbers, the ones the step's table shows. Pause, step back and forth, speed, a query of one's own,
 // and the keyboard (Space, ←, →, Home, End). With prefers-reduced-motion, Play shows every stage at once.
 //
-// frames() is pure (tested in Node, tests/js/player.test.mjs); the rest draws. Every text is inserted as text.
+// Every sum, product and quotient a frame writes out adds up at the decimals it shows, or says "≈": the server
+// decides the decimals (viz/player.py, by viz/arithmetic.py's rule) and sends the scores' running sums.
+//
+// frames() is pure (tested in Node, tests/js/player.test.mjs, and on the server's payloads by tests/test_player.py);
+// the rest draws. Every text is inserted as text.
 
-const { formatNumber } = await import(new URL("tooltip.js" + new URL(import.meta.url).search, import.meta.url).href);
+const { formatNumber, paren } = await import(new URL("tooltip.js" + new URL(import.meta.url).search, import.meta.url).href);
 const { el } = await import(new URL("dom.js" + new URL(import.meta.url).search, import.meta.url).href);
 
 const DECIMALS = 2;
+const E_DECIMALS = 3;  // the exponentials and their sum (viz/player.py, E_DECIMALS)
 const SPEEDS = [0.5, 1, 2, 4];
 const FRAME_MS = 900;  // at 1×
-const PER_TERM = 8;  // up to this d_k a score's terms appear one by one; beyond, a key's terms at once
 
 const f = (x) => formatNumber(x, DECIMALS);
-const wrapped = (text) => (text.startsWith("−") ? `(${text})` : text);  // a negative factor or subtrahend
-const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+// The one rule (viz/arithmetic.py): the server sends, for each written-out sum, product or quotient, the decimals
+// its inputs are written with so that they give the shown result; a negative number: none do, write "≈" and six.
+const rule = (dec) => ({ places: Math.abs(dec), rel: dec < 0 ? " ≈ " : " = " });
+// a product as the tooltips write it (static/tooltip.js): a·b, a negative factor in parentheses, both sides
+const times = (a, b, places) => `${paren(a, places)}·${paren(b, places)}`;
 
 // The frames of query i: each {cells, text, final}. ``cells`` are the row's cells shown so far (by column); ``text``
 // says what this frame adds; the last frame's cells are the engine's numbers (the table's).
@@ -25,22 +32,22 @@ export function frames(data, i) {
   return outputFrames(data, i);
 }
 
+// q·k term by term: with ``data.partial`` (d_k up to 8) one frame a term, each writing the terms so far and their
+// running sum (the server's); without, one frame a key, all its terms at once
 function scoreFrames(data, i) {
   const q = data.q[i], out = [], cells = {};
   const n = data.keys.length, d = q.length;
   for (let j = 0; j < n; j++) {
-    const k = data.k[j];
-    const terms = q.map((qc, c) => qc * k[c]);
-    const shown = d <= PER_TERM ? terms.map((_, t) => t + 1) : [d];
-    for (const upTo of shown) {
-      // written at the table's decimals, so the sum of the written products is only about the score: "≈"
-      const written = terms.slice(0, upTo).map((t, c) => `${f(q[c])} × ${wrapped(f(k[c]))}`).join(" + ");
-      const done = upTo === d;
+    const k = data.k[j], name = `s(${data.queries[i]}, ${data.keys[j]})`;
+    data.dec[i][j].forEach((dec, u) => {
+      const upTo = data.partial ? u + 1 : d, done = upTo === d;
+      const { places, rel } = rule(dec);
+      const written = q.slice(0, upTo).map((qc, c) => times(qc, k[c], places)).join(" + ");
       if (done) cells[j] = data.values[i][j];
       out.push({ cells: { ...cells }, active: j, text: done
-        ? `s(${data.queries[i]}, ${data.keys[j]}) = q·k = ${written} ≈ ${f(data.values[i][j])}`
-        : `s(${data.queries[i]}, ${data.keys[j]}) = ${written} + … ≈ ${f(sum(terms.slice(0, upTo)))} so far` });
-    }
+        ? `${name} = q·k = ${written}${rel}${f(data.values[i][j])}`
+        : `${name} so far (${upTo} of ${d} terms) = ${written}${rel}${f(data.partial[i][j][u])}` });
+    });
   }
   out.push({ cells: { ...cells }, active: null, final: true,
     text: `The row of scores for “${data.queries[i]}”: the step's table holds the same numbers.` });
@@ -48,28 +55,45 @@ function scoreFrames(data, i) {
 }
 
 function softmaxFrames(data, i) {
-  const z = data.z[i], e = data.e[i], alpha = data.values[i], out = [];
+  const z = data.z[i], e = data.e[i], alpha = data.values[i], total = data.total[i], dec = data.dec, out = [];
+  const query = data.queries[i];
   const keys = data.keys.map((_, j) => j).filter((j) => z[j] !== null);  // masked keys (null) take no part
-  out.push({ cells: {}, active: null, text: `z for “${data.queries[i]}”: ${keys.map((j) => f(z[j])).join(", ")}; `
+  out.push({ cells: {}, active: null, text: `z for “${query}”: ${keys.map((j) => f(z[j])).join(", ")}; `
     + `its largest, m = ${f(data.m[i])}, is taken from each (the weights do not change, the exponentials stay small).` });
   const exps = {};
   for (const j of keys) {
     exps[j] = e[j];
-    out.push({ cells: {}, exps: { ...exps }, active: j,
-      text: `e^(z − m) for “${data.keys[j]}”: e^(${formatNumber(z[j], 3)} − ${wrapped(formatNumber(data.m[i], 3))}) ≈ `
-        + formatNumber(e[j], 3) });
+    out.push({ cells: {}, exps: { ...exps }, active: j,  // an exponential is not exact: "≈"
+      text: `e^(z − m) for “${data.keys[j]}”: e^(${formatNumber(z[j], 3)} − ${paren(data.m[i], 3)}) ≈ `
+        + formatNumber(e[j], E_DECIMALS) });
   }
-  out.push({ cells: {}, exps: { ...exps }, active: null, total: data.total[i],
-    text: `Their sum Σ = ${keys.map((j) => formatNumber(e[j], 3)).join(" + ")} ≈ ${formatNumber(data.total[i], 3)}` });
+  const sigma = rule(dec.total[i]);
+  out.push({ cells: {}, exps: { ...exps }, active: null, total, text: keys.length === 1
+    ? `One key, so their sum Σ is its one exponential: ${formatNumber(total, E_DECIMALS)}`
+    : `Their sum Σ = ${keys.map((j) => formatNumber(e[j], sigma.places)).join(" + ")}${sigma.rel}`
+      + formatNumber(total, E_DECIMALS) });
   const cells = {};
   for (const j of keys) {
     cells[j] = alpha[j];
-    out.push({ cells: { ...cells }, exps: { ...exps }, total: data.total[i], active: j,
-      text: `α for “${data.keys[j]}” = ${formatNumber(e[j], 3)} / ${formatNumber(data.total[i], 3)} ≈ ${f(alpha[j])}` });
+    const { places, rel } = rule(dec.alpha[i][j]);
+    out.push({ cells: { ...cells }, exps: { ...exps }, total, active: j,
+      text: `α for “${data.keys[j]}” = ${formatNumber(e[j], places)} / ${formatNumber(total, places)}${rel}${f(alpha[j])}` });
   }
-  out.push({ cells: { ...cells }, exps: { ...exps }, total: data.total[i], active: null, final: true,
-    text: `The weights of “${data.queries[i]}” add up to 1; the step's table holds the same numbers.` });
+  out.push({ cells: { ...cells }, exps: { ...exps }, total, active: null, final: true, text: weightsAddUp(data, i, keys) });
   return out;
+}
+
+// The last frame of the softmax: the weights add up to 1, written out at the decimals that show it; where the
+// table's own 2 decimals do not (0.33 + 0.33 + 0.33), it says what they add up to there
+function weightsAddUp(data, i, keys) {
+  const alpha = data.values[i], query = data.queries[i];
+  if (keys.length === 1) return `“${query}” sees one key, so its one weight is ${f(alpha[keys[0]])}; the step's `
+    + "table holds the same numbers.";
+  const { places, rel } = rule(data.dec.weights[i]);
+  const written = `Σ α = ${keys.map((j) => formatNumber(alpha[j], places)).join(" + ")}${rel}${f(data.weights_sum[i])}`;
+  if (places === DECIMALS) return `The step's table holds the same numbers; the weights of “${query}” add up to 1: ${written}`;
+  return `The step's table holds the same numbers. Rounded to ${DECIMALS} decimals there, they add up to `
+    + `${f(data.table_sum[i])}; written with ${places} decimals, the weights of “${query}” add up to 1: ${written}`;
 }
 
 function outputFrames(data, i) {
@@ -81,7 +105,7 @@ function outputFrames(data, i) {
     const term = data.v[j].map((x) => alpha[j] * x);
     term.forEach((x, c) => { running[c] += x; });
     out.push({ cells: Object.fromEntries(running.map((x, c) => [c, x])), term, active: j, approx: true,
-      text: `+ α·v for “${data.keys[j]}”: ${f(alpha[j])} × [${data.v[j].map(f).join(", ")}]; the sum so far ≈ `
+      text: `+ α·v for “${data.keys[j]}”: ${f(alpha[j])}·[${data.v[j].map(f).join(", ")}]; the sum so far ≈ `
         + `[${running.map(f).join(", ")}]` });
   }
   out.push({ cells: Object.fromEntries(data.values[i].map((x, c) => [c, x])), active: null, final: true,
@@ -89,12 +113,48 @@ function outputFrames(data, i) {
   return out;
 }
 
+// The buttons: an icon drawn as SVG (no font can lack it: the pause glyph ⏸ is in none of Debian's fonts-dejavu-core)
+// beside a plain word; the accessible name starts with the visible text (WCAG 2.5.3) and says the whole of it
+export const CONTROLS = {
+  back: { icon: "back", text: "1 frame", name: "1 frame back", keys: "ArrowLeft", title: "1 frame back (←)" },
+  play: { icon: "play", text: "Play", name: "Play", keys: "Space", title: "Play (Space)" },
+  pause: { icon: "pause", text: "Pause", name: "Pause", keys: "Space", title: "Pause (Space)" },
+  forward: { icon: "forward", text: "1 frame", name: "1 frame forward", keys: "ArrowRight", title: "1 frame forward (→)",
+    iconAfter: true },
+};
+export const ICONS = {  // 16 × 16, filled with the text's colour
+  play: "M4 2.5v11l9.5-5.5z",
+  pause: "M3.5 3h3v10h-3zM9.5 3h3v10h-3z",
+  back: "M1 8l6-5.5V6h8v4H7v3.5z",
+  forward: "M15 8L9 2.5V6H1v4h8v3.5z",
+};
 
-function button(label, title, onClick) {
-  const b = el("button", "alp-button", label);
+function icon(name) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 16 16");
+  svg.setAttribute("class", "alp-icon");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const path = document.createElementNS(ns, "path");
+  path.setAttribute("d", ICONS[name]);
+  path.setAttribute("fill", "currentColor");
+  svg.append(path);
+  return svg;
+}
+
+function label(b, control) {  // the button's icon, word, name and tooltip
+  const word = el("span", null, control.text);
+  b.replaceChildren(...(control.iconAfter ? [word, icon(control.icon)] : [icon(control.icon), word]));
+  b.title = control.title;
+  b.setAttribute("aria-label", control.name);
+  b.setAttribute("aria-keyshortcuts", control.keys);
+}
+
+function button(control, onClick) {
+  const b = el("button", "alp-button");
   b.type = "button";
-  b.title = title;
-  b.setAttribute("aria-label", title);
+  label(b, control);
   b.addEventListener("click", onClick);
   return b;
 }
@@ -116,9 +176,9 @@ export default function player(component) {
   speedBox.setAttribute("aria-label", "Speed");
   SPEEDS.forEach((s) => { const o = el("option", null, `${s}×`); o.value = s; speedBox.append(o); });
   speedBox.value = "1";
-  const play = button("▶ Play", "Play", () => (timer ? stop() : start()));
-  const back = button("◀", "One frame back (←)", () => { stop(); go(at - 1); });
-  const next = button("▶|", "One frame on (→)", () => { stop(); go(at + 1); });
+  const play = button(CONTROLS.play, () => (timer ? stop() : start()));
+  const back = button(CONTROLS.back, () => { stop(); go(at - 1); });
+  const next = button(CONTROLS.forward, () => { stop(); go(at + 1); });
   head.append(query, back, play, next, speedBox);
   const counter = el("span", "alp-counter");
   head.append(counter);
@@ -166,17 +226,13 @@ export default function player(component) {
       return;
     }
     if (at >= list.length - 1) go(0);
-    play.textContent = "⏸ Pause";
-    play.title = "Pause";
-    play.setAttribute("aria-label", "Pause");
+    label(play, CONTROLS.pause);
     timer = setInterval(() => go(at + 1), FRAME_MS / speed);
   }
   function stop() {
     if (timer) clearInterval(timer);
     timer = null;
-    play.textContent = "▶ Play";
-    play.title = "Play";
-    play.setAttribute("aria-label", "Play");
+    label(play, CONTROLS.play);
   }
   query.addEventListener("change", () => { stop(); i = Number(query.value); list = frames(data, i); stages.replaceChildren(); go(0); });
   speedBox.addEventListener("change", () => { speed = Number(speedBox.value); if (timer) { stop(); start(); } });

@@ -35,7 +35,7 @@ export function formatNumber(x, decimals) {
   return decimals > 0 ? `${sign}${whole}.${String(n % p).padStart(decimals, "0")}` : `${sign}${whole}`;
 }
 
-function paren(x, decimals = 2) {  // a factor in a product: negative numbers in parentheses
+export function paren(x, decimals = 2) {  // a factor in a product: negative numbers in parentheses (the player's too)
   const t = formatNumber(x, decimals);
   return t.startsWith("−") ? `(${t})` : t;
 }

@@ -134,12 +134,12 @@ def test_the_sum_table_of_step_8_adds_up_column_by_column_as_shown(t, data):
 def test_the_browser_writes_every_number_with_the_servers_digits(pairs):
     """A table drawn in the browser and a heatmap drawn on the server show one number with the same digits:
     static/tooltip.js's formatNumber is viz.arithmetic's rule (exact eighths such as 0.125 included, where
-    toFixed and Python's format disagree). The browser gets the number as the server sends it (ui.view.number)."""
+    toFixed and Python's format disagree). The browser gets the number as the server sends it
+    (viz.arithmetic.number)."""
     import json
     import subprocess
 
-    from ui.view import number
-    from viz.arithmetic import text
+    from viz.arithmetic import number, text
 
     sent = [(number(x), d) for x, d in pairs]
     done = subprocess.run(["node", str(written.ROOT / "tests" / "js" / "format_numbers.mjs")],

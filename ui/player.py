@@ -25,5 +25,6 @@ def offer(trace: AttentionTrace, prefix: str, kind: str, query: int = 0) -> None
     if trace.n > MAX_TOKENS:
         return
     if st.toggle(LABELS[kind], key=f"{prefix}play-{kind}", help="Runs in your browser, on the numbers above; "
-                 "Space plays or pauses, ← and → step, Home and End go to the start and the end."):
+                 "Space plays or pauses, ← and → go 1 frame back or forward, Home and End go to the start and the "
+                 "end."):
         _COMPONENT(key=f"{prefix}player-{kind}", data=player_data(trace, kind, query))

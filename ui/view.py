@@ -17,7 +17,6 @@ selection for a heatmap's cell (docs/decisions.md).
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from viz import arithmetic
+from viz.arithmetic import number
 from viz.svg import Svg
 from viz.tables import MASKED
 
@@ -70,19 +69,6 @@ VIEW = st.components.v2.component(
                                       "view.css")),
     isolate_styles=False,  # our classes are prefixed; the tests and the page's CSS find the tables as before
 )
-
-
-def number(x: Any) -> float | str | None:
-    """A cell for the browser: a finite number (held at 6 decimals, as ``viz.arithmetic`` holds every
-    number, so the browser writes the digits the server would), text as it is, None for a masked or
-    non-finite one."""
-    if isinstance(x, str):
-        return x
-    if x is None or (isinstance(x, float | np.floating) and not math.isfinite(float(x))):
-        return None
-    if isinstance(x, int | np.integer | bool | np.bool_):
-        return str(int(x))  # a whole number (an id, a digit) is shown as written, whatever the decimals
-    return int(arithmetic.held(float(x))) / 10**arithmetic.HELD
 
 
 def figure(fig: Svg, *, table_too: bool = True) -> dict:

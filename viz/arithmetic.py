@@ -19,7 +19,9 @@ there is no floating-point doubt about what "adds up" means.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +42,18 @@ def held(x: npt.ArrayLike) -> Ints:
     a = np.asarray(x, dtype=np.float64)
     a = np.where(np.isfinite(a), a, 0.0)
     return np.rint(np.clip(a, -_HELD_BELOW, _HELD_BELOW) * _SCALE).astype(np.int64)
+
+
+def number(x: Any) -> float | str | None:
+    """A cell for the browser: a finite number held at 6 decimals (``held``, so the browser writes the digits
+    the server would), text as it is, None for a masked or non-finite one."""
+    if isinstance(x, str):
+        return x
+    if x is None or (isinstance(x, float | np.floating) and not math.isfinite(float(x))):
+        return None
+    if isinstance(x, int | np.integer | bool | np.bool_):
+        return str(int(x))  # a whole number (an id, a digit) is shown as written, whatever the decimals
+    return int(held(float(x))) / _SCALE
 
 
 def digits(k: npt.ArrayLike, decimals: int | npt.ArrayLike) -> Ints:

@@ -1,21 +1,82 @@
 """Play a step (issue 36): the data static/player.js animates, from a trace: the scores of a query (its q, every k,
 and the engine's row of scores), the softmax (the masked scaled scores, m, the exponentials, their sum and α) or the
-output (α, V and the engine's output). The browser writes the frames in between; the last frame is these numbers."""
+output (α, V and the engine's output). The browser writes the frames in between; the last frame is these numbers.
+
+Every sum, product or quotient a frame writes out adds up at the decimals it shows, or says "≈" (``viz.arithmetic``,
+the one rule): the decimals each one needs are decided here and sent as ``dec``, as the tooltips' are
+(viz/provenance.py), so the browser only writes them. The scores' running sums (q·k term by term, up to
+``PER_TERM`` terms) are sent too: the browser recomputes nothing it writes beside "="."""
 
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from attention import AttentionTrace
-from ui.view import number
+from viz import arithmetic as A
+from viz.arithmetic import number
 from viz.labels import query_labels, token_labels
 
 KINDS = ("scores", "softmax", "output")
 MAX_TOKENS = 32  # beyond this a row is too long to watch, and the data too large to send for it
+PER_TERM = 8  # up to this d_k a score's terms appear one by one (one frame a term); beyond, a key's terms at once
+E_DECIMALS = 3  # the exponentials and their sum are written with 3 decimals at least (a small e at 2 would read 0.00)
 
 
-def _rows(m: np.ndarray) -> list[list]:
-    return [[number(x) for x in row] for row in np.asarray(m, dtype=np.float64).tolist()]
+def _rows(m: npt.ArrayLike) -> list:
+    """Nested lists of numbers as the browser gets them (any depth); NaN (masked) as None."""
+    return np.vectorize(number, otypes=[object])(np.asarray(m, dtype=np.float64)).tolist()
+
+
+def _at_least(fewest: int, adds_up, shape: tuple[int, ...]) -> npt.NDArray[np.int64]:
+    """``A.decimals_for`` with inputs written with ``fewest`` decimals at least (still −6 for "≈")."""
+    d = A.decimals_for(lambda d: adds_up(max(d, fewest)), shape)
+    return np.sign(d) * np.maximum(np.abs(d), fewest)
+
+
+def _scores(trace: AttentionTrace) -> dict:
+    """q, k, s = q·k, and for each query i, key j and frame u the decimals of the products written in it: frame u
+    writes the first u + 1 terms (one frame a term up to ``PER_TERM``), or all d_k at once beyond; ``partial`` holds
+    the running sums of the frames before the last (the last is the engine's score)."""
+    q, k, s = trace.q, trace.k, trace.scores
+    d = trace.d_k
+    ends = range(1, d + 1) if d <= PER_TERM else [d]
+    running = np.cumsum(q[:, None, :] * k[None, :, :], axis=-1)  # [n_q, n_k, d_k]
+    results = [s if t == d else running[..., t - 1] for t in ends]
+
+    def adds_up(decimals: int) -> npt.NDArray[np.bool_]:  # [n_q, n_k, frames]
+        return np.stack([A.products_add_up(q[:, None, :t], k[None, :, :t], r, decimals)
+                         for t, r in zip(ends, results, strict=True)], axis=-1)
+
+    # one key's frames write its terms with the same decimals, so that a term does not change as the next appear;
+    # where no decimals serve them all, each frame its own (the fewest that add up, or "≈")
+    steady = A.decimals_for(lambda d: adds_up(d).all(axis=-1), s.shape)
+    own = A.decimals_for(adds_up, (*s.shape, len(ends)))
+    dec = np.where(steady[..., None] > 0, steady[..., None], own)
+    out = {"q": _rows(q), "k": _rows(k), "values": _rows(s), "dec": dec.tolist()}
+    if d <= PER_TERM:
+        out["partial"] = _rows(running[..., : d - 1])
+    return out
+
+
+def _softmax(trace: AttentionTrace, mask: npt.NDArray[np.bool_]) -> dict:
+    """z, m, e = e^(z − m), Σ e, α; the decimals of Σ e (a row's one line), of each e / Σ = α, and of Σ α, the
+    weights' own sum (the engine's, about 1), which the last frame writes beside the sum of the weights as the
+    table rounds them (2 decimals)."""
+    e = np.where(mask, trace.exp_scores, 0.0)
+    total = e.sum(axis=-1)
+    alpha = np.where(mask, trace.weights, 0.0)  # a masked key takes no part: its terms are 0
+    n_q = alpha.shape[0]
+    dec_total = _at_least(E_DECIMALS, lambda d: A.terms_add_up(e, total, d, result_decimals=E_DECIMALS), (n_q,))
+    dec_alpha = _at_least(E_DECIMALS, lambda d: A.quotient_adds_up(e, total[:, None], trace.weights, d),
+                          alpha.shape)
+    weights_sum = alpha.sum(axis=-1)
+    dec_weights = A.sums(alpha, weights_sum)
+    table_sum = A.digits(A.held(alpha), 2).sum(axis=-1) / 100  # the weights as the table shows them, added up
+    return {"z": _rows(np.where(mask, trace.masked_scores, np.nan)), "m": _rows(trace.row_max),
+            "e": _rows(np.where(mask, trace.exp_scores, np.nan)), "total": _rows(total), "values": _rows(trace.weights),
+            "dec": {"total": dec_total.tolist(), "alpha": dec_alpha.tolist(), "weights": dec_weights.tolist()},
+            "weights_sum": _rows(weights_sum), "table_sum": _rows(table_sum)}
 
 
 def player_data(trace: AttentionTrace, kind: str, query: int = 0) -> dict:
@@ -28,11 +89,9 @@ def player_data(trace: AttentionTrace, kind: str, query: int = 0) -> dict:
                       "output": "Play the output: α · v, key by key"}[kind]}
     mask = trace.mask if trace.queries is None else np.ones(trace.scores.shape, dtype=bool)
     if kind == "scores":
-        data |= {"q": _rows(trace.q), "k": _rows(trace.k), "values": _rows(trace.scores)}
+        data |= _scores(trace)
     elif kind == "softmax":
-        z = np.where(mask, trace.masked_scores, np.nan)
-        data |= {"z": _rows(z), "m": [number(x) for x in trace.row_max], "e": _rows(np.where(mask, trace.exp_scores,
-                 np.nan)), "total": [number(x) for x in trace.exp_scores.sum(axis=-1)], "values": _rows(trace.weights)}
+        data |= _softmax(trace, mask)
     else:
         data |= {"alpha": _rows(np.where(mask, trace.weights, np.nan)), "v": _rows(trace.v),
                  "values": _rows(trace.output), "dims": [str(c + 1) for c in range(trace.d_k)]}

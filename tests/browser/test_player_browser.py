@@ -1,6 +1,6 @@
 """Play a step (issue 36), in Debian's Chromium against `streamlit run`: the player runs in the browser (no websocket
 frame while it plays), pauses and steps, ends on the numbers of the step's table, and with reduced motion shows
-every stage at once."""
+every stage at once; its buttons' icons are drawn (issue 43: the pause glyph ⏸ is in none of Debian's fonts)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attention import trace_self_attention
+from tests import written
 from tests.browser.conftest import TIMEOUT_MS
 from viz.labels import format_number
 
@@ -59,12 +60,18 @@ def test_the_player_pauses_steps_back_and_on_and_answers_the_keyboard(open_page)
     player = page.locator(".st-key-player-softmax .alp")
     player.get_by_role("button", name="Play").click()
     expect(player).not_to_have_attribute("data-frame", "0", timeout=TIMEOUT_MS)
-    player.get_by_role("button", name="Pause").click()
+    pause = player.get_by_role("button", name="Pause")
+    box = pause.locator("svg.alp-icon").bounding_box()  # the icon is drawn: no font to lack it
+    assert box and box["width"] > 4 and box["height"] > 4, box
+    pause.click()
     paused = player.get_attribute("data-frame")
     page.wait_for_timeout(1500)  # (a pause is a state that does not change: it has to be seen not changing)
     assert player.get_attribute("data-frame") == paused
-    player.get_by_role("button", name="One frame back (←)").click()
+    player.get_by_role("button", name="1 frame back").click()
     expect(player).to_have_attribute("data-frame", str(int(paused) - 1))
+    player.get_by_role("button", name="1 frame forward").click()
+    expect(player).to_have_attribute("data-frame", paused)
+    player.get_by_role("button", name="1 frame back").click()
     player.focus()
     page.keyboard.press("ArrowRight")
     expect(player).to_have_attribute("data-frame", paused)
@@ -82,4 +89,6 @@ def test_with_reduced_motion_play_shows_every_stage_at_once(open_page):
     trace = app_trace()
     stages = player.locator(".alp-stages li")
     expect(stages).to_have_count(1 + 4 + 1 + 4 + 1)  # z and m, four exponentials, Σ, four weights, the row
-    assert stages.nth(5).inner_text().endswith(f"≈ {trace.exp_scores[2].sum():.3f}")
+    # Σ e and, last, Σ α written out as they add up (a calculator reads them: tests/written.py)
+    assert written.check(stages.nth(5).inner_text())[2] == format_number(trace.exp_scores[2].sum(), 3)
+    assert written.check(stages.nth(10).inner_text())[2] == "1.00"

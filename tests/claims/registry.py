@@ -602,12 +602,19 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "static/hover.js": NO_CLAIM + ": it places the tooltip and lights panels; the tooltip's words are tooltip.js's",
     "static/player.js": [
         ("the step's table holds the same numbers", "tests.browser.test_player_browser::test_a_played_step_sends_nothing_and_ends_on_the_tables_numbers"),
-        ("The weights of “${data.queries[i]}” add up to 1", "tests.test_properties::test_softmax_rows_sum_to_one_even_for_huge_scores"),
+        ("the weights of “${query}” add up to 1", "tests.test_properties::test_softmax_rows_sum_to_one_even_for_huge_scores"),
+        ("add up to 1: ${written}", "tests.test_player::test_every_frame_of_every_player_adds_up_at_the_decimals_it_shows"),
+        ("Rounded to ${DECIMALS} decimals there, they add up to", "tests.test_player::test_three_equal_weights_are_not_said_to_add_up_to_1_beside_0_33_three_times"),
+        ("sees one key, so its one weight is", "tests.test_player::test_every_frame_of_every_player_adds_up_at_the_decimals_it_shows"),
+        ("so far (${upTo} of ${d} terms) =", "tests.test_player::test_every_frame_of_every_player_adds_up_at_the_decimals_it_shows"),
+        ("One key, so their sum Σ is its one exponential", "tests.test_player::test_every_frame_of_every_player_adds_up_at_the_decimals_it_shows"),
+        ("name: \"1 frame forward\"", "tests.browser.test_player_browser::test_the_player_pauses_steps_back_and_on_and_answers_the_keyboard"),
     ],
     "ui/player.py": [
         ("Runs in your browser, on the numbers above", "tests.browser.test_player_browser::test_a_played_step_sends_nothing_and_ends_on_the_tables_numbers"),
+        ("← and → go 1 frame back or forward", "tests.browser.test_player_browser::test_the_player_pauses_steps_back_and_on_and_answers_the_keyboard"),
     ],
-    "viz/player.py": NO_CLAIM + ": the player's data, the trace's own numbers; its titles name the stages",
+    "viz/player.py": NO_CLAIM + ": the player's data, the trace's own numbers and the decimals its sums need; its titles name the stages",
     "static/map.js": NO_CLAIM + ": it draws the map's parts and shapes it is given (viz/model_map.py, tested there)",
     "static/tooltip.js": [
         ("largest scaled score; its weights sum to 1 before rounding", "tests.test_view::test_a_weights_provenance_divides_the_traces_own_exponentials"),

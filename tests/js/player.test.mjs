@@ -1,34 +1,84 @@
 // Unit tests of static/player.js in Node (node --test tests/js/), run by make test: the frames of a played step end
-// on the engine's numbers (the table's), every key in turn, masked keys left out.
+// on the engine's numbers (the table's), every key in turn, masked keys left out; every sum, product and quotient is
+// written with the decimals the server chose (viz/player.py, `dec`: "=" where they add up, else "≈" and six), a
+// negative factor in parentheses on either side; the buttons say what they do without a glyph a font may lack.
+// (tests/test_player.py runs the same frames on the server's own payloads and checks every one with a calculator.)
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { frames } from "../../static/player.js";
+import { CONTROLS, ICONS, frames } from "../../static/player.js";
 
 const keys = ["This", "forum", "is"];
 
-test("the scores: each key's terms appear one by one, and the last frame is the engine's row", () => {
+test("the scores: each key's terms appear one by one with their running sum, and the last frame is the engine's row", () => {
+  // q·k by hand: row 1 = (1·1 + 2·0, 1·0 + 2·1, 1·2 + 2·2) = (1, 2, 6); its first terms 1·1, 1·0, 1·2
   const data = { kind: "scores", keys, queries: keys, q: [[1, 2], [0.5, -1], [0, 1]], k: [[1, 0], [0, 1], [2, 2]],
-    values: [[1, 2, 6], [0.5, -1, -1], [0, 1, 2]] };
+    values: [[1, 2, 6], [0.5, -1, -1], [0, 1, 2]], partial: [[[1], [0], [2]], [[0.5], [0], [1]], [[0], [0], [0]]],
+    dec: [[[2, 2], [2, 2], [-6, -6]], [[2, 2], [2, 2], [2, 2]], [[2, 2], [2, 2], [2, 2]]] };
   const list = frames(data, 0);
   assert.equal(list.length, 3 * 2 + 1);  // d_k = 2 terms for each of 3 keys, then the row
-  assert.equal(list[0].text, "s(This, This) = 1.00 × 1.00 + … ≈ 1.00 so far");
-  assert.equal(list[1].text, "s(This, This) = q·k = 1.00 × 1.00 + 2.00 × 0.00 ≈ 1.00");
-  assert.equal(frames(data, 1)[1].text, "s(forum, This) = q·k = 0.50 × 1.00 + −1.00 × 0.00 ≈ 0.50");
-  assert.match(frames(data, 0)[3].text, /1\.00 × 0\.00 \+ 2\.00 × 1\.00/);
+  assert.equal(list[0].text, "s(This, This) so far (1 of 2 terms) = 1.00·1.00 = 1.00");
+  assert.equal(list[1].text, "s(This, This) = q·k = 1.00·1.00 + 2.00·0.00 = 1.00");
+  assert.equal(list[3].text, "s(This, forum) = q·k = 1.00·0.00 + 2.00·1.00 = 2.00");
+  // where the server says no decimals add up (−6): six decimals and "≈"
+  assert.equal(list[5].text, "s(This, is) = q·k = 1.000000·2.000000 + 2.000000·2.000000 ≈ 6.00");
   assert.deepEqual(list.at(-1).cells, { 0: 1, 1: 2, 2: 6 });
   assert.equal(list.at(-1).final, true);
 });
 
+test("a negative factor is in parentheses whichever side of the product it is on (issue 43: “+ −0.74 × 0.28”)", () => {
+  // (−0.74)·0.28 = −0.2072 and 0.5·(−1) = −0.5: −0.7072, −0.71 at 2 decimals
+  const data = { kind: "scores", keys: ["a"], queries: ["a"], q: [[-0.74, 0.5]], k: [[0.28, -1]], values: [[-0.7072]],
+    partial: [[[-0.2072]]], dec: [[[2, 2]]] };
+  const [first, done] = frames(data, 0);
+  assert.equal(first.text, "s(a, a) so far (1 of 2 terms) = (−0.74)·0.28 = −0.21");
+  assert.equal(done.text, "s(a, a) = q·k = (−0.74)·0.28 + 0.50·(−1.00) = −0.71");
+});
+
+test("beyond 8 terms (no running sums sent) a key's terms appear at once", () => {
+  const q = [Array.from({ length: 9 }, () => 1)], k = [Array.from({ length: 9 }, () => 0.5)];
+  const data = { kind: "scores", keys: ["a"], queries: ["a"], q, k, values: [[4.5]], dec: [[[2]]] };
+  const list = frames(data, 0);
+  assert.equal(list.length, 1 + 1);
+  assert.equal(list[0].text, `s(a, a) = q·k = ${Array(9).fill("1.00·0.50").join(" + ")} = 4.50`);
+});
+
+const softmax = { kind: "softmax", keys, queries: keys, z: [[0.5, null, null], [0.2, 0.4, null], [0, 0, 0]],
+  m: [0.5, 0.4, 0], e: [[1, null, null], [0.818731, 1, null], [1, 1, 1]], total: [1, 1.818731, 3],
+  values: [[1, 0, 0], [0.450166, 0.549834, 0], [0.333333, 0.333333, 0.333333]],
+  dec: { total: [3, 3, 3], alpha: [[3, 3, 3], [3, 3, 3], [3, 3, 3]], weights: [2, 2, 3] },
+  weights_sum: [1, 1, 0.999999], table_sum: [1, 1, 0.99] };
+
 test("the softmax: z and m, each exponential, their sum, each weight; a masked key takes no part", () => {
-  const data = { kind: "softmax", keys, queries: keys, z: [[0.5, null, null], [0.2, 0.4, null], [0, 0, 0]],
-    m: [0.5, 0.4, 0], e: [[1, null, null], [0.818731, 1, null], [1, 1, 1]], total: [1, 1.818731, 3],
-    values: [[1, 0, 0], [0.450166, 0.549834, 0], [0.333333, 0.333333, 0.333333]] };
-  const list = frames(data, 1);
+  const list = frames(softmax, 1);
   assert.equal(list.length, 1 + 2 + 1 + 2 + 1);
   assert.match(list[0].text, /m = 0\.40/);
   assert.equal(list[1].text, "e^(z − m) for “This”: e^(0.200 − 0.400) ≈ 0.819");
-  assert.equal(list[3].text, "Their sum Σ = 0.819 + 1.000 ≈ 1.819");
+  assert.equal(list[3].text, "Their sum Σ = 0.819 + 1.000 = 1.819");  // 1.819 exactly
+  assert.equal(list[4].text, "α for “This” = 0.819 / 1.819 = 0.45");  // 0.4502…
+  assert.equal(list[5].text, "α for “forum” = 1.000 / 1.819 = 0.55");  // 0.5497…
+  assert.equal(list.at(-1).text,
+    "The step's table holds the same numbers; the weights of “forum” add up to 1: Σ α = 0.45 + 0.55 = 1.00");
   assert.deepEqual(list.at(-1).cells, { 0: 0.450166, 1: 0.549834 });
+});
+
+test("three equal weights: the table's 0.33 + 0.33 + 0.33 is 0.99, said so, and the weights written to add up to 1", () => {
+  const list = frames(softmax, 2);
+  assert.equal(list[4].text, "Their sum Σ = 1.000 + 1.000 + 1.000 = 3.000");
+  assert.equal(list[5].text, "α for “This” = 1.000 / 3.000 = 0.33");
+  assert.equal(list.at(-1).text, "The step's table holds the same numbers. Rounded to 2 decimals there, they add up "
+    + "to 0.99; written with 3 decimals, the weights of “is” add up to 1: Σ α = 0.333 + 0.333 + 0.333 = 1.00");
+});
+
+test("a query that sees one key: no sum to write, its one weight is 1", () => {
+  const list = frames(softmax, 0);
+  assert.equal(list.length, 1 + 1 + 1 + 1 + 1);
+  assert.equal(list[2].text, "One key, so their sum Σ is its one exponential: 1.000");
+  assert.equal(list.at(-1).text, "“This” sees one key, so its one weight is 1.00; the step's table holds the same numbers.");
+});
+
+test("a negative m is in parentheses where it is taken away", () => {
+  const data = { ...softmax, z: [[-0.5, -0.4, null]], m: [-0.4], e: [[0.904837, 1, null]] };
+  assert.equal(frames(data, 0)[1].text, "e^(z − m) for “This”: e^(−0.500 − (−0.400)) ≈ 0.905");
 });
 
 test("the output: α·v added key by key, and the last frame is the engine's output row", () => {
@@ -36,8 +86,25 @@ test("the output: α·v added key by key, and the last frame is the engine's out
     v: [[2, 0], [0, 2], [9, 9]], values: [[1, 1], [2, 0], [9, 9]] };
   const list = frames(data, 0);
   assert.equal(list.length, 2 + 1);  // key 3 is masked
+  assert.equal(list[0].text, "+ α·v for “This”: 0.50·[2.00, 0.00]; the sum so far ≈ [1.00, 0.00]");
   assert.deepEqual(list[0].cells, { 0: 1, 1: 0 });
   assert.deepEqual(list[1].cells, { 0: 1, 1: 1 });
   assert.deepEqual(list.at(-1).cells, { 0: 1, 1: 1 });
   assert.ok(list.at(-1).final && list.at(-1).text.includes("the step's table holds the same numbers"));
+});
+
+test("the buttons: a drawn icon and a plain word; the step forward says it goes one frame forward (issue 43: “▶|”)", () => {
+  assert.deepEqual(Object.keys(CONTROLS).sort(), ["back", "forward", "pause", "play"]);
+  for (const control of Object.values(CONTROLS)) {
+    // the visible word needs no glyph beyond ASCII (Debian's fonts-dejavu-core lacks ⏸); the icon is SVG, in no font
+    assert.match(control.text, /^[A-Za-z0-9 ]+$/);
+    assert.ok(ICONS[control.icon].startsWith("M"), control.icon);
+    assert.ok(control.name.startsWith(control.text), "the accessible name begins with the visible word (WCAG 2.5.3)");
+    assert.ok(control.title.startsWith(control.name));
+  }
+  assert.equal(CONTROLS.forward.name, "1 frame forward");
+  assert.equal(CONTROLS.back.name, "1 frame back");
+  assert.equal(CONTROLS.forward.keys, "ArrowRight");
+  assert.equal(CONTROLS.back.keys, "ArrowLeft");
+  assert.notEqual(ICONS.play, ICONS.forward);  // the step forward does not look like Play (nor like "to the end")
 });
