@@ -39,11 +39,11 @@ def top_k_kept(z: Array, k: int) -> Array:
 
 
 def top_p_kept(z: Array, p: float) -> Array:
-    """The smallest set of likeliest tokens whose probabilities add up to more than p (at least the likeliest
-    one): sorted from the least likely, a token goes while the running sum of probabilities, itself included,
-    is at most 1 − p, within ROUNDING (a sum exact on paper, 8 × 0.025 = 0.2 against 1 − 0.8, lands on either side
-    of it in floating point). p = 1 keeps every token. Of tokens tied on the boundary, the one with the smaller id
-    stays (Hugging Face's sort leaves that choice to PyTorch's unstable sort)."""
+    """The smallest set of likeliest tokens whose probabilities add up to at least p (at least the likeliest one;
+    Hugging Face: "add up to top_p or higher"): sorted from the least likely, a token goes while the running sum of
+    probabilities, itself included, is at most 1 − p, within ROUNDING (a sum exact on paper, 8 × 0.025 = 0.2 against
+    1 − 0.8, lands on either side of it in floating point). p = 1 keeps every token. Of tokens tied on the boundary,
+    the one with the smaller id stays (Hugging Face's sort leaves that choice to PyTorch's unstable sort)."""
     if p >= 1.0:
         return np.ones(z.size, dtype=bool)
     order = np.lexsort((-np.arange(z.size), z))  # least likely first; of tied tokens, the larger id first
@@ -59,7 +59,8 @@ class Processed(NamedTuple):
     sampling: Sampling
     before: Array  # [vocab] softmax(logits): the model's own distribution
     tempered: Array  # [vocab] softmax(logits / T)
-    top_k_count: int  # the tokens top-k alone keeps
+    left_by_top_k: Array  # [vocab] bool: the tokens top-k alone keeps
+    top_p_measures: Array  # [vocab] what top-p measures: tempered, cut to what top-k left, renormalised
     kept: Array  # [vocab] bool: left by top-k and then top-p
     after: Array  # [vocab] the distribution sampled from: tempered, cut to kept, renormalised
 
@@ -69,10 +70,10 @@ def processed(logits: Array, sampling: Sampling) -> Processed:
     (top-p measures the distribution top-k left)."""
     logits = np.asarray(logits, dtype=np.float64)  # [vocab]
     z = with_temperature(logits, sampling.temperature)
-    kept = top_k_kept(z, sampling.top_k)
-    top_k_count = int(kept.sum())
-    kept &= top_p_kept(np.where(kept, z, -np.inf), sampling.top_p)
-    return Processed(sampling, softmax(logits), softmax(z), top_k_count, kept, softmax(np.where(kept, z, -np.inf)))
+    left_by_top_k = top_k_kept(z, sampling.top_k)
+    kept = left_by_top_k & top_p_kept(np.where(left_by_top_k, z, -np.inf), sampling.top_p)
+    return Processed(sampling, softmax(logits), softmax(z), left_by_top_k, softmax(np.where(left_by_top_k, z, -np.inf)),
+                     kept, softmax(np.where(kept, z, -np.inf)))
 
 
 class Draw(NamedTuple):

@@ -3,15 +3,20 @@ by tests/by_hand/make_sampling_golden.py), against the definitions written as lo
 
 from __future__ import annotations
 
+import re
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from attention.sampling import ROUNDING, Sampling, draw, processed
+from ui.links import MAX_TOP_K, SAMPLING_TEMPERATURES, TOP_PS
+from ui.settings import MAX_SEED
+from viz.labels import markdown_text
 
 GOLDEN = np.load(Path(__file__).parent / "golden" / "sampling.npz")
 SETTINGS = [Sampling(float(t), int(k), float(p)) for t, k, p in GOLDEN["settings"]]
@@ -144,8 +149,9 @@ PAGE_STATES = [
     {},  # the model's own distribution: nothing cut
     {"rm_temperature": "0.7", "rm_top_k": "10", "rm_top_p": "0.9", "rm_draw": "3"},
     {"rm_temperature": "5.0", "rm_top_p": "0.05"},  # hot and then cut hard
+    {"rm_temperature": "5.0", "rm_top_k": "5"},  # hot: p at T is below 0.001 on every row
     {"rm_top_k": "1"},  # greedy
-    {"rm_top_k": "1000", "rm_temperature": "0.1", "rm_draw": "999999"},
+    {"rm_top_k": "1000", "rm_temperature": "0.1", "rm_draw": "999999"},  # cold: p at T far below 10⁻⁶ from rank 4
     {"sentence": "Jindřich says: naïve café 你好 🤗!", "rm_temperature": "1.5", "rm_top_p": "0.8", "rm_draw": "7"},
     {"sentence": "a", "rm_top_p": "0.5", "rm_draw": "1"},  # one token
 ]
@@ -153,8 +159,9 @@ PAGE_STATES = [
 
 @pytest.mark.parametrize("query", PAGE_STATES)
 def test_the_page_shows_the_engines_sampling_of_the_learners_sentence(smollm2, query):
-    """The table, the kept count and mass, and the draw are the engine's, on the learner's sentence and settings;
-    the settings are in the link."""
+    """The table, the kept count and mass, and the draw are the engine's, on the learner's sentence and settings, as
+    the learner reads them (every probability above 0 reads above 0, at high T and low T); the settings are in the
+    link."""
     from tests.table_reading import readable, shown_table
     from tests.test_pages import assert_no_exception
     from tests.test_pretrained import SMOLLM2_LABEL, open_real_model
@@ -169,18 +176,246 @@ def test_the_page_shows_the_engines_sampling_of_the_learners_sentence(smollm2, q
     top = np.argsort(-result.before, kind="stable")[:SHOWN]
     shown = shown_table(at, "rm-sampling")
     assert list(shown["next token"]) == [smollm2.show(smollm2.vocabulary[i]) for i in top]
-    assert [float(x) for x in shown["p"]] == [round(float(p), 3) for p in result.before[top]]
-    assert list(shown["p sampled from"]) == [f"{p:.3f}" if kept else "cut" for p, kept in
-                                             zip(result.after[top], result.kept[top], strict=True)]
+    for text, i in zip(shown["p"], top, strict=True):
+        assert_reads(text, float(result.before[i]))
+    for text, i in zip(shown[f"p at T = {sampling.temperature:g}"], top, strict=True):
+        assert_reads(text, float(result.tempered[i]))
+    for text, i in zip(shown["p sampled from"], top, strict=True):
+        if result.kept[i]:
+            assert_reads(text, float(result.after[i]))
+        else:
+            assert text == "cut"
     text = " ".join(readable(m.value) for m in at.markdown)
     count = int(result.kept.sum())
     if sampling.top_k or sampling.top_p < 1:
-        assert f"**{count:,} token{'s' if count != 1 else ''}**, holding" in text
-        assert f"{result.tempered[result.kept].sum():.3f} of the probability at T" in text
+        m = re.search(rf"\*\*{count:,} tokens?\*\*, holding (?:\S+ ÷ \S+ [=≈] \S+ of what top-k left \()?(\S+) of the "
+                      "probability at T", text)
+        assert m, text
+        assert_reads(m.group(1), result.tempered[result.kept].sum())
     else:
         assert "none is cut" in text
     chosen = draw(result.after, int(query.get("rm_draw", 0)))
     name = smollm2.show(smollm2.vocabulary[chosen.token])
-    assert f"u = {chosen.u:.4f}" in text and f"so the next token is **“{name}”**" in text
+    assert_reads(re.search(r"u = ([0-9.]+),", text).group(1), chosen.u)
+    assert f"so the next token is **“{name}”**" in text
     for key, value in query.items():
         assert at.query_params[key] == value
+
+
+# --- what the page writes: the sums, the table's numbers and the draw, read back as a learner reads them ------------
+
+SENTENCES = ["This forum is awesome", "Jindřich says: naïve café 你好 🤗!", "a", "the the the the"]
+_SUPERSCRIPTS = dict(zip("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789", strict=True))
+HELD_SLACK = Fraction(1, 2 * 10**6)  # the app holds every number at six decimals before it rounds (viz.arithmetic)
+
+
+def read(text: str) -> tuple[Fraction, Fraction]:
+    """A written number ("0.00072", "7.2 × 10⁻⁸") as a learner reads it: its value and one unit of its last digit.
+    Written here, not taken from viz.sampling: the test reads the page's text on its own."""
+    mantissa, _, power = text.partition(" × 10")
+    exponent = int("".join(_SUPERSCRIPTS[c] for c in power)) if power else 0
+    assert re.fullmatch(r"[0-9]+(\.[0-9]+)?", mantissa), text
+    decimals = len(mantissa.partition(".")[2])
+    return Fraction(mantissa) * Fraction(10) ** exponent, Fraction(10) ** (exponent - decimals)
+
+
+def significant(text: str) -> int:
+    """The significant digits a written number shows: "0.00072" two, "0.010" two, "1.000" four."""
+    return len(text.partition(" × ")[0].replace(".", "").lstrip("0"))
+
+
+def assert_reads(text: str, x: float) -> None:
+    """``text`` is ``x`` as written: within half a unit of its last digit (and the app's six-decimal holding), and a
+    number above 0 reads above 0 with at least two significant digits."""
+    value, unit = read(text)
+    assert abs(value - Fraction(x)) <= unit / 2 + HELD_SLACK, (text, x)
+    if x > 0:
+        assert value > 0 and significant(text) >= 2, (text, x)
+
+
+_logits: dict[str, np.ndarray] = {}
+
+
+def page_sampling(model, sentence: str, sampling: Sampling, seed: int = 0):
+    """The engine's sampling of the sentence, its draw, and what the page shows of them (``ui.models.sampled_of``)."""
+    from viz import sampling as S
+    if sentence not in _logits:
+        _logits[sentence] = model.recent(sentence).logits
+    result = processed(_logits[sentence], sampling)
+    chosen = draw(result.after, seed)
+    return result, chosen, S.sampled(result, chosen, lambda i: model.show(model.vocabulary[i]))
+
+
+def table_cells(frame) -> dict[str, list[str]]:
+    """The table's cells as the page writes them: text as it is, a number at the three decimals ui/sampling.py gives
+    the table (so that this test reads a column of numbers as the learner would, had the page sent numbers)."""
+    from viz.labels import format_number
+    return {c: [v if isinstance(v, str) else format_number(float(v), 3) for v in frame[c]] for c in frame.columns}
+
+
+sentences = st.sampled_from(SENTENCES)
+temperatures = st.sampled_from(SAMPLING_TEMPERATURES)
+top_ks = st.one_of(st.just(0), st.integers(1, 15), st.integers(16, MAX_TOP_K))
+top_ps = st.sampled_from(TOP_PS)
+
+
+@settings(max_examples=60, deadline=None)
+@given(sentence=sentences, t=temperatures, k=top_ks, top_p=top_ps)
+@example(sentence=SENTENCES[0], t=1.0, k=5, top_p=0.9)  # the audit's: "more than 0.9", then 0.804
+@example(sentence=SENTENCES[0], t=5.0, k=5, top_p=0.9)
+@example(sentence=SENTENCES[0], t=0.1, k=0, top_p=0.05)
+def test_top_p_is_said_to_measure_what_top_k_left_and_the_sum_it_keeps_is_the_one_shown(smollm2, sentence, t, k,
+                                                                                          top_p):
+    """Top-p measures the distribution top-k left, renormalised (Hugging Face's order): the text says so, and the sum
+    it writes beside "add up to at least p" is that distribution's, read at the decimals written, at least p. The
+    masses written are the engine's, and a written quotient adds up (or says ≈)."""
+    from viz import sampling as S
+    if top_p >= 1:
+        return
+    result, _, shown = page_sampling(smollm2, sentence, Sampling(t, k, top_p))
+    text = S.kept_text(shown)
+    # what a learner reads: "add up to at least p", then the sum kept, which must be at least p
+    said = re.search(r"add up to (?:more than|at least) ([0-9.]+): \*\*[0-9,]+ tokens?\*\*, holding "
+                     r"(?:\S+ ÷ \S+ [=≈] )?(?:≈ )?([0-9.]+)", text)
+    assert said, text
+    threshold, share = said.groups()
+    assert float(threshold) == top_p
+    assert read(share)[0] >= Fraction(str(top_p)) or result.kept.sum() == 1, text
+    count = rf"\*\*{int(result.kept.sum()):,} tokens?\*\*"
+    if k > 0:
+        m = re.search(rf"add up to at least [0-9.]+: {count}, holding (\S+) ÷ (\S+) (=|≈) (\S+) of what top-k left "
+                      r"\((\S+) of the probability at T\)", text)
+        assert m and "Top-p then measures what top-k left, renormalised" in text, text
+        numerator, denominator, relation, share, again = m.groups()
+        assert_reads(share, result.top_p_measures[result.kept].sum())  # the sum top-p measured
+        assert_reads(numerator, result.tempered[result.kept].sum())
+        assert_reads(denominator, result.tempered[result.left_by_top_k].sum())
+        assert again == numerator and f"which hold {denominator} of the probability at T" in text
+        assert f"each of their probabilities divided by {denominator}, so that they add up to 1" in text
+        (n, _), (d, _), (r, unit) = read(numerator), read(denominator), read(share)
+        assert relation == "≈" or 2 * abs(n / d - r) < unit, m.group(0)  # a learner's own division gives it
+    else:
+        m = re.search(rf"add up to at least [0-9.]+: {count}, holding (\S+) of the probability at T", text)
+        assert m, text
+        assert_reads(m.group(1), result.tempered[result.kept].sum())  # at T, with nothing cut before
+
+
+@settings(max_examples=60, deadline=None)
+@given(sentence=sentences, t=temperatures, k=top_ks, top_p=top_ps)
+@example(sentence=SENTENCES[0], t=0.5, k=0, top_p=0.9)  # the audit's 0.527 + 0.392 + 0.080 = 0.999
+@example(sentence=SENTENCES[0], t=0.3, k=5, top_p=1.0)
+@example(sentence=SENTENCES[0], t=0.1, k=12, top_p=1.0)  # kept tokens far below 10⁻⁶
+def test_where_the_table_shows_every_kept_token_their_column_adds_up_to_1_as_written_or_says_so(smollm2, sentence,
+                                                                                               t, k, top_p):
+    """"divided by that sum, so that they add up to 1": where all the kept tokens are in the table, their column
+    “p sampled from”, read as written, adds up to 1 at the precision of its coarsest number, or the text says ≈ 1."""
+    from viz import sampling as S
+    if k <= 0 and top_p >= 1:
+        return
+    result, _, shown = page_sampling(smollm2, sentence, Sampling(t, k, top_p))
+    cells = [c for c in table_cells(S.sampling_frame(shown))["p sampled from"] if c != S.CUT]
+    text = S.kept_text(shown)
+    assert "so that they add up to 1" in text
+    if len(cells) < result.kept.sum():
+        return  # the table shows twelve of them: there is nothing to add up
+    if "adds up to ≈ 1" in text:
+        return
+    total = sum((read(c)[0] for c in cells), Fraction(0))
+    coarsest = max(read(c)[1] for c in cells if "×" not in c)
+    assert 2 * abs(total - 1) < coarsest, (cells, float(total))
+    assert "adds up to 1 as written" in text
+
+
+@settings(max_examples=60, deadline=None)
+@given(sentence=sentences, t=temperatures, k=top_ks, top_p=top_ps)
+@example(sentence=SENTENCES[0], t=5.0, k=5, top_p=1.0)  # the audit's: p at T = 5 read 0.000 on every row
+@example(sentence=SENTENCES[0], t=5.0, k=0, top_p=1.0)
+@example(sentence=SENTENCES[0], t=0.1, k=0, top_p=1.0)  # p at T far below 10⁻⁶ from rank 4
+def test_every_probability_in_the_table_reads_the_engines_number_and_none_above_0_reads_0(smollm2, sentence, t, k,
+                                                                                          top_p):
+    """The table's p, p at T (the softmax of z / T over the whole vocabulary) and p sampled from are the engine's,
+    at high T and low T: a number above 0 reads above 0, with two significant digits; a cut token reads "cut". The
+    chart's bar labels (two decimals) read "<0.01" for a number above 0 that two decimals would write 0.00."""
+    from viz import sampling as S
+    result, _, shown = page_sampling(smollm2, sentence, Sampling(t, k, top_p))
+    cells = table_cells(S.sampling_frame(shown))
+    top = np.argsort(-result.before, kind="stable")[:S.SHOWN]
+    columns = [("p", result.before), (f"p at T = {t:g}", result.tempered), ("p sampled from", result.after)]
+    for column, numbers in columns:  # first: nothing above 0 reads as 0, nothing kept reads "cut" or 0
+        for text, i in zip(cells[column], top, strict=True):
+            assert (text == S.CUT) == (column == "p sampled from" and not result.kept[i]), (column, text)
+            assert text == S.CUT or numbers[i] == 0 or read(text)[0] > 0, (column, text, numbers[i])
+    for column, numbers in columns:  # then: each is the engine's number, with two significant digits
+        for text, i in zip(cells[column], top, strict=True):
+            if text != S.CUT:
+                assert_reads(text, float(numbers[i]))
+    from tests.svg_reading import texts
+    labels = texts(S.sampling_figure(shown), "barlabel")  # the chart's bars: the model's p, then the p sampled from
+    for label, x, kept in zip(labels, [*result.before[top], *result.after[top]], [True] * len(top) + [
+            bool(result.kept[i]) for i in top], strict=True):
+        if not kept:
+            assert label == S.CUT
+        elif label == "<0.01":  # a bar too short to read, above 0
+            assert 0 < x < 0.005 + 5e-7, (label, x)
+        else:  # two decimals, and nothing above 0 reads 0.00
+            assert abs(read(label)[0] - Fraction(float(x))) <= Fraction(1, 200) + HELD_SLACK and read(label)[0] > 0
+
+
+def assert_draw_reads(text: str, u: float, start: float, end: float, p: float) -> None:
+    """The draw as written: u, its slice [a, b) and b − a read back from the text; a ≤ u < b at the decimals shown, a
+    non-empty slice, each the engine's number, and b − a as written equals the p written (or says ≈)."""
+    m = re.search(r"u = ([0-9.]+), a number", text)
+    inside = re.search(r"slice, \[([0-9.]+), ([0-9.]+)\)", text)
+    assert m and inside, text
+    (x, unit), (a, unit_a), (b, unit_b) = read(m.group(1)), read(inside.group(1)), read(inside.group(2))
+    assert a <= x < b and a < b, text  # u inside its slice, and the slice not empty, as written
+    assert unit == unit_a == unit_b, text  # one precision for the three
+    slack = unit / 2 + (HELD_SLACK if unit >= Fraction(1, 10**6) else 0)
+    assert abs(x - Fraction(u)) <= slack and abs(a - Fraction(start)) <= slack and abs(b - Fraction(end)) <= slack
+    s = re.search(r"slice, \[[0-9.]+, [0-9.]+\) \(([0-9.]+) − ([0-9.]+) (=|≈) (.+?), its p sampled from\)", text)
+    assert s and (s.group(1), s.group(2)) == (inside.group(2), inside.group(1)), text
+    assert_reads(s.group(4), p)
+    value, p_unit = read(s.group(4))
+    assert s.group(3) == "≈" or 2 * abs((b - a) - value) < p_unit, text  # b − a as written gives the p written
+
+
+@settings(max_examples=80, deadline=None)
+@given(sentence=sentences, t=temperatures, k=top_ks, top_p=top_ps, seed=st.one_of(st.integers(0, 20),
+                                                                                  st.integers(0, MAX_SEED)))
+@example(sentence=SENTENCES[0], t=5.0, k=0, top_p=1.0, seed=0)  # the audit's: u = 0.6370 in [0.6369, 0.6370)
+@example(sentence=SENTENCES[0], t=2.0, k=0, top_p=1.0, seed=0)
+def test_the_draw_writes_u_inside_its_slice_at_the_decimals_it_shows(smollm2, sentence, t, k, top_p, seed):
+    """Seeds × temperatures × top-k/top-p on SmolLM2: the written u lies in the written slice, which is not empty;
+    the slice is the drawn token's (the last one ends at 1, where the slices end on paper)."""
+    from viz import sampling as S
+    result, chosen, shown = page_sampling(smollm2, sentence, Sampling(t, k, top_p), seed)
+    text = S.draw_text(shown, seed)
+    position = int(np.flatnonzero(chosen.order == chosen.token)[0])
+    start = float(chosen.ends[position - 1]) if position else 0.0
+    end = 1.0 if position == chosen.order.size - 1 else float(chosen.ends[position])
+    assert_draw_reads(text, chosen.u, start, end, float(result.after[chosen.token]))
+    assert f"so the next token is **“{markdown_text(smollm2.show(smollm2.vocabulary[chosen.token]))}”**" in text
+
+
+close_floats = st.floats(0, 1, exclude_max=True).flatmap(
+    lambda u: st.tuples(st.just(u), st.integers(0, 3), st.integers(1, 3), st.floats(0, 1e-3)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=close_floats)
+def test_u_reads_inside_its_slice_even_a_hair_from_its_ends(smollm2, case):
+    """Slices as narrow as a few floats, u one float from either end: the decimals grow until the written u is inside
+    the written slice."""
+    import dataclasses
+    u, below, above, width = case
+    start, end = u, u
+    for _ in range(below):
+        start = float(np.nextafter(start, 0.0))
+    for _ in range(above):
+        end = float(np.nextafter(end, 1.0))
+    end = min(1.0, end + width)
+    assert start <= u < end
+    _, _, shown = page_sampling(smollm2, SENTENCES[0], Sampling(5.0, 0, 1.0))
+    from viz import sampling as S
+    text = S.draw_text(dataclasses.replace(shown, u=u, slice_start=start, slice_end=end, drawn_p=end - start), 0)
+    assert_draw_reads(text, u, start, end, end - start)

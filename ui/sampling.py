@@ -28,15 +28,18 @@ def section(sentence: str) -> None:
                                     help="Keep only the k tokens with the largest logits.")
         top_p = right.select_slider("Top-p (1: off)", TOP_PS, value=default("rm_top_p"), key="rm_top_p",
                                     persist_state="session",
-                                    help="Keep the fewest likeliest tokens whose probabilities add up to more than p.")
+                                    help="Keep the fewest likeliest tokens whose probabilities add up to at least p, "
+                                         "measured on what top-k left.")
         seed = far.number_input("The draw's seed", 0, MAX_SEED, value=default("rm_draw"), step=1, key="rm_draw",
                                 persist_state="session")
         st.button("Draw again (the next seed)", key="rm_draw_again", on_click=draw_again, icon=":material/casino:")
     seed = int(seed or 0)
     sampled = sampled_of("smollm2", sentence, Sampling(float(temperature), int(top_k or 0), float(top_p)), seed)
     ui.chart(S.sampling_figure(sampled), "rm-sampling")
-    ui.table(S.sampling_frame(sampled), "rm-sampling", decimals=3)
+    ui.table(S.sampling_frame(sampled), "rm-sampling", decimals=3)  # the cells are text: viz.sampling.probability
     st.caption(f"The model's {S.SHOWN} likeliest next tokens, likeliest first: p is the model's own probability, "
-               "“p sampled from” the one after temperature, top-k and top-p (“cut”: that token can't be drawn).")
+               "“p at T” the softmax of the logits divided by T over the whole vocabulary, “p sampled from” the one "
+               "after temperature, top-k and top-p (“cut”: that token can't be drawn). Each is written with at least "
+               "two significant digits, so that no probability above 0 reads as 0.")
     st.markdown(S.kept_text(sampled))
     st.markdown(S.draw_text(sampled, seed))

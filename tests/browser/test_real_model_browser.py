@@ -97,22 +97,26 @@ def test_a_scan_shows_its_progress_and_cancel_stops_it(open_page):
 def test_sampling_the_decoders_next_token_round_trips_through_the_link(open_page, artifacts):
     """Temperature, top-k, top-p and the draw's seed from a link; Draw again moves to the next seed (in the link)
     and draws what the engine draws; the link the page then writes opens the same numbers."""
+    import re
+
     from attention.sampling import Sampling, draw, processed
-    from viz.sampling import SHOWN
+    from viz import sampling as S
 
     decoder = "SmolLM2+%28SmolLM2-135M-Instruct%2C+a+Llama+decoder%29"
     page = open_page(f"/real_model?rm_model={decoder}&rm_temperature=0.7&rm_top_k=10&rm_top_p=0.9&rm_draw=3",
                      ".st-key-table-rm-sampling table")
     model = load("smollm2")
     result = processed(model.recent("This forum is awesome").logits, Sampling(0.7, 10, 0.9))
-    top = sorted(range(result.before.size), key=lambda i: -result.before[i])[:SHOWN]
-    cells = [[model.show(model.vocabulary[i]), format_number(result.before[i], 3), format_number(result.tempered[i], 3),
-              format_number(result.after[i], 3) if result.kept[i] else "cut"] for i in top]
+
+    def shown(seed: int) -> S.Sampled:  # the page's numbers (tests/test_sampling.py checks them against the engine)
+        return S.sampled(result, draw(result.after, seed), lambda i: model.show(model.vocabulary[i]))
+    frame = S.sampling_frame(shown(3))
+    cells = [[str(v) for v in row] for row in frame.itertuples(index=False)]
     wait_for_table(page, "rm-sampling", cells)
     wait_for_chart(page, "rm-sampling", "title", ["The next token's probabilities, before and after"])
 
-    def drawn(seed: int) -> str:
-        return f"u = {draw(result.after, seed).u:.4f}"
+    def drawn(seed: int) -> str:  # "u = 0.637", with the decimals the page writes it at
+        return re.search(r"u = [0-9.]+", S.draw_text(shown(seed), seed)).group(0)
     page.get_by_text(drawn(3)).wait_for()
     page.locator(".st-key-rm_draw_again button").click()
     page.get_by_text(drawn(4)).wait_for()
