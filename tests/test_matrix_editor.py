@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.table_reading import readable
-from ui.matrix_editor import BOUND, cell_text, edited_cells, matrix_text, parse_edits, paste_block
+from ui.matrix_editor import BOUND, cell_text, edited_cells, matrix_text, parse_edits, parse_entry, paste_block
+from viz.exercises import lesson_id, make_questions
 
 CURRENT = np.array([[0.123456, -1.0], [2.5, 0.0]])
 
@@ -57,7 +62,7 @@ def test_a_cleared_cell_from_the_editor_is_reported():
 
 
 # --- edited cells in the link --------------------------------------------------------------------
-from attention import Projections, random_projections, trace_self_attention  # noqa: E402, RUF100
+from attention import Projections, preset_projections, random_projections, trace_self_attention  # noqa: E402, RUF100
 from tests.test_pages import assert_no_exception, table  # noqa: E402, RUF100
 from ui.links import check_link  # noqa: E402, RUF100
 from ui.matrix_editor import NAMES, decode_edits, encode_edits  # noqa: E402, RUF100
@@ -203,3 +208,47 @@ def test_an_edit_smaller_than_the_grids_decimals_is_named_with_the_digits_that_d
     """Retyping 0.12350 over 0.123456 changes the number, not the grid's text: the caption still tells them apart."""
     text = edited_cells(np.array([[0.1235]]), np.array([[0.123456]]))
     assert text == "Edited by hand (1 cell): row 1, column 1: 0.1235 (preset 0.123456)."
+
+
+@pytest.mark.parametrize("text", ["-0", "−0", "-0.0", "-0,000", "-1e-400"])
+def test_minus_zero_is_read_as_zero(text):
+    """−0 typed or pasted is 0: the link leaves out a cell equal to the preset's, so a −0 kept in the session
+    would give the page other bytes than the link's page, and so other questions (issue 43: the state machine
+    found a pasted “-0” over the identity's 0 reopening another question)."""
+    value, error = parse_entry(text, "W_V row 3, column 1")
+    assert error is None and value == 0 and math.copysign(1.0, value) == 1.0
+
+
+@settings(max_examples=30)
+@given(seed=st.integers(0, 999), causal=st.booleans(), flips=st.lists(st.tuples(st.integers(0, 2), st.integers(0, 7),
+                                                                                 st.integers(0, 3)), max_size=12))
+def test_the_questions_do_not_tell_minus_zero_from_zero(seed, causal, flips):
+    """The questions' lesson id (and so which row each question asks about) is the same for a −0 as for a 0."""
+    identity = preset_projections("identity", 8, 4, seed)
+    signed = [np.array(m, dtype=np.float64) for m in identity]
+    for m, r, c in flips:
+        if signed[m][r, c] == 0:
+            signed[m][r, c] = -0.0
+    plain = trace_self_attention(DEFAULT_SENTENCE, seed=seed, causal=causal, projections=Projections(*identity))
+    minus = trace_self_attention(DEFAULT_SENTENCE, seed=seed, causal=causal, projections=Projections(*signed))
+    assert lesson_id(plain) == lesson_id(minus)
+    assert [q.prompt for q in make_questions(plain)] == [q.prompt for q in make_questions(minus)]
+
+
+def test_a_pasted_minus_zero_reopens_the_same_questions_from_the_link():
+    """The state machine's find (issue 43), whole: the identity preset, all steps on one page, a block with a −0
+    over one of the identity's zeros pasted into W_V; the friend who opens the link sees the same page."""
+    from tests import driving as D
+    from tests.test_links import assert_round_trip
+
+    at = D.open_app("", seed="337", causal="true", preset="Identity (W = I)", step="3", all_steps="true",
+                    w="K1.1:2.07;K1.3:100.0;K2.1:0.125;K2.2:-0.5;K2.3:1e-07;K3.1:0.626;K3.3:-1.888")
+    at.session_state["editor"] = True
+    at = at.run()
+    at.selectbox(key="edit-paste-into").set_value("W_V")
+    at.text_area(key="edit-paste").input("0.404 -0.5 2.998\n-0.5 0 0.125\n-0 -2.724 0")
+    at = at.button(key="edit-paste-apply").click().run()
+    at.selectbox(key="query").select_index(1)
+    at = at.run()
+    assert_no_exception(at)
+    assert_round_trip(at)

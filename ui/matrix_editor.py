@@ -54,7 +54,7 @@ def parse_entry(text: str, where: str) -> tuple[float | None, str | None]:
         return None, f"{where}: infinity can't be used; keep entries within ±{BOUND:g}."
     if abs(value) > BOUND:
         return None, f"{where}: {quoted} is beyond the bound ±{BOUND:g}."
-    return value, None
+    return value + 0.0, None  # −0 is 0: the link leaves an unchanged cell out, so −0 must not differ from it
 
 
 def parse_edits(

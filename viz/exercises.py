@@ -60,7 +60,7 @@ def lesson_id(trace: AttentionTrace) -> str:
     digest = hashlib.blake2b(digest_size=4)
     digest.update("\x00".join(trace.tokens).encode())
     for m in (trace.x, trace.w_q, trace.w_k, trace.w_v):
-        digest.update(np.ascontiguousarray(m, dtype=np.float64).tobytes())
+        digest.update((np.ascontiguousarray(m, dtype=np.float64) + 0.0).tobytes())  # + 0.0: −0 hashes as 0
     digest.update(f"{trace.temperature}\x00{trace.causal}".encode())
     return digest.hexdigest()
 
