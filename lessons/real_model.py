@@ -9,8 +9,9 @@ from functools import partial
 
 import streamlit as st
 
+from attention.focus import model_sinks
 from attention.pretrained import MODELS, ModelMissing, package_dir
-from attention.pretrained.gallery import GALLERY, INDUCTION_HEAD, first_token_heads, induction_sentence
+from attention.pretrained.gallery import GALLERY, INDUCTION_HEAD, induction_sentence
 from ui import arrival, background, bridge, model_map, sampling, view
 from ui import components as ui
 from ui.choices import real_model_head
@@ -98,8 +99,11 @@ st.caption(f"{info.layers} layers × {info.heads} heads, each an α of {shape} o
            + (" (a decoder: above the diagonal every tile is empty, no token sees a later one)"
               if info.kind == "decoder" else "") + ". Pick one below to see it large, with its numbers.")
 if info.kind == "decoder" and n > 1:
-    st.caption(f"{100 * first_token_heads(tokens, weights):.0f} % of the heads put most of their weight on the "
-               "first token here: an *attention sink*, where a head parks its weight when it has nothing to look at.")
+    sinks = int(model_sinks(info.kind, weights).sum())  # the bridge's count too (ui/bridge.py): one measure
+    st.caption(f"{sinks} of the {info.layers * info.heads} heads {'puts' if sinks == 1 else 'put'} most of "
+               f"{'its' if sinks == 1 else 'their'} weight on the first token here (more than half, averaged over "
+               "the rows after the first: the first row sees only the first token): an *attention sink*, where a "
+               "head parks its weight when it has nothing to look at.")
 
 st.subheader("One head", divider="gray", anchor="one-head")
 left, right = st.columns(2)

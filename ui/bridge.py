@@ -1,22 +1,27 @@
-"""From random to trained and back (issue 36): the walkthrough's open step on the same sentence in a trained model
-(MiniLM or SmolLM2), opened on the head judged most informative for that sentence; a real head's step with the
-walkthrough's random weights. The page it opens says, in one measured sentence, what changed: how focused the rows
-of α are (``attention.focus.entropy_share``), the walkthrough's trace against the real head's, on the same sentence.
+"""From the walkthrough to a trained model and back (issue 36): the walkthrough's open step on the same sentence in a
+trained model (MiniLM or SmolLM2), opened on its most focused head that is not an attention sink; a real head's step
+in the walkthrough, with the walkthrough's own W_Q, W_K, W_V (a preset or hand edits, named as they are). The page
+it opens says, in one measured sentence, what changed: how focused the rows of α are
+(``attention.focus.entropy_share``), the walkthrough's trace against the real head's, on the same sentence.
 
 What a bridge carries (``_bridge`` in the session) is what the page it left measured on the trace it showed; the
 page it opens measures its own trace and writes both. A note whose sentence is not the page's any more is dropped.
+The sentences are built by pure functions (``to_trained_text``, ``to_walkthrough_text``), which the tests read.
 """
 
 from __future__ import annotations
 
-import numpy as np
+from fractions import Fraction
+
 import streamlit as st
 
 from attention import AttentionTrace
-from attention.focus import entropy_share, most_informative_head
+from attention.focus import SINK, Informative, allowed_keys, entropy_share, most_informative_head, sink_tokens
 from attention.pretrained import MODELS, ModelMissing, package_dir
 from attention.tokens import SentenceError
 from ui import arrival
+from ui.links import default
+from ui.matrix_editor import EDIT_STATE, LINK_STATE, hand_edited
 from ui.models import attentions_of, pick_head
 from ui.walkthrough import STEPS, steps_for
 from viz.labels import markdown_text
@@ -25,6 +30,11 @@ WALKTHROUGH, REAL_MODEL = "lessons/walkthrough.py", "lessons/real_model.py"
 _NOTE = "_bridge"
 SHORT = {"minilm": "MiniLM (an encoder)", "smollm2": "SmolLM2 (a decoder)"}
 TITLES = [title for title, _, _ in STEPS]
+MEASURE = ("How focused α's rows are (each row's entropy as a share of its largest, averaged over the rows with two "
+           "keys or more: 1 = every key weighted equally, 0 = one key takes all)")
+OFFER = ("The same step in a model that learned, on your sentence, opened on its most focused head that is not an "
+         "attention sink (if every head is one, the most focused of all; if no query has two keys to choose from, its "
+         "first head):")
 
 
 def _walkthrough_step(trace: AttentionTrace, step: int) -> int:
@@ -34,13 +44,126 @@ def _walkthrough_step(trace: AttentionTrace, step: int) -> int:
     return TITLES.index(shown[-1]) + 1
 
 
+def _model(name: str) -> str:
+    """The model's short name: "SmolLM2"."""
+    return MODELS[name].title.split(" (")[0]
+
+
+def weights_words(preset: str, seed: int) -> str:
+    """The walkthrough's W_Q, W_K, W_V as they are: ``preset`` is a trace's ("random", "identity", or "custom" for
+    hand-edited matrices, on either preset)."""
+    return {"random": f"seeded random W_Q, W_K, W_V (seed {seed})",
+            "identity": "the identity preset's W_Q, W_K, W_V (W = I)",
+            "custom": "your hand-edited W_Q, W_K, W_V"}[preset]
+
+
+def _sees(causal: bool) -> str:
+    return ("causal (each query sees itself and the tokens before it)" if causal else
+            "unmasked (each query sees every token)")
+
+
+def mask_words(walkthrough_causal: bool, name: str) -> str:
+    """When the walkthrough's head and the model's are masked differently, a sentence that says so ("" otherwise)."""
+    causal = MODELS[name].kind == "decoder"
+    if walkthrough_causal == causal:
+        return ""
+    return (f" The walkthrough's head is {_sees(walkthrough_causal)}, {_model(name)}'s is {_sees(causal)}: each row's "
+            "share is taken over the keys that row sees.")
+
+
+def _sink_place(name: str, tokens: list[str] | tuple[str, ...]) -> str:
+    if MODELS[name].kind == "decoder":
+        return (f"the first token, “{markdown_text(tokens[0])}” (the start of your sentence: {_model(name)} adds no "
+                "special token)")
+    return f"[CLS] and [SEP] (the special tokens {_model(name)} adds at the start and the end)"
+
+
+def _even(best: Informative, n: int) -> str:
+    """Where an even spread would put more than half the weight on the sinks (an encoder's one-word sentence:
+    [CLS] and [SEP] are 2 of its 3 keys), the rule's second half, that share as a fraction of the keys; else ""."""
+    if best.sink_at <= SINK:
+        return ""
+    even = Fraction(best.sink_at).limit_denominator(n)
+    return f", and more than the {even} an even spread over the keys would put there"
+
+
+def choice_words(name: str, tokens: list[str] | tuple[str, ...], best: Informative) -> str:
+    """Why this head was opened, with the counts of ``most_informative_head`` (the measure the page states)."""
+    model, heads = _model(name), best.heads
+    if best.share is None:
+        return (f" Your sentence is one {model} token, so no query has two keys to choose from: no head is more "
+                "focused than another and none is an attention sink, so this is the model's first head.")
+    where = f"averaged over the rows with two keys or more, on {_sink_place(name, tokens)}{_even(best, len(tokens))}"
+    if best.sinks == 0:
+        return (f" None of {model}'s {heads} heads is an attention sink here (more than half its weight, {where}): "
+                f"this head is the most focused of all {heads}.")
+    if best.sinks == heads:
+        return (f" All {heads} of {model}'s heads put more than half their weight, {where}: every one is an "
+                f"attention sink, so none was passed over, and this head is the most focused of all {heads}.")
+    one = best.sinks == 1
+    sinks = f"{best.sinks} {'puts more than half its' if one else 'put more than half their'} weight"
+    more = best.sinks_more_focused
+    them = ("it is not more focused than this head" if one and more == 0 else
+            "it is more focused than this head" if one else
+            "none of them is more focused than this head" if more == 0 else
+            "1 of them is more focused than this head" if more == 1 else
+            f"{more} of them are more focused than this head")
+    others = heads - best.sinks
+    this = ("This is the one head that is not a sink." if others == 1 else
+            f"This head is the most focused of the other {others}.")
+    sink = "an attention sink" if one else "attention sinks"
+    return f" Of {model}'s {heads} heads, {sinks}, {where}: {sink}, passed over ({them}). {this}"
+
+
+def _share(value: float | None) -> str:
+    return "not measured (no query sees two keys)" if value is None else f"{value:.2f}"
+
+
+def _verdict(walkthrough: float | None, trained: float | None, preset: str) -> str:
+    """The two shares compared as shown (two decimals)."""
+    if walkthrough is None or trained is None:
+        return ""
+    if _share(trained) == _share(walkthrough):
+        return " At two decimals the two heads are equally focused."
+    if trained < walkthrough:
+        return (" The trained head's rows are more focused: it has learned where to look." if preset == "random" else
+                " The trained head's rows are more focused than the walkthrough's.")
+    return " Here the trained head is no more focused than the walkthrough's."
+
+
+def to_trained_text(note: dict, tokens: list[str] | tuple[str, ...], trained: float | None) -> str:
+    """On the real model's head, after the bridge from the walkthrough: the sentence that says what changed."""
+    name, layer, head = note["model"], note["layer"], note["head"]
+    return (f"**From the walkthrough to {_model(name)}, on “{markdown_text(note['sentence'])}”.** {MEASURE}: the "
+            f"walkthrough's head, with {weights_words(note['preset'], note['seed'])}, {_share(note['walkthrough'])}; "
+            f"{_model(name)}, layer {layer + 1}, head {head + 1}, {_share(trained)}."
+            f"{mask_words(note['causal'], name)}{choice_words(name, tokens, Informative(*note['best']))}"
+            f"{_verdict(note['walkthrough'], trained, note['preset'])}")
+
+
+def to_walkthrough_text(note: dict, trace: AttentionTrace) -> str:
+    """On the walkthrough, after the bridge from a real head: the sentence that says what changed."""
+    name = note["model"]
+    walkthrough = entropy_share(trace.weights, trace.mask)
+    return (f"**From {_model(name)} to the walkthrough, on “{markdown_text(trace.sentence)}”.** {MEASURE}: "
+            f"{_model(name)}, layer {note['layer'] + 1}, head {note['head'] + 1}, {_share(note['trained'])}; the "
+            f"walkthrough's head, with {weights_words(trace.preset, trace.seed)}, {_share(walkthrough)}."
+            f"{mask_words(trace.causal, name)}{_verdict(walkthrough, note['trained'], trace.preset)}")
+
+
 def offer_trained(trace: AttentionTrace, step: int) -> None:
     """Under a walkthrough step: open the same sentence and step in a trained model."""
-    st.caption("The same step in a model that learned, on your sentence (opened on its most focused head):")
+    st.caption(OFFER)
     columns = st.columns(len(MODELS))
     for column, name in zip(columns, MODELS, strict=True):
         if column.button(SHORT[name], key=f"bridge_{name}", icon=":material/psychology:", width="stretch"):
             _to_trained(trace, step, name)
+
+
+def choose_head(name: str, tokens: list[str], weights) -> Informative:
+    """The head the bridge opens: the most focused that is not an attention sink, with its model's mask and sinks."""
+    n = len(tokens)
+    return most_informative_head(weights, allowed_keys(MODELS[name].kind, n), sink_tokens(MODELS[name].kind, n))
 
 
 def _to_trained(trace: AttentionTrace, step: int, name: str) -> None:
@@ -50,24 +173,34 @@ def _to_trained(trace: AttentionTrace, step: int, name: str) -> None:
     except (ModelMissing, SentenceError) as why:
         st.error(f"{MODELS[name].title} can't open this sentence: {why}", icon=":material/error:")
         return
-    n = len(tokens)
-    allowed = np.tril(np.ones((n, n), dtype=bool)) if MODELS[name].kind == "decoder" else np.ones((n, n), dtype=bool)
-    special = [0] if MODELS[name].kind == "decoder" else [0, n - 1]
-    best = most_informative_head(weights, allowed, special)
+    best = choose_head(name, tokens, weights)
     pick_head(best.layer, best.head)
     st.session_state["rm_model"] = name
     # the step the real page opens, by its title, as after a change of model (ui.models.same_step): the decoder's
     # step list has RoPE after Q, K, V, so its numbers differ from the walkthrough's
     st.session_state["_rm_step_of"] = (None, TITLES[step - 1])
-    st.session_state[_NOTE] = {"from": "random", "sentence": trace.sentence, "random": entropy_share(trace.weights,
-                               trace.mask), "model": name, "layer": best.layer, "head": best.head,
-                               "sinks": best.sinks_passed_over}
+    st.session_state[_NOTE] = {"from": "walkthrough", "sentence": trace.sentence, "preset": trace.preset,
+                               "seed": trace.seed, "causal": trace.causal,
+                               "walkthrough": entropy_share(trace.weights, trace.mask), "model": name,
+                               "layer": best.layer, "head": best.head, "best": tuple(best)}
     st.switch_page(REAL_MODEL)
 
 
+def walkthrough_preset() -> tuple[str, int]:
+    """The walkthrough's W_Q, W_K, W_V as its page will make them (lessons/walkthrough.py), read from the session on
+    another page: its preset, or "custom" when hand edits will apply; and the seed."""
+    state = st.session_state
+    seed, d_model = state.get("seed", default("seed")), state.get("d_model", default("d_model"))
+    preset = state.get("preset") or default("preset")
+    edited = (hand_edited((d_model, state.get("d_k", default("d_k")), preset, seed))
+              or (state.get(EDIT_STATE) is None and bool(state.get(LINK_STATE))))  # a link's edits, not yet applied
+    return ("custom" if edited else preset), seed
+
+
 def offer_random(trace: AttentionTrace, name: str, layer: int, head: int, step: int) -> None:
-    """Under a real head's step: the same step in the walkthrough, with random weights, on the same sentence."""
-    if st.button("The same step with random weights (the walkthrough)", key="bridge_random", icon=":material/casino:"):
+    """Under a real head's step: the same step in the walkthrough, with its own W_Q, W_K, W_V, on the same sentence."""
+    label = f"The same step in the walkthrough, with {weights_words(*walkthrough_preset())}"
+    if st.button(label, key="bridge_random", icon=":material/compare_arrows:"):
         st.session_state["step"] = _walkthrough_step(trace, step)
         st.session_state["all_steps"] = False  # "the same step": the walkthrough opens on that one step
         arrival.go(f"step-{st.session_state['step']}")  # its heading at the top (a long page left the scroll low)
@@ -84,31 +217,13 @@ def _note(page: str, sentence: str) -> dict | None:
     return note
 
 
-def _share(value: float | None) -> str:
-    return "not measured (no query sees two keys)" if value is None else f"{value:.2f}"
-
-
-def _verdict(random: float | None, trained: float | None) -> str:
-    if random is None or trained is None:
-        return ""
-    if trained < random:
-        return " The trained head's rows are more focused: it has learned where to look."
-    return " Here the trained head is no more focused than random weights."
-
-
 def changed_on_trained(trace: AttentionTrace, name: str, layer: int, head: int) -> None:
     """On the real model's head, after the bridge from the walkthrough: what changed, measured on both traces."""
-    note = _note("random", trace.sentence)
+    note = _note("walkthrough", trace.sentence)
     if note is None or (note["model"], note["layer"], note["head"]) != (name, layer, head):
         return
-    trained = entropy_share(trace.weights, trace.mask)
-    sinks = note["sinks"]
-    passed = f" ({sinks} heads that park most of their weight on the special tokens were passed over)" if sinks else ""
-    st.info(f"**From random to trained, on “{markdown_text(trace.sentence)}”.** How focused α's rows are (each row's "
-            "entropy as a share of its largest, averaged: 1 = every key weighted equally, 0 = one key takes all): "
-            f"the walkthrough's random weights {_share(note['random'])}; {MODELS[name].title}, layer {layer + 1}, "
-            f"head {head + 1}, {_share(trained)}. This head is the most focused of the model on your sentence"
-            f"{passed}.{_verdict(note['random'], trained)}", icon=":material/compare_arrows:")
+    st.info(to_trained_text(note, trace.tokens, entropy_share(trace.weights, trace.mask)),
+            icon=":material/compare_arrows:")
 
 
 def changed_on_random(trace: AttentionTrace) -> None:
@@ -116,9 +231,4 @@ def changed_on_random(trace: AttentionTrace) -> None:
     note = _note("trained", trace.sentence)
     if note is None:
         return
-    random = entropy_share(trace.weights, trace.mask)
-    st.info(f"**From trained to random, on “{markdown_text(trace.sentence)}”.** How focused α's rows are (each row's "
-            "entropy as a share of its largest, averaged: 1 = every key weighted equally, 0 = one key takes all): "
-            f"{MODELS[note['model']].title}, layer {note['layer'] + 1}, head {note['head'] + 1}, "
-            f"{_share(note['trained'])}; these random weights {_share(random)}.{_verdict(random, note['trained'])}",
-            icon=":material/compare_arrows:")
+    st.info(to_walkthrough_text(note, trace), icon=":material/compare_arrows:")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from attention.focus import model_sinks
 from attention.pretrained.common import Array
 
 # The family most claims are measured over: varied, and some chosen to break a claim (one word said
@@ -92,8 +93,9 @@ def induction(tokens: list[str], alpha: Array) -> float | None:
 
 
 def first_token_heads(tokens: list[str], weights: Array) -> float:
-    """The share of all heads whose rows (after the first) put most of their weight on the first token."""
-    return float(np.mean(weights[:, :, 1:, 0].mean(axis=-1) > 0.5))
+    """The share of a decoder's heads whose rows after the first (the rows with two keys or more) put most of their
+    weight on the first token: its attention sinks (``attention.focus.model_sinks``, which the pages count)."""
+    return float(np.mean(model_sinks("decoder", weights)))
 
 
 @dataclass(frozen=True)

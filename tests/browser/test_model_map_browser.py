@@ -75,12 +75,12 @@ def test_the_bridge_opens_the_same_sentence_and_step_in_a_trained_model_and_come
     param(page, "rm_step", "7")
     param(page, "rm_layer", str(best.layer + 1), default="1")
     param(page, "rm_head", str(best.head + 1), default="1")
-    expect(page.get_by_text("From random to trained")).to_be_visible()
+    expect(page.get_by_text("From the walkthrough to MiniLM", exact=False)).to_be_visible()
     expect(page.locator(".st-key-sentence input")).to_have_value(sentence, timeout=TIMEOUT_MS)
     page.locator(".st-key-bridge_random button").click()
     page.wait_for_url(lambda url: "/real_model" not in url, timeout=TIMEOUT_MS)
     param(page, "step", "7")
-    expect(page.get_by_text("From trained to random")).to_be_visible()
+    expect(page.get_by_text("From MiniLM to the walkthrough", exact=False)).to_be_visible()
     expect(page.locator("#step-7")).to_be_visible()
 
 
