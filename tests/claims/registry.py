@@ -263,7 +263,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_classroom::test_every_option_of_every_question_is_judged_as_the_engine_says"),
         ("The first token may attend only to itself, so α_1,1 = 1 and every other weight is 0",
          f"{F}::test_masked_keys_get_weight_exactly_zero_and_every_row_still_sums_to_one"),
-        ("\" the same vector, so \"", "tests.test_classroom::test_a_one_token_sentence_accepts_every_option_that_is_its_own_value_vector"),
+        ("\" the same vector, so \"", "tests.test_classroom::test_a_repeated_word_accepts_every_option_that_is_its_own_value_vector"),
         ("so its value vector gets the largest share", "tests.test_classroom::test_every_option_of_every_question_is_judged_as_the_engine_says"),
         ("an exact tie", "tests.test_classroom::test_the_issue_tie_is_accepted_and_explained"),
         ("Each head gets d_k = d_model / h", "tests.test_multihead_and_scaling::test_multi_head_bad_head_count_explains_itself"),
