@@ -48,6 +48,29 @@ def test_multihead_default_shows_two_heads_and_the_engine_numbers():
     assert any(r"2 \times [4 \times 4]" in latex.value for latex in at.latex)  # the split → concat path
 
 
+@pytest.mark.parametrize(("d_model", "heads"), [(8, 2), (8, 8), (6, 3), (2, 1), (16, 4)])
+def test_w_os_heatmap_and_table_name_its_rows_and_columns_d_model(d_model, heads):
+    """Issue 43: W_O's heatmap labelled its columns "output dim (d_k)", W_Q's label; W_O is [d_model × d_model]:
+    its rows are Concat's h·d_k = d_model columns, its columns the output's d_model dimensions. Read back from the
+    page's chart, its table and its tooltips' names, over head counts and d_model."""
+    at = open_page(MULTIHEAD, d_model=d_model, heads=heads)
+    panel = view_panels(at)["w_o"]
+    fig = type("Fig", (), {"markup": panel["figure"]["svg"], "width": panel["figure"]["width"],
+                           "height": panel["figure"]["height"]})
+    d_k = d_model // heads
+    rows, cols = R.texts(fig, "ytitle"), R.texts(fig, "xtitle")
+    assert len(rows) == len(cols) == 1 and "d_model" in rows[0] and "d_model" in cols[0]
+    assert "Concat" in rows[0] and cols[0].startswith("output")
+    if d_k != d_model:
+        assert "(d_k)" not in rows[0] + cols[0]  # W_Q's axis name
+    assert R.texts(fig, "title") == [f"W_O  [{d_model} × {d_model}]"]
+    assert panel["corner"] == "Concat dim ↓ · output dim →"
+    assert (panel["rowName"], panel["colName"]) == ("Concat dimension", "output dimension")
+    assert len(panel["rows"]) == len(panel["cols"]) == d_model  # the table: d_model rows and columns
+    concat = view_panels(at)["concat"]
+    assert len(concat["cols"]) == d_model == heads * d_k  # W_O's rows are Concat's columns, one for one
+
+
 def test_multihead_with_one_head_equals_the_walkthrough_numbers():
     walk = run_app(d_k=8)  # the walkthrough at d_k = d_model, same seed and sentence
     multi = open_page(MULTIHEAD, heads=1)

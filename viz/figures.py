@@ -147,13 +147,18 @@ def token_by_dim_figure(trace: AttentionTrace | MultiHeadTrace, m: npt.ArrayLike
     )
 
 
-def projection_figure(w: npt.ArrayLike, name: str, *, compact: bool = False) -> svg.Svg:
-    """A [d_model, d_k] projection matrix: rows input dimensions, columns output dimensions."""
+W_O_AXES = ("Concat dim (h·d_k = d_model)", "output dim (d_model)")  # W_O [d_model × d_model]: Concat · W_O
+
+
+def projection_figure(w: npt.ArrayLike, name: str, *, compact: bool = False,
+                      axes: tuple[str, str] = ("input dim (d_model)", "output dim (d_k)")) -> svg.Svg:
+    """A projection matrix: rows input dimensions, columns output dimensions. ``axes`` names them: by default
+    W_Q's, W_K's and W_V's [d_model × d_k]; W_O's [d_model × d_model] is ``W_O_AXES`` (its rows are Concat's
+    h·d_k = d_model columns)."""
     w = np.asarray(w)
     return heatmap(
         w, row_labels=dim_labels(w.shape[0]), col_labels=dim_labels(w.shape[1]),
-        title=f"{name}  [{w.shape[0]} × {w.shape[1]}]", row_title="input dim (d_model)",
-        col_title="output dim (d_k)", compact=compact,
+        title=f"{name}  [{w.shape[0]} × {w.shape[1]}]", row_title=axes[0], col_title=axes[1], compact=compact,
     )
 
 

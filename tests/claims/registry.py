@@ -144,6 +144,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_multihead_and_scaling::test_multi_head_bad_head_count_explains_itself"),
         ("W_O is [d_model × d_model], seeded random like the other matrices (entries ~ N(0, 1/d_model)).",
          "tests.test_multihead_and_scaling::test_w_o_is_seeded_and_scaled"),
+        ("names=(\"Concat dimension\", \"output dimension\")",
+         "tests.test_lessons_issue3::test_w_os_heatmap_and_table_name_its_rows_and_columns_d_model"),
     ],
     # --- √d_k --------------------------------------------------------------------------------------
     "assets/scaling/00_intro.md": [
@@ -283,6 +285,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_tooltips::test_the_sum_table_of_step_8_adds_up_column_by_column_as_shown"),
         ("its terms give it only approximately (≈)",
          "tests.test_tooltips::test_the_sum_table_of_step_8_adds_up_column_by_column_as_shown"),
+        ("Concat dim ↓ · output dim →",
+         "tests.test_lessons_issue3::test_w_os_heatmap_and_table_name_its_rows_and_columns_d_model"),
     ],
     "viz/parts.py": [
         ("is {'exactly the same' if same_alpha else 'different'} as in stage 1", f"{P}::test_values_leave_alpha_exactly_as_it_was"),
