@@ -160,7 +160,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("With the scores divided by √d_k the weights stay spread out for every d_k, and the gradient stays alive",
          f"{F}::test_with_scaling_the_weights_stay_spread_and_the_gradient_alive_for_every_d_k"),
         ("One random row can go either way, so the page counts many",
-         "tests.test_multihead_and_scaling::test_the_example_row_is_called_untypical_exactly_when_it_goes_against_the_medians"),
+         "tests.test_multihead_and_scaling::test_one_random_row_can_go_either_way"),
     ],
     "assets/scaling/02_temperature.md": [
         ("(shared equally when several keys tie for the best score)",
@@ -174,8 +174,22 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("Close to 1 for every d_k.", f"{F}::test_a_typical_score_is_about_root_d_k_and_scaling_brings_it_back_to_about_one"),
     ],
     "viz/scaling.py": [
-        ("This row happens to be untypical",
-         "tests.test_multihead_and_scaling::test_the_example_row_is_called_untypical_exactly_when_it_goes_against_the_medians"),
+        ("**An example, the median row:** of the {rows} rows at d_k = {d_k}, the one in the middle when they are "
+         "ranked by their largest weight without scaling ({largest}, the median in the table above)",
+         "tests.test_multihead_and_scaling::test_the_example_is_the_median_row_of_the_experiment_by_its_unscaled_largest_weight"),
+        ("Without scaling its softmax is {'sharper' if weight == 'larger' else 'flatter'}: its largest weight is {a}, "
+         "against {b} with scaling.",
+         "tests.test_multihead_and_scaling::test_the_sentences_about_the_example_are_true_on_its_numbers"),
+        ("Its ‖∂α/∂z‖ is {jacobian} without scaling, {j0} against {j1}, {'like' if median == jacobian else 'unlike'} "
+         "the medians over the {rows} rows ({m0} against {m1}).",
+         "tests.test_multihead_and_scaling::test_the_sentences_about_the_example_are_true_on_its_numbers"),
+        ("Its largest weight is {a} with and without scaling, at three decimals.",
+         "tests.test_multihead_and_scaling::test_the_examples_sentences_say_when_two_numbers_are_the_same_as_shown"),
+        ("Its ‖∂α/∂z‖ is {j0} with and without scaling, at four decimals; the medians over the {rows} rows are {m0} "
+         "without scaling and {m1} with it.",
+         "tests.test_multihead_and_scaling::test_the_examples_sentences_say_when_two_numbers_are_the_same_as_shown"),
+        ("At d_k = 1, √d_k = 1: scaling divides by 1 and changes nothing.",
+         "tests.test_multihead_and_scaling::test_the_sentences_about_the_example_are_true_on_its_numbers"),
     ],
     # --- phonebook ---------------------------------------------------------------------------------
     "assets/phonebook/00_intro.md": NO_CLAIM + ": the analogy is set up; the numbers come in the next texts",
