@@ -80,12 +80,35 @@ def saturation_stats(d_k: int, n_rows: int, n_keys: int, seed: int) -> Saturatio
     J alone says whether the softmax is saturated; ∂α/∂q also carries the keys' size, which is what
     the training signal to W_Q sees.
     """
+    s, k = _rows(d_k, n_rows, n_keys, seed)  # [rows, keys], [rows, keys, d_k]
+    max_weight, jacobian_z, gradient_q = _statistics(s, k, d_k)  # each [2, rows]
+    return SaturationStats(d_k, max_weight, jacobian_z, gradient_q)
+
+
+def _rows(d_k: int, n_rows: int, n_keys: int, seed: int) -> tuple[Array, Array]:
+    """The experiment's random rows: raw scores s = K q [rows, keys] and keys K [rows, keys, d_k], q, K ~ N(0, 1)."""
     rng = np.random.default_rng([seed, d_k, 0x5A7])
     q = rng.standard_normal((n_rows, d_k))  # [rows, d_k]
     k = rng.standard_normal((n_rows, n_keys, d_k))  # [rows, keys, d_k]
-    s = np.einsum("rjc,rc->rj", k, q)  # [rows, keys]
-    max_weight, jacobian_z, gradient_q = _statistics(s, k, d_k)  # each [2, rows]
-    return SaturationStats(d_k, max_weight, jacobian_z, gradient_q)
+    return np.einsum("rjc,rc->rj", k, q), k  # [rows, keys], [rows, keys, d_k]
+
+
+class ExampleRow(NamedTuple):
+    """One of the experiment's rows, shown as its example."""
+
+    index: int  # which row of ``saturation_stats``' draw
+    scores: Array  # its raw scores s = K q   [keys]
+    keys: Array  # K   [keys, d_k]
+
+
+def median_row(d_k: int, n_rows: int, n_keys: int, seed: int) -> ExampleRow:
+    """Of the rows ``saturation_stats(d_k, n_rows, n_keys, seed)`` measures (the same draw), the one in the middle
+    when they are ranked by their largest weight without scaling, max_j softmax(s)_j: rank ``n_rows // 2`` from
+    0 (rows with equal weights in the order drawn). With ``n_rows`` odd its largest weight is the rows' median."""
+    s, k = _rows(d_k, n_rows, n_keys, seed)
+    largest = softmax(1.0 * s, axis=-1).max(axis=-1)  # [rows]: saturation_stats' max_weight[0], computed alike
+    r = int(np.argsort(largest, kind="stable")[n_rows // 2])
+    return ExampleRow(r, s[r], k[r])
 
 
 def _statistics(s: Array, k: Array, d_k: int) -> tuple[Array, Array, Array]:

@@ -68,7 +68,8 @@ st.latex(
 )
 ui.matrix(F.token_by_dim_figure(mh, mh.concat, "Concat(head outputs)"), T.token_by_dim_frame(mh, mh.concat), "concat")
 st.caption(" · ".join(f"columns {k * d_k + 1}–{(k + 1) * d_k}: head {k + 1}" for k in range(h)))
-ui.matrix(F.projection_figure(mh.w_o, "W_O"), T.projection_frame(mh.w_o), "w_o")
+ui.matrix(F.projection_figure(mh.w_o, "W_O", axes=F.W_O_AXES), T.projection_frame(mh.w_o, corner=T.W_O_CORNER), "w_o",
+          names=("Concat dimension", "output dimension"))
 st.caption("W_O is [d_model × d_model], seeded random like the other matrices (entries ~ N(0, 1/d_model)).")
 ui.matrix(F.token_by_dim_figure(mh, mh.output, "output = Concat · W_O"), T.token_by_dim_frame(mh, mh.output),
           "mh-output")

@@ -3,16 +3,18 @@
 import numpy as np
 import streamlit as st
 
-from attention import dot_product_samples, random_score_row, softmax, trace_self_attention
+from attention import dot_product_samples, softmax, trace_self_attention
 from attention.scaling import row_statistics
 from ui import components as ui
 from ui import model_map
 from ui.experiments import KEYS, ROWS, saturation
+from ui.experiments import example as experiment_example
 from ui.links import DK_CHOICES, TEMPERATURES, default
 from ui.settings import shared, trace_or_explain
 from viz import figures as F
 from viz import scaling as S
 from viz import tables as T
+from viz.labels import format_number
 
 SAMPLES = 4000
 D_K_GRID = (1, 4, 16, 64, 256, 512)
@@ -49,18 +51,19 @@ st.caption(f"Saturated: the largest weight is above {S.SATURATED}. z is the soft
            f"scaling, z = s/√d_k with it, s = q·k). ∂α/∂q = ∂α/∂z · ∂z/∂q is what reaches the query, and so W_Q; "
            f"below {S.NO_GRADIENT} almost no training signal gets through.")
 
-st.markdown(f"**One more random row, as an example**: one query against {KEYS} random keys, d_k = {d_k}.")
-scores, keys = random_score_row(d_k, KEYS, seed=settings.seed)  # [KEYS], [KEYS, d_k]
+example = experiment_example(d_k, settings.seed)  # the median row of the experiment's rows at this d_k
+scores, keys = example.scores, example.keys  # [KEYS], [KEYS, d_k]
+row = row_statistics(scores, keys, d_k)  # [2, 3]
+st.markdown(S.example_text(row, d_k=d_k, rows=ROWS, keys=KEYS))
 raw, scaled = softmax(scores), softmax(scores / np.sqrt(d_k))
 ui.chart_row([(S.softmax_bars("softmax(s): no scaling", raw), "row-raw"),
               (S.softmax_bars(f"softmax(s / √{d_k})", scaled), "row-scaled")])
-row = row_statistics(scores, keys, d_k)  # [2, 3]
 for column, side, name in zip(st.columns(2), (0, 1), ("no scaling", f"÷ √{d_k}"), strict=True):
-    column.metric(f"largest weight, {name}", f"{row[side, 0]:.3f}")
-    column.metric(f"‖∂α/∂z‖ (z: softmax input), {name}", f"{row[side, 1]:.4f}")
-    column.metric(f"‖∂α/∂q‖ (reaches W_Q), {name}", f"{row[side, 2]:.4f}")
-st.caption(S.row_verdict(row, frame.loc[d_k]) + " The raw scores s = q·k are "
-           + ", ".join(f"{s:.1f}" for s in scores) + ".")
+    column.metric(f"largest weight, {name}", format_number(row[side, 0], 3))
+    column.metric(f"‖∂α/∂z‖ (z: softmax input), {name}", format_number(row[side, 1], 4))
+    column.metric(f"‖∂α/∂q‖ (reaches W_Q), {name}", format_number(row[side, 2], 4))
+st.caption(S.row_verdict(row, frame.loc[d_k], d_k=d_k, rows=ROWS) + " The raw scores s = q·k are "
+           + ", ".join(format_number(s, 1) for s in scores) + ".")
 
 st.subheader("Temperature", divider="gray")
 ui.lesson("scaling/02_temperature")

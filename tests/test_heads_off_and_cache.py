@@ -575,3 +575,14 @@ def test_a_links_warning_stays_on_the_page_after_the_writing_it_opened_is_done(s
     assert_no_exception(at)
     assert len(shown_table(at, "gen-written")) == 6  # drawn by the run after the writing
     assert "cached steps 1–5" in " ".join(readable(w.value) for w in at.warning)
+
+
+@pytest.mark.parametrize("prompt", [1, 2, 3])
+def test_the_written_tables_first_row_counts_the_prompts_tokens_in_good_grammar(prompt):
+    """Issue 43: a one-token prompt read "the prompt, 1 tokens"."""
+    from types import SimpleNamespace
+    tokens = [f"w{k}" for k in range(prompt + 2)]  # the prompt, then two written tokens
+    gen = SimpleNamespace(tokens=tokens, prompt=prompt, written=list(range(2)), probabilities=[0.5, 0.25],
+                          seconds_cached=[0.01, 0.01], seconds_recomputed=[0.01, 0.02])
+    frame = G.written_frame(gen, lambda t, cached: 1_000_000)
+    assert frame["reads"].iloc[0] == f"the prompt, {prompt} token" + ("s" if prompt > 1 else "")

@@ -48,6 +48,29 @@ def test_multihead_default_shows_two_heads_and_the_engine_numbers():
     assert any(r"2 \times [4 \times 4]" in latex.value for latex in at.latex)  # the split → concat path
 
 
+@pytest.mark.parametrize(("d_model", "heads"), [(8, 2), (8, 8), (6, 3), (2, 1), (16, 4)])
+def test_w_os_heatmap_and_table_name_its_rows_and_columns_d_model(d_model, heads):
+    """Issue 43: W_O's heatmap labelled its columns "output dim (d_k)", W_Q's label; W_O is [d_model × d_model]:
+    its rows are Concat's h·d_k = d_model columns, its columns the output's d_model dimensions. Read back from the
+    page's chart, its table and its tooltips' names, over head counts and d_model."""
+    at = open_page(MULTIHEAD, d_model=d_model, heads=heads)
+    panel = view_panels(at)["w_o"]
+    fig = type("Fig", (), {"markup": panel["figure"]["svg"], "width": panel["figure"]["width"],
+                           "height": panel["figure"]["height"]})
+    d_k = d_model // heads
+    rows, cols = R.texts(fig, "ytitle"), R.texts(fig, "xtitle")
+    assert len(rows) == len(cols) == 1 and "d_model" in rows[0] and "d_model" in cols[0]
+    assert "Concat" in rows[0] and cols[0].startswith("output")
+    if d_k != d_model:
+        assert "(d_k)" not in rows[0] + cols[0]  # W_Q's axis name
+    assert R.texts(fig, "title") == [f"W_O  [{d_model} × {d_model}]"]
+    assert panel["corner"] == "Concat dim ↓ · output dim →"
+    assert (panel["rowName"], panel["colName"]) == ("Concat dimension", "output dimension")
+    assert len(panel["rows"]) == len(panel["cols"]) == d_model  # the table: d_model rows and columns
+    concat = view_panels(at)["concat"]
+    assert len(concat["cols"]) == d_model == heads * d_k  # W_O's rows are Concat's columns, one for one
+
+
 def test_multihead_with_one_head_equals_the_walkthrough_numbers():
     walk = run_app(d_k=8)  # the walkthrough at d_k = d_model, same seed and sentence
     multi = open_page(MULTIHEAD, heads=1)
@@ -116,14 +139,40 @@ def test_masked_weights_look_different_from_small_weights():
 
 
 # --- √d_k page ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(("d_k", "seed"), [(64, None), (1, 7), (2, 0), (64, 5), (512, 42)])
+def test_the_scaling_pages_example_is_the_median_row_the_table_shows(d_k, seed):
+    """Issue 43: at the defaults (d_k 64, seed 42) "One more random row, as an example" had an unscaled largest
+    weight of 0.596, far from the table's median (0.968 then), and a caption calling it untypical. The example is
+    the experiment's median row by that weight: the page says so in one sentence, its number is the table's
+    median at the slider's d_k, and the metrics and the caption under the bars are its own numbers."""
+    at = open_page(SCALING, dk_demo=d_k, **({} if seed is None else {"seed": seed}))
+    [heading] = [m.value for m in at.markdown if "the median row" in m.value]
+    said = re.search(r"ranked by their largest weight without scaling \((\d\.\d{3}), the median in the table above\)",
+                     heading)
+    assert said, heading
+    stats = shown_table(at, "saturation-stats")
+    assert said[1] == stats.loc["median max α, no scaling", str(d_k)]  # the table's own median
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["largest weight, no scaling"] == said[1]
+    [caption] = [c.value for c in at.caption if "The raw scores s = q·k are" in c.value]
+    assert "untypical" not in caption and "One more random row" not in "".join(m.value for m in at.markdown)
+    if d_k == 1:
+        assert caption.startswith("At d_k = 1, √d_k = 1: scaling divides by 1 and changes nothing.")
+        assert metrics["largest weight, no scaling"] == metrics["largest weight, ÷ √1"]
+        return
+    assert f"its largest weight is {said[1]}, against {metrics[f'largest weight, ÷ √{d_k}']} with scaling" in caption
+    j0, j1 = (metrics[f"‖∂α/∂z‖ (z: softmax input), {side}"] for side in ("no scaling", f"÷ √{d_k}"))
+    assert f"without scaling, {j0} against {j1}, " in caption
+    assert ("smaller without scaling" in caption) == (float(j0) < float(j1))
+
+
 def test_scaling_page_default_and_controls():
     at = open_page(SCALING)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["d_k"] == "64"
     dots = A.dot_product_samples(64, 4000, seed=DEFAULT_SEED)
     assert metrics["measured Var(q·k)"] == f"{dots.var():.1f}"
-    # the default row (seed 42, d_k 64) is one of the untypical ones, and the page says so
-    assert any("happens to be untypical" in c.value for c in at.caption)
+    assert not any("untypical" in c.value for c in at.caption)  # the example is the median row (issue 43)
     stats = shown_table(at, "saturation-stats").map(shown_number)  # a row per measure, a column per d_k
     assert list(stats.columns) == [str(d) for d in (1, 4, 16, 64, 256, 512)]
     sharpest = stats.loc["median max α, no scaling"]
@@ -135,7 +184,8 @@ def test_scaling_page_default_and_controls():
     assert float(metrics["largest weight, ÷ √512"]) < 0.9
     for grad in ("‖∂α/∂z‖ (z: softmax input)", "‖∂α/∂q‖ (reaches W_Q)"):
         assert float(metrics[f"{grad}, no scaling"]) < float(metrics[f"{grad}, ÷ √512"])
-    assert any("This row is typical" in c.value for c in at.caption)
+    assert any("Without scaling its softmax is sharper" in c.value and re.search("(?<!un)like the medians", c.value)
+               for c in at.caption)
 
 
 @pytest.mark.parametrize("temperature", [0.05, 10.0])

@@ -246,11 +246,49 @@ def test_the_thumbnails_are_the_traces_own_numbers_where_they_fit(sentence, d_k,
     expected = colours("weights", np.where(trace.mask, trace.weights, np.nan) / trace.weights.max())
     assert alpha["colours"] == expected
     assert (np.array(alpha["colours"]) == MASKED_FILL).sum() == (~trace.mask).sum()
-    top = np.abs(trace.scores[trace.mask]).max()
-    for label, m in (("Scores", trace.scores), ("÷", trace.scaled_scores)):  # one scale: the division pales them
-        shown = np.where(trace.mask, m, np.nan)
-        want = colours("signed", (shown + top) / (2 * top)) if top > 0 else colours("signed", np.full(m.shape, 0.5))
+    # one scale: the division pales them; the scores have every cell (step 5 has no mask), the scaled scores grey
+    # where the mask set them to −∞ (step 6)
+    top = max(np.abs(trace.scores).max(), np.abs(trace.scaled_scores[trace.mask]).max())
+    for label, shown in (("Scores", trace.scores), ("÷", np.where(trace.mask, trace.scaled_scores, np.nan))):
+        want = colours("signed", (shown + top) / (2 * top)) if top > 0 else colours("signed", np.full(shown.shape, 0.5))
         assert head[label]["thumb"]["colours"] == want
+    assert MASKED_FILL not in head["Scores"]["thumb"]["colours"]
+
+
+STEP_PANELS = {"Embeddings X": "x", "Queries, keys and values": "q", "Scores Q·Kᵀ": "scores",
+               "Scale by 1/√d_k": "scaled", "Softmax: attention weights α": "weights",
+               "The output for one query": "output"}
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("sentence", ["a b c", "the cat sat on the mat", "hello", "x y", "😀 😀 🤗"])
+def test_each_thumbnail_greys_the_cells_its_step_draws_grey(sentence, causal):
+    """Issue 43: with the causal mask on, the scores' thumbnail greyed the masked cells, which step 5 shows as
+    numbers (the mask comes at step 6). Each step's thumbnail on the map is grey exactly where that step's own
+    heatmap on the page is grey: the scaled scores (−∞) and α (—) where masked, nothing else."""
+    import numpy as np
+
+    from tests.svg_reading import cell_fills
+    from tests.table_reading import view_panels
+    from viz.svg import MASKED_FILL
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update({"sentence": sentence, "all_steps": "true", "causal": str(causal).lower()})
+    at.run()
+    assert_no_exception(at)
+    [data] = maps(at).values()
+    panels = view_panels(at)
+    n = len(sentence.split())
+    for title, part in zip(TITLES, parts(data), strict=True):
+        if title not in STEP_PANELS:
+            assert part["thumb"] is None  # tokens, W_Q, W_K, W_V: nothing of the head's rows to draw
+            continue
+        shown = panels[STEP_PANELS[title]]["figure"]
+        fig = type("Fig", (), {"markup": shown["svg"], "width": shown["width"], "height": shown["height"]})
+        thumb = part["thumb"]
+        shape = (thumb["rows"], thumb["cols"])
+        drawn_grey = cell_fills(fig, shape) == MASKED_FILL  # the step's heatmap, as the page draws it
+        assert ((np.array(thumb["colours"]).reshape(shape) == MASKED_FILL) == drawn_grey).all(), title
+        assert drawn_grey.any() == (causal and n > 1 and title in {"Scale by 1/√d_k", "Softmax: attention weights α"})
 
 
 def test_a_flat_matrixs_thumbnail_keeps_its_masked_cells_grey():

@@ -269,3 +269,38 @@ def test_a_64_token_sentence_shows_its_large_tables_as_a_scrolling_grid():
     engine = A.trace_self_attention(sentence, seed=DEFAULT_SEED)
     assert list(grid.index[:4]) == ["* (1)", "a", "* (3)", "w0"]  # shown as typed, no Markdown escapes
     np.testing.assert_allclose(grid.map(shown_number).to_numpy(), engine.weights, atol=0.005 + 1e-9)
+
+
+PLURAL_AFTER_ONE = re.compile(r"(?<![\d.,−-])\b1 (?:terms|tokens|keys|queries|rows|columns|values|heads|words)\b")
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("sentence", ["hello", "a b", "x y z"])
+def test_short_sentences_read_in_good_grammar_and_ask_only_real_questions(sentence, causal):
+    """Issue 43: on a one-token sentence step 8's sum was titled "[1 terms + sum]", step 1's chart "1 tokens", and
+    step 7 asked whose value vector gets the largest share with one option to choose. Every text of every step of
+    1- to 3-token sentences (Markdown, captions, charts' titles and text alternatives, the questions) has no "1"
+    before a plural, and every question offered has two options or more."""
+    import xml.etree.ElementTree as ET
+
+    from tests.svg_reading import NS
+
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update({"sentence": sentence, "all_steps": "true", "causal": str(causal).lower()})
+    at.run()
+    assert_healthy(at)
+    n = len(sentence.split())
+    panels = view_panels(at)
+    texts = [m.value for m in (*at.markdown, *at.caption, *at.subheader)]
+    for panel in panels.values():
+        if "figure" in panel:
+            texts.append(panel["figure"]["alt"])
+            texts += ["".join(t.itertext()) for t in ET.fromstring(panel["figure"]["svg"]).iter(f"{NS}text")]
+    texts += [r.label for r in at.radio] + [o for r in at.radio for o in r.options] + [w.label for w in at.number_input]
+    assert not [t for t in texts if PLURAL_AFTER_ONE.search(t)]
+    titles = {key: ["".join(t.itertext()) for t in ET.fromstring(panels[key]["figure"]["svg"]).iter(f"{NS}text")
+                    if t.get("class") == "title"] for key in ("tokens", "weighted-sum")}
+    assert titles["tokens"] == [f"{n} token" + ("s" if n > 1 else "")]
+    assert titles["weighted-sum"][0].endswith(f"[{n} term{'s' if n > 1 else ''} + sum]")
+    questions = [r for r in at.radio if r.key.startswith("ex-")]
+    assert all(len(r.options) >= 2 for r in questions), [(r.key, r.options) for r in questions]

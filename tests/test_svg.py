@@ -214,3 +214,23 @@ def test_a_heatmaps_row_title_never_runs_over_its_title(rows, cols, title, numbe
     y = float(found[2])
     half = svg.text_width(title, 13) / 2 if "rotate(" in found[0] else 13 / 2
     assert y - half >= 16 + 15 / 2, (y, half)  # below the title's line
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 4), cols=st.integers(1, 4), numbers=st.booleans(),
+       row_title=st.sampled_from(["token", "Concat dim (h·d_k = d_model)", "input dim (d_model)"]),
+       col_title=st.sampled_from(["key", "output dim (d_model)", "output dim (d_k)", "dimension = the row's first"]))
+def test_a_small_heatmaps_axis_titles_stay_inside_the_image(rows, cols, numbers, row_title, col_title):
+    """Issue 43: W_O's axis titles, "output dim (d_model)" centred under two columns and "Concat dim (h·d_k =
+    d_model)" standing level above them, ran off the image's edges at d_model 2. Measured in the real font."""
+    z = np.linspace(-1, 1, rows * cols).reshape(rows, cols)
+    fig = svg.heatmap(z, cell_text=[["0.00"] * cols for _ in range(rows)] if numbers else None,
+                      row_labels=[str(i + 1) for i in range(rows)], col_labels=[str(j + 1) for j in range(cols)],
+                      title=f"W_O  [{rows} × {cols}]", row_title=row_title, col_title=col_title, scale="signed",
+                      zmin=-1, zmax=1)
+    (x_title,) = R.elements(fig, "text", "xtitle")
+    half = drawn_width(x_title.text, 13) / 2
+    assert 0 <= float(x_title.get("x")) - half and float(x_title.get("x")) + half <= fig.width
+    (y_title,) = R.elements(fig, "text", "ytitle")
+    if y_title.get("transform") is None:  # standing level: it runs along the top, from x
+        assert float(y_title.get("x")) >= 0 and float(y_title.get("x")) + drawn_width(y_title.text, 13) <= fig.width

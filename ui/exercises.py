@@ -34,7 +34,9 @@ def step_questions(trace: AttentionTrace, step: int, *, prefix: str = "ex") -> N
 
 
 def question_box(questions: Sequence[Question], *, prefix: str, key: str, title: str) -> None:
-    """Questions in a box; feedback at once; the first answer to each question counts."""
+    """Questions in a box; feedback at once; the first answer to each question counts. No box without a question."""
+    if not questions:
+        return
     log: dict[str, bool] = st.session_state.setdefault(_LOG, {})
     with st.container(border=True, key=key):
         st.markdown(f"**{title}**")

@@ -10,6 +10,9 @@ guess a seeded random number before it is shown:
   that rounded scores can give counts); and what the causal mask makes of the first token's output;
 - step 7 (α): whose value vector gets the largest share of the output (out_i = Σ_j α_ij v_j).
 
+A question with one possible answer is not asked: nothing about a row whose query sees a single key (α is 1
+on it), no mask question on a one-token sentence, no choice whose every option is right (``asks_something``).
+
 Pure functions: the expected answers come from the engine's trace, never from the page.
 """
 
@@ -89,21 +92,34 @@ def make_questions(trace: AttentionTrace) -> list[Question]:
     lid = lesson_id(trace)
     rng = np.random.default_rng(int(lid, 16))
     i, j = int(rng.integers(n)), int(rng.integers(n))
+    # a row whose query sees one key only (a one-token sentence; the first row under the causal mask) has one
+    # possible answer to every question about it: its α is 1 on that key
+    rows = [r for r in range(n) if int(trace.mask[r].sum()) >= 2]
+    if rows and i not in rows:
+        i = rows[int(rng.integers(len(rows)))]
     if trace.causal:
         j = min(j, i)  # a key query i may see
     questions = [_shape_question(trace, lid)]
     # rows whose winner the two-decimal tables show: the scaled scores (step 6) and α (step 7) alike
-    clear = [r for r in range(n) if clear_at_shown_precision(trace.masked_scores[r], trace.mask[r])
+    clear = [r for r in rows if clear_at_shown_precision(trace.masked_scores[r], trace.mask[r])
              and clear_at_shown_precision(trace.weights[r], trace.mask[r])]
     if clear:
         r = i if i in clear else clear[int(rng.integers(len(clear)))]
         questions.append(_winner_question(trace, r, lid, labels))
-    questions.append(_alpha_question(trace, i, j, lid, labels))
-    questions.append(_mask_question(trace, lid, labels))
+    if rows:
+        questions.append(_alpha_question(trace, i, j, lid, labels))
+    if n > 1:  # one token: the mask hides nothing, and every option but the zero vector is that token's v
+        questions.append(_mask_question(trace, lid, labels))
     if clear:
         r = clear[int(rng.integers(len(clear)))]
         questions.append(_value_question(trace, r, lid, labels))
-    return questions
+    return [q for q in questions if asks_something(q)]
+
+
+def asks_something(question: Question) -> bool:
+    """Whether a question has more than one possible answer: a number, or a choice with a wrong option (a
+    choice between options that are all right, or of one option, is not asked)."""
+    return not question.options or any(not question.is_correct(o) for o in question.options)
 
 
 def questions_for_step(trace: AttentionTrace, step: int) -> list[Question]:
@@ -193,8 +209,8 @@ def _alpha_written_out(trace: AttentionTrace, i: int, j: int) -> str:
 
 
 def _mask_question(trace: AttentionTrace, lid: str, labels: list[str]) -> Question:
-    """Step 6: the first token's output under a causal mask. Options that are the same vector on this
-    sentence (one token; a repeated word without positional encodings) are all right."""
+    """Step 6: the first token's output under a causal mask (asked when there are two tokens or more). Options
+    that are the same vector on this sentence (a repeated word without positional encodings) are all right."""
     v = trace.v  # [n, d_k]
     unmasked = np.exp(trace.scaled_scores[0] - trace.scaled_scores[0].max())
     vectors = {MASK_OPTIONS[0]: v[0], MASK_OPTIONS[1]: v.mean(axis=0), MASK_OPTIONS[2]: np.zeros_like(v[0]),
@@ -206,8 +222,7 @@ def _mask_question(trace: AttentionTrace, lid: str, labels: list[str]) -> Questi
     if same:
         explanation += (" On this sentence " + " and ".join(f"“{o}”" for o in same)
                         + (" is" if len(same) == 1 else " are") + " the same vector, so "
-                        + ("it is" if len(same) == 1 else "they are") + " right too"
-                        + (": there is only one token." if trace.n == 1 else "."))
+                        + ("it is" if len(same) == 1 else "they are") + " right too.")
     return Question(
         key=f"{lid}-mask",
         prompt=f"With the causal mask on, what does the output of the first token, “{labels[0]}”, become?",
@@ -238,7 +253,7 @@ def head_questions(n: int, d_model: int, heads: int, lid: str) -> list[Question]
     d_k = d_model // heads
     one = dict.fromkeys([f"{n} × {d_k}", f"{n} × {d_model}", f"{d_model} × {d_k}", f"{n} × {n}"])
     concat = dict.fromkeys([f"{n} × {d_model}", f"{n} × {d_k}", f"{heads} × {n}", f"{n} × {heads * d_model}"])
-    return [
+    return [q for q in (
         Question(key=f"{lid}-head-q", prompt=f"d_model = {d_model} is split into h = {heads} heads. What shape is one "
                                              "head's Q?",
                  options=tuple(one), answer=f"{n} × {d_k}",
@@ -249,4 +264,4 @@ def head_questions(n: int, d_model: int, heads: int, lid: str) -> list[Question]
                  options=tuple(concat), answer=f"{n} × {d_model}",
                  explanation=f"{heads} outputs of [{n} × {d_k}] side by side: [{n} × {heads} · {d_k}] = "
                              f"[{n} × {d_model}], back to d_model columns, which W_O [{d_model} × {d_model}] mixes."),
-    ]
+    ) if asks_something(q)]

@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from attention import AttentionTrace, MultiHeadTrace
 from viz import svg
-from viz.labels import MASKED_TEXT, dim_labels, format_number, query_labels, row_labels, token_labels
+from viz.labels import MASKED_TEXT, count, dim_labels, format_number, query_labels, row_labels, token_labels
 from viz.tables import weighted_sum_decimals, weighted_sum_frame
 
 MAX_CELLS_WITH_NUMBERS = 400  # beyond this the numbers would be too small to read; the table has them
@@ -130,10 +130,10 @@ def tokens_figure(trace: AttentionTrace) -> svg.Svg:
     ids = np.array(trace.token_ids, dtype=np.float64)[None, :]  # [1, n]
     fig = svg.heatmap(
         ids / max(1, max(trace.token_ids)) * 0.55 + 0.4, cell_text=[labels], row_labels=[""],
-        col_labels=[str(i + 1) for i in range(trace.n)], title=f"{trace.n} tokens", row_title=None,
+        col_labels=[str(i + 1) for i in range(trace.n)], title=count(trace.n, "token"), row_title=None,
         col_title="position i", scale="weights", zmin=0.0, zmax=1.0, colour_bar=False,
     )  # coloured by id: a repeated token has its colour twice
-    return dataclasses.replace(fig, alt=f"{trace.n} tokens in reading order: {svg.listing(labels, limit=64)}.")
+    return dataclasses.replace(fig, alt=f"{count(trace.n, 'token')} in reading order: {svg.listing(labels, limit=64)}.")
 
 
 def token_by_dim_figure(trace: AttentionTrace | MultiHeadTrace, m: npt.ArrayLike, name: str, *,
@@ -147,13 +147,18 @@ def token_by_dim_figure(trace: AttentionTrace | MultiHeadTrace, m: npt.ArrayLike
     )
 
 
-def projection_figure(w: npt.ArrayLike, name: str, *, compact: bool = False) -> svg.Svg:
-    """A [d_model, d_k] projection matrix: rows input dimensions, columns output dimensions."""
+W_O_AXES = ("Concat dim (h·d_k = d_model)", "output dim (d_model)")  # W_O [d_model × d_model]: Concat · W_O
+
+
+def projection_figure(w: npt.ArrayLike, name: str, *, compact: bool = False,
+                      axes: tuple[str, str] = ("input dim (d_model)", "output dim (d_k)")) -> svg.Svg:
+    """A projection matrix: rows input dimensions, columns output dimensions. ``axes`` names them: by default
+    W_Q's, W_K's and W_V's [d_model × d_k]; W_O's [d_model × d_model] is ``W_O_AXES`` (its rows are Concat's
+    h·d_k = d_model columns)."""
     w = np.asarray(w)
     return heatmap(
         w, row_labels=dim_labels(w.shape[0]), col_labels=dim_labels(w.shape[1]),
-        title=f"{name}  [{w.shape[0]} × {w.shape[1]}]", row_title="input dim (d_model)",
-        col_title="output dim (d_k)", compact=compact,
+        title=f"{name}  [{w.shape[0]} × {w.shape[1]}]", row_title=axes[0], col_title=axes[1], compact=compact,
     )
 
 
@@ -192,6 +197,6 @@ def weighted_sum_figure(trace: AttentionTrace, i: int) -> svg.Svg:
     query = query_labels(trace)[i]
     return heatmap(
         frame.to_numpy(), row_labels=list(frame.index), col_labels=list(frame.columns),
-        title=f"Σⱼ αᵢⱼ·vⱼ for query “{query}”  [{trace.n} terms + sum]",
+        title=f"Σⱼ αᵢⱼ·vⱼ for query “{query}”  [{count(trace.n, 'term')} + sum]",
         row_title="term", col_title="dimension", decimals=weighted_sum_decimals(trace, i),
     )

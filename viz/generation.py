@@ -10,7 +10,7 @@ import pandas as pd
 
 from viz import svg
 from viz.figures import heatmap
-from viz.labels import markdown_text, token_labels
+from viz.labels import count, markdown_text, token_labels
 
 BYTES_PER_NUMBER = 4  # float32, as the cache is kept here
 
@@ -27,7 +27,7 @@ def written_frame(gen, multiply_adds: Callable[..., int]) -> pd.DataFrame:
     for k in range(len(gen.written)):
         t = gen.prompt - 1 + k  # the position of the last token read before this one was chosen
         if k == 0:
-            read = f"the prompt, {gen.prompt} tokens"
+            read = f"the prompt, {count(gen.prompt, 'token')}"
             with_cache = without = multiply_adds(t, cached=False)
         else:
             read = f"“{labels[t]}”, {t + 1} keys"

@@ -30,6 +30,11 @@ def token_labels(tokens: tuple[str, ...] | list[str]) -> list[str]:
     return labels
 
 
+def count(n: int, noun: str) -> str:
+    """``n`` and a noun with a regular plural, in agreement: "1 token", "2 tokens", "0 terms"."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def query_labels(trace) -> list[str]:
     """The labels of a trace's query rows: every token's, or a cached step's one new token's. Made over
     every token, so that a repeated token is numbered as it is everywhere else."""

@@ -64,19 +64,20 @@ def thumbnail(m: np.ndarray, *, weights: bool = False, top: float | None = None)
 
 
 def _thumbs(trace: AttentionTrace) -> dict[str, dict | None]:
-    """The thumbnails of a head's steps, by title: the trace's X, Q, scores, scaled scores, α and output (masked
-    entries grey). The scores and the scaled scores share one scale (the larger |entry| of the two), so what the
-    division does to their size shows."""
+    """The thumbnails of a head's steps, by title, each matrix as its step draws it: X, Q, the scores (every cell:
+    step 5 has no mask yet), the scaled scores (the masked ones −∞, grey, as step 6 sets them), α (masked grey, as
+    step 7) and the output. The scores and the scaled scores share one scale (the larger |entry| of the two), so
+    what the division does to their size shows."""
     rows = list(trace.query_positions)
     hidden = ~trace.mask[rows] if trace.mask.shape[0] == trace.n else ~trace.mask  # [rows, keys]
-    masked = lambda m: np.where(hidden, np.nan, m)  # noqa: E731
     x = trace.x[rows] if trace.x.shape[0] == trace.n else trace.x
-    scores, scaled = masked(trace.scores), masked(trace.scaled_scores)
+    scores = trace.scores  # [rows, keys]
+    scaled = np.where(np.isfinite(trace.masked_scores), trace.masked_scores, np.nan)  # −∞ where masked: grey
     top = float(np.nanmax(np.abs([scores, scaled])))  # (every query may see itself: never all NaN)
     return {"Embeddings X": thumbnail(x), "Queries, keys and values": thumbnail(trace.q),
             "Scores Q·Kᵀ": thumbnail(scores, top=top),
             "Scale by 1/√d_k": thumbnail(scaled, top=top),
-            "Softmax: attention weights α": thumbnail(masked(trace.weights), weights=True),
+            "Softmax: attention weights α": thumbnail(np.where(hidden, np.nan, trace.weights), weights=True),
             "The output for one query": thumbnail(trace.output)}
 
 

@@ -88,24 +88,47 @@ def saturation_figures(frame: pd.DataFrame, *, chosen: int) -> list[svg.Svg]:
     return charts
 
 
-def row_verdict(row: npt.ArrayLike, typical: pd.Series) -> str:
-    """Whether one row agrees with what the medians say, in a sentence.
+def example_text(row: npt.ArrayLike, *, d_k: int, rows: int, keys: int) -> str:
+    """How the example row was chosen, in one sentence with its own number: the median row by the largest weight
+    without scaling (``attention.scaling.median_row``; ``rows`` odd, so its weight is the table's median).
+
+    row : [2, 3] from ``row_statistics`` (no scaling, ÷ √d_k) × (max α, ‖∂α/∂z‖, ‖∂α/∂q‖).
+    """
+    largest = format_number(float(np.asarray(row)[0, 0]), 3)
+    return (f"**An example, the median row:** of the {rows} rows at d_k = {d_k}, the one in the middle when they "
+            f"are ranked by their largest weight without scaling ({largest}, the median in the table above): one "
+            f"query against {keys} random keys.")
+
+
+def _versus(a: float, b: float, decimals: int) -> tuple[str, str, str]:
+    """``a`` and ``b`` as shown at ``decimals``, and how the shown ``a`` compares with the shown ``b``: "larger",
+    "smaller" or "the same"."""
+    x, y = format_number(float(a), decimals), format_number(float(b), decimals)
+    u, v = (float(t.replace("−", "-")) for t in (x, y))
+    return x, y, "larger" if u > v else "smaller" if u < v else "the same"
+
+
+def row_verdict(row: npt.ArrayLike, typical: pd.Series, *, d_k: int, rows: int) -> str:
+    """What the example row shows, computed from its numbers (and, for ‖∂α/∂z‖, whether it goes the medians' way).
 
     row : [2, 3] (no scaling, ÷ √d_k) × (max α, ‖∂α/∂z‖, ‖∂α/∂q‖), from ``row_statistics``;
-    typical : that d_k's row of ``saturation_frame``.
+    typical : that d_k's row of ``saturation_frame`` (over ``rows`` rows).
     """
     row = np.asarray(row)
-    median = np.array([[typical[f"median max α, {name}"], typical[f"median ‖∂α/∂z‖, {name}"]] for name in _SIDES])
-    # the medians' direction: is the unscaled softmax sharper, and its Jacobian smaller, than the scaled one?
-    agrees = [np.sign(row[0, c] - row[1, c]) == np.sign(median[0, c] - median[1, c]) for c in (0, 1)]
-    if median[0, 0] == median[1, 0]:
+    if d_k == 1:
         return "At d_k = 1, √d_k = 1: scaling divides by 1 and changes nothing."
-    if all(agrees):
-        sharper = "larger" if median[0, 0] > median[1, 0] else "smaller"
-        flatter = "smaller" if median[0, 1] < median[1, 1] else "larger"
-        return (f"This row is typical for this d_k: like the medians above, its unscaled softmax has the {sharper} "
-                f"largest weight and the {flatter} ‖∂α/∂z‖.")
-    return ("This row happens to be untypical: it goes against the medians over many rows above (unscaled: median "
-            f"largest weight {median[0, 0]:.3f}, median ‖∂α/∂z‖ {median[0, 1]:.4f}; scaled: {median[1, 0]:.3f} and "
-            f"{median[1, 1]:.4f}). One random row cannot show the rule; the medians can. Change the seed for "
-            "another row.")
+    a, b, weight = _versus(row[0, 0], row[1, 0], 3)
+    if weight == "the same":
+        first = f"Its largest weight is {a} with and without scaling, at three decimals."
+    else:
+        first = (f"Without scaling its softmax is {'sharper' if weight == 'larger' else 'flatter'}: its largest "
+                 f"weight is {a}, against {b} with scaling.")
+    j0, j1, jacobian = _versus(row[0, 1], row[1, 1], 4)
+    m0, m1, median = _versus(typical[f"median ‖∂α/∂z‖, {_SIDES[0]}"], typical[f"median ‖∂α/∂z‖, {_SIDES[1]}"], 4)
+    if jacobian == "the same":
+        second = (f"Its ‖∂α/∂z‖ is {j0} with and without scaling, at four decimals; the medians over the {rows} rows "
+                  f"are {m0} without scaling and {m1} with it.")
+    else:
+        second = (f"Its ‖∂α/∂z‖ is {jacobian} without scaling, {j0} against {j1}, "
+                  f"{'like' if median == jacobian else 'unlike'} the medians over the {rows} rows ({m0} against {m1}).")
+    return f"{first} {second}"

@@ -302,7 +302,12 @@ def heatmap(
     top = 34 + (18 if level else 0)
     left = row_label_w + (22 if row_title and not level else 4)
     bottom = (col_label_w * 0.72 + 14 if slanted else tick + 12) + 22
-    width = max(left + n_cols * cw + right, text_width(title, 15, bold=True) + 10)
+    # the column-axis title centred under the cells, moved right as far as it takes to start inside the image; the
+    # image as wide as its titles (W_O's "output dim (d_model)" under two columns ran off both edges)
+    col_title_w = text_width(col_title, 13)
+    col_title_x = max(left + n_cols * cw / 2, col_title_w / 2 + 2)
+    width = max(left + n_cols * cw + right, text_width(title, 15, bold=True) + 10, col_title_x + col_title_w / 2 + 2,
+                text_width(row_title, 13) + 2 if level else 0)
     height = top + n_rows * ch + bottom
     out = [text(0, 16, title, size=15, weight="bold", cls="title")]
     cells, nums = [], []
@@ -326,7 +331,7 @@ def heatmap(
     for i, label in enumerate(row_labels):
         out.append(text(left - 6, top + (i + 0.5) * ch, label, size=tick, anchor="end", cls="ytick"))
     out += category_ticks(col_labels, left=left, step=cw, y=top + n_rows * ch + 6, size=tick, slanted=slanted)
-    out.append(text(left + n_cols * cw / 2, height - 8, col_title, anchor="middle", cls="xtitle", fill=AXIS_COLOUR))
+    out.append(text(col_title_x, height - 8, col_title, anchor="middle", cls="xtitle", fill=AXIS_COLOUR))
     if row_title and level:
         out.append(text(0, top - 8, row_title, cls="ytitle", fill=AXIS_COLOUR))
     elif row_title:

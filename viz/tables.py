@@ -44,10 +44,14 @@ def token_by_dim_frame(trace: AttentionTrace | MultiHeadTrace, m: npt.ArrayLike)
     return matrix_frame(m, rows=row_labels(trace, m.shape[0]), columns=dim_labels(m.shape[1]), rows_name="token")
 
 
-def projection_frame(w: npt.ArrayLike) -> pd.DataFrame:
-    """A [d_model, d_k] projection: rows are input dimensions, columns output dimensions."""
+W_O_CORNER = "Concat dim ↓ · output dim →"  # W_O's table: its rows are Concat's columns
+
+
+def projection_frame(w: npt.ArrayLike, *, corner: str = "in \\ out") -> pd.DataFrame:
+    """A projection: rows are input dimensions, columns output dimensions (``corner`` says so: W_O's is
+    ``W_O_CORNER``)."""
     w = np.asarray(w)
-    return matrix_frame(w, rows=dim_labels(w.shape[0]), columns=dim_labels(w.shape[1]), rows_name="in \\ out")
+    return matrix_frame(w, rows=dim_labels(w.shape[0]), columns=dim_labels(w.shape[1]), rows_name=corner)
 
 
 def bias_frame(trace: AttentionTrace) -> pd.DataFrame:

@@ -144,6 +144,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_multihead_and_scaling::test_multi_head_bad_head_count_explains_itself"),
         ("W_O is [d_model × d_model], seeded random like the other matrices (entries ~ N(0, 1/d_model)).",
          "tests.test_multihead_and_scaling::test_w_o_is_seeded_and_scaled"),
+        ("names=(\"Concat dimension\", \"output dimension\")",
+         "tests.test_lessons_issue3::test_w_os_heatmap_and_table_name_its_rows_and_columns_d_model"),
     ],
     # --- √d_k --------------------------------------------------------------------------------------
     "assets/scaling/00_intro.md": [
@@ -158,7 +160,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("With the scores divided by √d_k the weights stay spread out for every d_k, and the gradient stays alive",
          f"{F}::test_with_scaling_the_weights_stay_spread_and_the_gradient_alive_for_every_d_k"),
         ("One random row can go either way, so the page counts many",
-         "tests.test_multihead_and_scaling::test_the_example_row_is_called_untypical_exactly_when_it_goes_against_the_medians"),
+         "tests.test_multihead_and_scaling::test_one_random_row_can_go_either_way"),
     ],
     "assets/scaling/02_temperature.md": [
         ("(shared equally when several keys tie for the best score)",
@@ -172,8 +174,22 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("Close to 1 for every d_k.", f"{F}::test_a_typical_score_is_about_root_d_k_and_scaling_brings_it_back_to_about_one"),
     ],
     "viz/scaling.py": [
-        ("This row happens to be untypical",
-         "tests.test_multihead_and_scaling::test_the_example_row_is_called_untypical_exactly_when_it_goes_against_the_medians"),
+        ("**An example, the median row:** of the {rows} rows at d_k = {d_k}, the one in the middle when they are "
+         "ranked by their largest weight without scaling ({largest}, the median in the table above)",
+         "tests.test_multihead_and_scaling::test_the_example_is_the_median_row_of_the_experiment_by_its_unscaled_largest_weight"),
+        ("Without scaling its softmax is {'sharper' if weight == 'larger' else 'flatter'}: its largest weight is {a}, "
+         "against {b} with scaling.",
+         "tests.test_multihead_and_scaling::test_the_sentences_about_the_example_are_true_on_its_numbers"),
+        ("Its ‖∂α/∂z‖ is {jacobian} without scaling, {j0} against {j1}, {'like' if median == jacobian else 'unlike'} "
+         "the medians over the {rows} rows ({m0} against {m1}).",
+         "tests.test_multihead_and_scaling::test_the_sentences_about_the_example_are_true_on_its_numbers"),
+        ("Its largest weight is {a} with and without scaling, at three decimals.",
+         "tests.test_multihead_and_scaling::test_the_examples_sentences_say_when_two_numbers_are_the_same_as_shown"),
+        ("Its ‖∂α/∂z‖ is {j0} with and without scaling, at four decimals; the medians over the {rows} rows are {m0} "
+         "without scaling and {m1} with it.",
+         "tests.test_multihead_and_scaling::test_the_examples_sentences_say_when_two_numbers_are_the_same_as_shown"),
+        ("At d_k = 1, √d_k = 1: scaling divides by 1 and changes nothing.",
+         "tests.test_multihead_and_scaling::test_the_sentences_about_the_example_are_true_on_its_numbers"),
     ],
     # --- phonebook ---------------------------------------------------------------------------------
     "assets/phonebook/00_intro.md": NO_CLAIM + ": the analogy is set up; the numbers come in the next texts",
@@ -263,7 +279,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_classroom::test_every_option_of_every_question_is_judged_as_the_engine_says"),
         ("The first token may attend only to itself, so α_1,1 = 1 and every other weight is 0",
          f"{F}::test_masked_keys_get_weight_exactly_zero_and_every_row_still_sums_to_one"),
-        ("\" the same vector, so \"", "tests.test_classroom::test_a_one_token_sentence_accepts_every_option_that_is_its_own_value_vector"),
+        ("\" the same vector, so \"", "tests.test_classroom::test_a_repeated_word_accepts_every_option_that_is_its_own_value_vector"),
         ("so its value vector gets the largest share", "tests.test_classroom::test_every_option_of_every_question_is_judged_as_the_engine_says"),
         ("an exact tie", "tests.test_classroom::test_the_issue_tie_is_accepted_and_explained"),
         ("Each head gets d_k = d_model / h", "tests.test_multihead_and_scaling::test_multi_head_bad_head_count_explains_itself"),
@@ -283,6 +299,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_tooltips::test_the_sum_table_of_step_8_adds_up_column_by_column_as_shown"),
         ("its terms give it only approximately (≈)",
          "tests.test_tooltips::test_the_sum_table_of_step_8_adds_up_column_by_column_as_shown"),
+        ("Concat dim ↓ · output dim →",
+         "tests.test_lessons_issue3::test_w_os_heatmap_and_table_name_its_rows_and_columns_d_model"),
     ],
     "viz/parts.py": [
         ("is {'exactly the same' if same_alpha else 'different'} as in stage 1", f"{P}::test_values_leave_alpha_exactly_as_it_was"),
