@@ -21,9 +21,10 @@ not exist anymore"): the progress bar stood still for good. Now the page runs ag
 
 And it sends an address that JavaScript's ``decodeURIComponent`` can't read (a stray ``%`` from a mail client:
 ``/%ZZ``, ``/?sentence=100%``, or escapes that are not UTF-8, ``%FF``) to the same address with each bad ``%``
-written ``%25`` (``well_formed``): Streamlit 1.67's page decodes its address and, on "URI malformed", stayed a page
-of grey bars for good. The learner's text arrives as typed (``100%``); a path that names no page opens the first
-lesson with Streamlit's "Page not found".
+written ``%25`` (``well_formed``). Streamlit 1.67's page decodes its path and, on "URI malformed", stayed a page of
+grey bars for good; now a path that names no page opens the first lesson under Streamlit's "Page not found". Its
+query the page already read (Python parses it), but the address a learner copies from the bar is now well formed
+too, and the learner's text arrives as typed (``100%``).
 """
 
 from __future__ import annotations

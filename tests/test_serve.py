@@ -119,9 +119,9 @@ def _get(port: int, target: str) -> tuple[int, str | None]:
 
 
 def test_an_address_with_a_stray_percent_is_redirected_to_a_well_formed_one(served):
-    """Issue 43: /%ZZ and /?sentence=100% (a mail client's stray %) opened a page of grey bars for good ("URI
-    malformed"). The server now answers them with a redirect to the same address, the bad % written %25, which
-    the page decodes back to what the learner typed; a well-formed address is served as it is."""
+    """Issue 43: /%ZZ (a mail client's stray %) opened a page of grey bars for good ("URI malformed"). The server
+    now answers it, and a query with a stray % (/?sentence=100%), with a redirect to the same address, the bad %
+    written %25, which decodes back to what the learner typed; a well-formed address is served as it is."""
     port, _ = served
     for target, expected, read in (
             ("/%ZZ", "/%25ZZ", {}),
