@@ -8,19 +8,24 @@ is versioned; ``MIGRATIONS`` run in order at start-up, each once, recorded in ``
 Who may do what is decided here, not on the page: a teacher's action needs the teacher's secret
 (≥ 128 bits, stored only as its SHA-256, unrelated to the join code); a join code only lets a student
 read the class and answer its open question once (a changed answer replaces the first, until the
-reveal or until the teacher closes the answers).
+reveal, until the teacher closes the answers or until the timer runs out).
 
-Guessing codes is slowed without ever blocking a class (issue 33): a code is looked up first, so a
-student already in the class, or with the right code, is never refused for someone else's wrong codes.
-Wrong codes count against the browser that sent them (30 in ten minutes, then that browser waits) and,
-far more loosely, against its address (1,000 in ten minutes: a school behind one address can't reach it
-by hand, a script guessing 887 million codes is stopped). A student is one browser (an id the browser
-keeps), not one tab.
+Guessing codes is slowed without blocking a class (issues 33 and 43). Wrong codes count against the browser
+that sent them (30 in ten minutes) and against its network (its address; an IPv6 address's /64, which one
+machine may fill with addresses of its own: 200 in ten minutes). Past either, that browser or network may
+still join every class taught from its own network (the networks the class's teacher started it or opened
+its pages from) and no other. So a school is never locked out of its own classes by one prankster's script
+(the right code of its own teacher's class joins, whatever wrong codes came before; a student already in a
+class is never checked), and a script guessing from one network finds a class elsewhere with at most 200
+tries in ten minutes among 887 million codes. The projector's page counts a code it does not find the same
+way (else it would be a second door for guessing). A student is one browser (an id the browser keeps), not
+one tab.
 """
 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 import os
 import queue
@@ -41,7 +46,7 @@ MAX_OPEN_CLASSES = 200  # a database (all replicas)
 IDLE_SECONDS = 24 * 3600  # a class idle this long is deleted with its answers
 EXPIRY_CHECK = 600.0  # seconds between two looks for idle classes, per process
 FAILED_JOINS = 30  # a browser's wrong codes allowed …
-FAILED_JOINS_ADDRESS = 1000  # … and an address's (a school behind one NAT shares it: only a script gets there) …
+FAILED_JOINS_ADDRESS = 200  # … and a network's (past them, only the classes taught from their network) …
 FAILED_JOIN_WINDOW = 600.0  # … in this many seconds
 OPEN_CLASSES_A_BROWSER = 3  # a teacher's browser may keep this many classes open at once …
 CLASSES_AN_ADDRESS = 30  # … and an address may start this many in CREATION_WINDOW
@@ -105,6 +110,15 @@ MIGRATIONS = (
     ALTER TABLE questions ADD COLUMN asked DOUBLE PRECISION NOT NULL DEFAULT 0;
     ALTER TABLE failed_joins ADD COLUMN browser TEXT NOT NULL DEFAULT '';
     CREATE INDEX failed_joins_browser ON failed_joins (browser, at)
+    """,
+    # 3 (issue 43): the networks a class is taught from (where its teacher started it or opened its pages): past
+    # the limit on wrong codes, a browser there still joins it
+    """
+    CREATE TABLE teacher_networks (
+        class_id TEXT NOT NULL,
+        network TEXT NOT NULL,
+        PRIMARY KEY (class_id, network)
+    )
     """,
 )
 
@@ -206,6 +220,21 @@ def database_url() -> str:
     return f"sqlite:///{folder / 'classes.sqlite3'}"
 
 
+def network(address: str) -> str:
+    """What wrong codes count against, for a browser at ``address``: the address itself (IPv4: a school behind
+    one NAT shares it), but an IPv6 address's /64, which one machine can fill with addresses of its own. An
+    IPv4 address written as IPv6 (::ffff:a.b.c.d) is that IPv4 address; text that is no address is itself."""
+    try:
+        ip = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
 def secret_hash(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
@@ -294,12 +323,15 @@ class Store:
         starts at most CLASSES_AN_ADDRESS an hour, the database holds at most MAX_OPEN_CLASSES open: one
         prankster can't fill the server and lock every teacher out."""
         now = time.time() if now is None else now
+        address = network(address)
         self.expire(now)
         secret = secrets.token_urlsafe(24)  # 192 bits
         with self.transaction() as db:
             if db.one("SELECT COUNT(*) FROM classes WHERE closed = 0")[0] >= MAX_OPEN_CLASSES:
-                raise ClassError(f"This server already has {MAX_OPEN_CLASSES} open classes; close one or try "
-                                 "again tomorrow (a class ends after a day without activity).")
+                raise ClassError(f"Class mode is full: this app's class database already holds {MAX_OPEN_CLASSES} open "
+                                 "classes, counting every server that shares it. Close one of yours, or try again "
+                                 "later: a class frees its place when its teacher closes it, or after a day without "
+                                 "activity.")
             if browser and db.one("SELECT COUNT(*) FROM classes WHERE closed = 0 AND created_by = ?",
                                   (browser,))[0] >= OPEN_CLASSES_A_BROWSER:
                 raise ClassError(f"This browser already has {OPEN_CLASSES_A_BROWSER} open classes: close one of them "
@@ -312,9 +344,12 @@ class Store:
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
                 if db.one("SELECT COUNT(*) FROM classes WHERE code = ?", (code,))[0] == 0:
                     break
+            class_id = uuid.uuid4().hex
             db.execute("INSERT INTO classes (id, code, teacher_hash, state, question, question_no, revealed, closed, "
                        "touched, created_by, created_from, created) VALUES (?, ?, ?, ?, NULL, 0, 0, 0, ?, ?, ?, ?)",
-                       (uuid.uuid4().hex, code, secret_hash(secret), json.dumps(state), now, browser, address, now))
+                       (class_id, code, secret_hash(secret), json.dumps(state), now, browser, address, now))
+            if address:
+                db.execute("INSERT INTO teacher_networks (class_id, network) VALUES (?, ?)", (class_id, address))
         return Teacher(code, secret)
 
     def _expire_now_and_then(self, now: float) -> None:
@@ -332,10 +367,15 @@ class Store:
             raise ClassError("This class is closed.")
         return row
 
-    def teacher_view(self, secret: str, now: float | None = None) -> ClassView:
+    def teacher_view(self, secret: str, now: float | None = None, *, address: str = "") -> ClassView:
+        """The class as its teacher sees it; ``address``, the teacher's browser's, becomes one of the networks the
+        class is taught from (a class started at home the night before is taught from school in the morning)."""
         self._expire_now_and_then(time.time() if now is None else now)
         with self.transaction() as db:
             class_id, *_ = self._teacher_class(db, secret)
+            if address:
+                db.execute("INSERT INTO teacher_networks (class_id, network) VALUES (?, ?) ON CONFLICT (class_id, "
+                           "network) DO NOTHING", (class_id, network(address)))
             return self._view(db, class_id, teacher=True)
 
     def set_state(self, secret: str, state: dict, now: float | None = None) -> None:
@@ -457,11 +497,10 @@ class Store:
 
     def join(self, code: str, student: str, nickname: str, address: str = "", now: float | None = None, *,
              browser: str = "") -> ClassView:
-        """A student joins (or looks again at) the class with this code. The code is looked up first: a
-        student already in the class, or with the right code, is never refused for wrong codes. A wrong code
-        is counted against ``browser`` and ``address``; past FAILED_JOINS (a browser) or FAILED_JOINS_ADDRESS
-        (an address) in FAILED_JOIN_WINDOW seconds, that browser or address waits before it may try codes it
-        has not joined. ``browser`` defaults to the student's id (which a browser keeps)."""
+        """A student joins (or looks again at) the class with this code. A student already in the class is never
+        checked; a class taught from the student's network always lets them in. Any other code is checked only
+        while ``browser`` and ``address`` are under their limits on wrong codes (``_guessing``), and a wrong one is
+        counted against both. ``browser`` defaults to the student's id (which a browser keeps)."""
         now = time.time() if now is None else now
         browser = browser or student
         self._expire_now_and_then(now)
@@ -470,16 +509,8 @@ class Store:
             row = db.one("SELECT id, closed FROM classes WHERE code = ?", (code.strip().upper(),))
             known = None if row is None else db.one(
                 "SELECT nickname FROM students WHERE class_id = ? AND student = ?", (row[0], student))
-            if known is None:  # a new join: is this browser or address guessing?
-                since = now - FAILED_JOIN_WINDOW
-                if db.one("SELECT COUNT(*) FROM failed_joins WHERE browser = ? AND at > ?", (browser, since))[0] \
-                        >= FAILED_JOINS or (address and db.one(
-                            "SELECT COUNT(*) FROM failed_joins WHERE client = ? AND at > ?", (address, since))[0]
-                            >= FAILED_JOINS_ADDRESS):
-                    raise ClassError(f"Too many wrong codes from here; wait {FAILED_JOIN_WINDOW / 60:.0f} minutes and "
-                                     "ask your teacher for the code again.")
-            if row is None:  # counted (committed), then refused
-                db.execute("INSERT INTO failed_joins (client, at, browser) VALUES (?, ?, ?)", (address, now, browser))
+            if known is None:  # a new join: is this browser or network guessing?
+                row = self._guessing(db, row, address, browser, now)
         if row is None:
             raise ClassError("No class has this code. Check it with your teacher.")
         with self.transaction() as db:
@@ -494,6 +525,35 @@ class Store:
                 db.execute("UPDATE students SET nickname = ? WHERE class_id = ? AND student = ?",
                            (nickname, class_id, student))
             return self._view(db, class_id, teacher=False)
+
+    def find(self, code: str, address: str, now: float | None = None, *, browser: str = "") -> bool:
+        """Whether a class has this code, for the projector's page (anyone may open it with a code): a code it
+        does not find is counted, and refused past the limits, as a join's is (``_guessing``)."""
+        now = time.time() if now is None else now
+        with self.transaction() as db:
+            row = db.one("SELECT id, closed FROM classes WHERE code = ?", (code.strip().upper(),))
+            return self._guessing(db, row, address, browser, now) is not None
+
+    def _guessing(self, db, row: tuple | None, address: str, browser: str, now: float) -> tuple | None:
+        """``row`` (the class a code names, or None), asked for by someone not in it. A class taught from the
+        asker's network is theirs whatever wrong codes came from it. Otherwise, past FAILED_JOINS wrong codes from
+        ``browser`` or FAILED_JOINS_ADDRESS from the network of ``address`` in FAILED_JOIN_WINDOW seconds, the code
+        is not looked at (right or wrong, the same refusal: a guesser learns nothing); a wrong one is counted
+        (committed with the transaction) and None returned."""
+        address = network(address)
+        if row is not None and address and db.one(
+                "SELECT COUNT(*) FROM teacher_networks WHERE class_id = ? AND network = ?", (row[0], address))[0]:
+            return row
+        since = now - FAILED_JOIN_WINDOW
+        if (browser and db.one("SELECT COUNT(*) FROM failed_joins WHERE browser = ? AND at > ?",
+                               (browser, since))[0] >= FAILED_JOINS) or \
+                (address and db.one("SELECT COUNT(*) FROM failed_joins WHERE client = ? AND at > ?",
+                                    (address, since))[0] >= FAILED_JOINS_ADDRESS):
+            raise ClassError(f"Too many wrong codes from here; wait {FAILED_JOIN_WINDOW / 60:.0f} minutes and ask your "
+                             "teacher for the code again.")
+        if row is None:
+            db.execute("INSERT INTO failed_joins (client, at, browser) VALUES (?, ?, ?)", (address, now, browser))
+        return row
 
     def student_view(self, code: str, student: str) -> ClassView | None:
         """The class as a student who joined it sees it (the answer only after the reveal); None when the code is
@@ -526,7 +586,8 @@ class Store:
             return view, answers, joined
 
     def answer(self, code: str, student: str, question_no: int, answer: str, now: float | None = None) -> None:
-        """The student's answer to open question ``question_no`` (a later one replaces it, until the reveal)."""
+        """The student's answer to open question ``question_no`` (a later one replaces it until the reveal, until the
+        teacher closes the answers or until the timer runs out)."""
         now = time.time() if now is None else now
         with self.transaction() as db:
             row = db.one("SELECT id, question_no, revealed, closed, question, answers_closed, closes_at FROM classes "
@@ -595,6 +656,7 @@ class Store:
                 db.execute("DELETE FROM answers WHERE class_id = ?", (class_id,))
                 db.execute("DELETE FROM questions WHERE class_id = ?", (class_id,))
                 db.execute("DELETE FROM students WHERE class_id = ?", (class_id,))
+                db.execute("DELETE FROM teacher_networks WHERE class_id = ?", (class_id,))
                 db.execute("DELETE FROM classes WHERE id = ?", (class_id,))
             db.execute("DELETE FROM failed_joins WHERE at < ?", (now - FAILED_JOIN_WINDOW,))
             return len(old)

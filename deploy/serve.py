@@ -18,6 +18,13 @@ It also makes a new session's first request a whole run when it names a fragment
 a fragment that looks at something on a timer (a long action's progress, a student's look at the class) asks the
 new session for itself, and Streamlit 1.67 drops that request without a word (``AppSession.request_rerun``: "does
 not exist anymore"): the progress bar stood still for good. Now the page runs again, with the browser's values.
+
+And it sends an address that JavaScript's ``decodeURIComponent`` can't read (a stray ``%`` from a mail client:
+``/%ZZ``, ``/?sentence=100%``, or escapes that are not UTF-8, ``%FF``) to the same address with each bad ``%``
+written ``%25`` (``well_formed``). Streamlit 1.67's page decodes its path and, on "URI malformed", stayed a page of
+grey bars for good; now a path that names no page opens the first lesson under Streamlit's "Page not found". Its
+query the page already read (Python parses it), but the address a learner copies from the bar is now well formed
+too, and the learner's text arrives as typed (``100%``).
 """
 
 from __future__ import annotations
@@ -93,6 +100,102 @@ def rerun_unknown_fragments_whole() -> bool:
     return True
 
 
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+
+
+def _utf8_length(lead: int) -> int:
+    """How many bytes the UTF-8 sequence that ``lead`` begins holds (0: no sequence begins with it)."""
+    return 1 if lead < 0x80 else 2 if 0xC2 <= lead <= 0xDF else 3 if 0xE0 <= lead <= 0xEF else \
+        4 if 0xF0 <= lead <= 0xF4 else 0
+
+
+def _decodes(character: bytes) -> bool:
+    try:
+        character.decode("utf-8")  # strict: no overlong forms, no surrogates (decodeURIComponent refuses them too)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def well_formed(raw: bytes) -> bytes:
+    """``raw`` (a path or a query string as the browser sent it) with the ``%`` of every escape that
+    ``decodeURIComponent`` refuses written ``%25``: a ``%`` not followed by two hexadecimal digits, and each
+    escaped byte that is not part of a whole UTF-8 character (``%FF``, ``%C3`` alone, an overlong ``%C0%AF``, a
+    surrogate ``%ED%A0%80``). What decodes stays as it was, byte for byte."""
+    out, i, n = bytearray(), 0, len(raw)
+    while i < n:
+        if raw[i] != ord("%"):
+            out.append(raw[i])
+            i += 1
+            continue
+        run = i  # a run of escapes %XX%XX…: the bytes of one or more characters
+        escaped = []
+        while run + 2 < n and raw[run] == ord("%") and raw[run + 1] in _HEX and raw[run + 2] in _HEX:
+            escaped.append(int(raw[run + 1:run + 3], 16))
+            run += 3
+        if not escaped:  # a stray %
+            out += b"%25"
+            i += 1
+            continue
+        k = 0
+        while k < len(escaped):
+            length = _utf8_length(escaped[k])
+            if 0 < length <= len(escaped) - k and _decodes(bytes(escaped[k:k + length])):
+                out += raw[i + 3 * k:i + 3 * (k + length)]
+                k += length
+            else:
+                out += b"%25" + raw[i + 3 * k + 1:i + 3 * k + 3]
+                k += 1
+        i = run
+    return bytes(out)
+
+
+class RedirectMalformed:
+    """ASGI middleware: a GET or HEAD whose path or query ``well_formed`` changes is answered with a redirect to
+    the well-formed address (302, as nginx's own redirects; the address is the server's own, one leading slash)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and scope.get("method") in ("GET", "HEAD"):
+            path = scope.get("raw_path") or scope["path"].encode("utf-8")
+            query = scope.get("query_string") or b""
+            fixed_path, fixed_query = well_formed(path), well_formed(query)
+            if (fixed_path, fixed_query) != (path, query):
+                location = b"/" + fixed_path.lstrip(b"/\\") + (b"?" + fixed_query if fixed_query else b"")
+                await send({"type": "http.response.start", "status": 302,
+                            "headers": [(b"location", location), (b"content-length", b"0"),
+                                        (b"cache-control", b"no-store")]})
+                await send({"type": "http.response.body", "body": b""})
+                return
+        await self.app(scope, receive, send)
+
+
+def redirect_malformed_addresses() -> bool:
+    """Put ``RedirectMalformed`` in Streamlit's middleware, right after its path security check (which refuses
+    ``//host`` paths first); False if the function is not where Streamlit 1.67 has it."""
+    try:
+        from streamlit.web.server.starlette import starlette_app
+    except ImportError:
+        return False
+    create = getattr(starlette_app, "create_streamlit_middleware", None)
+    if create is None or getattr(create, "well_formed", False):
+        return create is not None
+
+    @functools.wraps(create)
+    def create_streamlit_middleware():
+        from starlette.middleware import Middleware
+
+        middleware = create()
+        middleware.insert(1, Middleware(RedirectMalformed))
+        return middleware
+
+    create_streamlit_middleware.well_formed = True
+    starlette_app.create_streamlit_middleware = create_streamlit_middleware
+    return True
+
+
 def freeze_startup_heap(script: str) -> None:
     """Import what every run uses, then move every object alive now out of the garbage collector's
     sight (``gc.freeze``): a full collection, which Python runs now and then as objects accumulate,
@@ -125,6 +228,9 @@ def main(argv: list[str]) -> int:
     if not rerun_unknown_fragments_whole():
         print("deploy/serve.py: Streamlit's AppSession.request_rerun was not found; after a reconnection the "
               "first click inside a lesson does nothing", file=sys.stderr)
+    if not redirect_malformed_addresses():
+        print("deploy/serve.py: Streamlit's create_streamlit_middleware was not found; a link with a stray % opens "
+              "a page that never loads", file=sys.stderr)
     sys.argv = ["streamlit", "run", script, *options]
     return cli.main()
 

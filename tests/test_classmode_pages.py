@@ -243,6 +243,30 @@ def test_the_projector_holds_no_key_and_shows_answers_only_when_the_teacher_does
     assert shown.get("image") and "1 of 1 student answered" in texts(shown)  # the tally's chart, now
 
 
+def test_the_projectors_page_is_no_door_for_guessing_codes(database, monkeypatch):
+    """Issue 43: /classmode?projector=CODE said "No class has this code" or showed the class, for any code, as often
+    as asked: a way to test codes that no limit watched. A code it does not find now counts as a wrong join code
+    from this browser's network (every session here is at 192.0.2.4); past the limit a class taught elsewhere is
+    not looked at, and the teacher's own class, started from this network, still opens."""
+    from classmode import store as S
+
+    monkeypatch.setattr("ui.classmode.client", lambda: "192.0.2.4")  # AppTest's own address is a stand-in object
+    _, _, code = start_class()
+    elsewhere = database.create_class({}, browser="colleague", address="10.0.0.1")
+    wrong = browser("p" * 32, PAGE, None, projector="ZZZZZ0")
+    assert "No class has this code" in texts(wrong)
+    with database.transaction() as db:
+        assert db.all("SELECT client, browser FROM failed_joins") == [("192.0.2.4", "p" * 32)]
+    for k in range(S.FAILED_JOINS_ADDRESS - 1):
+        with pytest.raises(S.ClassError):
+            database.join(f"Q{k:05d}", f"bot{k}", "", "192.0.2.4")
+    refused = browser("p" * 32, PAGE, None, projector=elsewhere.code)
+    assert "Too many wrong codes" in texts(refused) and elsewhere.code not in texts(refused)
+    own = browser("q" * 32, PAGE, None, projector=code)
+    assert_no_exception(own)
+    assert "Join at" in texts(own) and own.get("image")
+
+
 def test_a_paused_class_shows_students_no_lesson_and_an_open_question_hides_it(database):
     teacher, secret, code = start_class()
     ann = join(ANN, code)

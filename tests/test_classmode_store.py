@@ -5,6 +5,7 @@ limits, expiry, migrations, and hostile text kept as data."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -29,7 +30,7 @@ def store(request, tmp_path):
     url = request.getfixturevalue("postgres_url")
     db = Store(url)
     with db.transaction() as cursor:  # a clean database for each test
-        for table in ("answers", "students", "questions", "classes", "failed_joins"):
+        for table in ("answers", "students", "questions", "classes", "failed_joins", "teacher_networks"):
             cursor.execute(f"DELETE FROM {table}")
     return db
 
@@ -38,7 +39,7 @@ def test_migrations_run_once_and_record_the_schemas_version(store):
     assert store.migrate() == len(S.MIGRATIONS)
     assert Store(store.url).migrate() == len(S.MIGRATIONS)  # a second start finds it done
     with store.transaction() as db:
-        assert db.all("SELECT version FROM schema_version ORDER BY version") == [(1,), (2,)]
+        assert db.all("SELECT version FROM schema_version ORDER BY version") == [(1,), (2,), (3,)]
 
 
 def test_a_database_of_the_first_schema_is_migrated_with_its_classes(tmp_path):
@@ -133,37 +134,116 @@ def test_one_answer_at_a_time(store):
     store.answer(t.code, "s1", number, "forum", now=10.6)
 
 
-def test_a_pranksters_wrong_codes_block_only_the_pranksters_browser(store):
+def test_a_pranksters_wrong_codes_keep_no_one_out_of_a_class_taught_from_their_network(store):
     """Issue 33: thirty wrong codes from one address blocked that address for ten minutes, and every student
-    behind it (a school is one address) was thrown out at the next question. Now a joined student is never
-    checked, a classmate's right code joins, and only the browser that guessed waits."""
-    t = store.create_class({})
-    store.join(t.code, "ann", "Ann", "10.0.0.1", now=1000.0)  # in the class before the prankster starts
+    behind it (a school is one address) was thrown out at the next question. Issue 43: the fix still refused the
+    right code of a new student, or of the guessing browser itself, once its browser (30) or its address (1,000)
+    had sent enough wrong codes. Now a class taught from the network always lets its students in, whatever wrong
+    codes came before; only a class taught elsewhere is out of the guesser's reach until the window has passed."""
+    school, home = "10.0.0.1", "192.0.2.7"
+    t = store.create_class({}, browser="teacher", address=school)  # started in the classroom
+    away = store.create_class({}, browser="colleague", address=home)  # another teacher's class, taught elsewhere
+    store.join(t.code, "ann", "Ann", school, now=1000.0)  # in the class before the prankster starts
     for k in range(S.FAILED_JOINS):
         with pytest.raises(ClassError, match="No class has this code"):
-            store.join("ZZZZZZ", "prankster", "", "10.0.0.1", now=1000.0 + k)
+            store.join("ZZZZZZ", "prankster", "", school, now=1000.0 + k)
     with pytest.raises(ClassError, match="Too many wrong codes"):
-        store.join("ZZZZZY", "prankster", "", "10.0.0.1", now=1100.0)
+        store.join("ZZZZZY", "prankster", "", school, now=1100.0)  # the guesser's next wrong code waits
     with pytest.raises(ClassError, match="Too many wrong codes"):
-        store.join(t.code, "prankster", "", "10.0.0.1", now=1100.0)  # the guessing browser waits, right code or not
-    assert store.join(t.code, "ann", "", "10.0.0.1", now=1100.0).code == t.code  # a joined student: never checked
-    assert store.join(t.code, "bob", "Bob", "10.0.0.1", now=1100.0).code == t.code  # a classmate, same address
-    assert store.join(t.code, "prankster", "", "10.0.0.1", now=1000.0 + S.FAILED_JOIN_WINDOW + 40).code == t.code
+        store.join(away.code, "prankster", "", school, now=1100.0)  # and a class elsewhere is not looked at
+    assert store.join(t.code, "prankster", "", school, now=1100.0).code == t.code  # its own class: it joins
+    assert store.join(t.code, "ann", "", school, now=1100.0).code == t.code  # a joined student: never checked
+    assert store.join(t.code, "bob", "Bob", school, now=1100.0).code == t.code  # a classmate, same address
+    assert store.join(away.code, "prankster", "", school, now=1000.0 + S.FAILED_JOIN_WINDOW + 40).code == away.code
 
 
-def test_a_script_guessing_codes_from_one_address_is_stopped_there(store, monkeypatch):
-    """A new browser id for every guess (the id is the browser's own): the address counts them, far more loosely
-    than a browser (no class types a thousand wrong codes in ten minutes by hand)."""
-    monkeypatch.setattr(S, "FAILED_JOINS_ADDRESS", 40)
-    t = store.create_class({})
-    store.join(t.code, "ann", "", "10.0.0.9", now=1000.0)
-    for k in range(40):
+def test_a_thousand_wrong_codes_from_a_school_keep_no_new_student_out_and_stop_the_guesser(store):
+    """Issue 43: after 1,000 wrong codes from one address (a script with a new browser id each time) the right
+    code of a student arriving after them was refused for ten minutes: one prankster blocked a school. Now the
+    student joins; the script, past FAILED_JOINS_ADDRESS, can't look at a class taught from another network."""
+    school = "203.0.113.5"
+    t = store.create_class({}, browser="teacher", address=school)
+    elsewhere = store.create_class({}, browser="colleague", address="198.51.100.9")
+    for k in range(1000):
+        with pytest.raises(ClassError, match=r"No class has this code|Too many wrong codes"):
+            store.join(f"ZZ{k:04d}", f"bot{k}", "", school, now=1000.0 + k * 0.1)
+    assert store.join(t.code, "late-student", "Lee", school, now=1200.0).code == t.code
+    assert store.join(t.code, "bot999", "", school, now=1200.0).code == t.code  # the right code joins, whoever
+    with pytest.raises(ClassError, match="Too many wrong codes"):
+        store.join(elsewhere.code, "bot-new", "", school, now=1200.0)
+    assert store.join(elsewhere.code, "far", "", "198.51.100.10", now=1200.0).code == elsewhere.code
+    with store.transaction() as db:  # the script was stopped at the limit: its later codes were never looked at
+        assert db.one("SELECT COUNT(*) FROM failed_joins WHERE client = ?", (school,))[0] == S.FAILED_JOINS_ADDRESS
+
+
+@pytest.mark.parametrize("wrong_browser, wrong_address", [
+    (0, 0), (1, 0), (S.FAILED_JOINS, 0), (0, S.FAILED_JOINS_ADDRESS), (S.FAILED_JOINS, 3 * S.FAILED_JOINS)])
+def test_a_right_code_from_its_classs_network_joins_whatever_wrong_codes_came_before(store, wrong_browser,
+                                                                                      wrong_address):
+    """Wrong codes from this browser, then from others at its address, in any number: the right code joins."""
+    t = store.create_class({}, browser="teacher", address="10.9.8.7")
+    now = 5000.0
+    for k in range(wrong_browser):
+        with pytest.raises(ClassError):
+            store.join(f"Z{k:05d}", "me", "", "10.9.8.7", now=now)
+    for k in range(wrong_address):
+        with pytest.raises(ClassError):
+            store.join(f"Y{k:05d}", f"other{k}", "", "10.9.8.7", now=now)
+    assert store.join(t.code, "me", "Me", "10.9.8.7", now=now).code == t.code
+
+
+def test_a_guesser_elsewhere_is_slowed_to_its_limits_whatever_the_browser_ids(store):
+    """The per-browser limit stops a browser; a script that sends a new id with every code is stopped by its
+    address's limit; an IPv6 machine that sends every code from a new address of its /64 is stopped there too
+    (one machine may hold the whole /64); the window's end frees it."""
+    target = store.create_class({}, browser="teacher", address="198.51.100.1")
+    for k in range(S.FAILED_JOINS):
         with pytest.raises(ClassError, match="No class has this code"):
-            store.join("ZZZZZZ", f"bot{k}", "", "10.0.0.9", now=1000.0 + k)
+            store.join(f"X{k:05d}", "guesser", "", "192.0.2.50", now=2000.0)
     with pytest.raises(ClassError, match="Too many wrong codes"):
-        store.join(t.code, "bot-new", "", "10.0.0.9", now=1100.0)
-    assert store.join(t.code, "ann", "", "10.0.0.9", now=1100.0).code == t.code  # who joined before stays
-    assert store.join(t.code, "carl", "", "10.0.0.8", now=1100.0).code == t.code  # another address
+        store.join(target.code, "guesser", "", "192.0.2.50", now=2000.0)  # its right guess is not looked at
+    for k in range(S.FAILED_JOINS_ADDRESS):
+        with pytest.raises(ClassError, match="No class has this code"):
+            store.join(f"W{k:05d}", f"id{k}", "", f"2001:db8:1:2::{k + 1:x}", now=2000.0)
+    with pytest.raises(ClassError, match="Too many wrong codes"):
+        store.join(target.code, "id-new", "", "2001:db8:1:2:ffff::1", now=2000.0)
+    assert store.join(target.code, "neighbour", "", "2001:db8:1:3::1", now=2000.0).code == target.code  # next /64
+    assert store.join(target.code, "guesser", "", "192.0.2.50",
+                      now=2000.0 + S.FAILED_JOIN_WINDOW + 1).code == target.code
+
+
+def test_a_class_started_at_home_is_taught_from_school_once_its_teacher_opens_it_there(store):
+    """The networks a class is taught from: where it was started, and every network its teacher's pages ran on
+    (the sidebar passes the teacher's address to teacher_view)."""
+    t = store.create_class({}, browser="teacher", address="192.0.2.7")  # at home, the night before
+    for k in range(S.FAILED_JOINS_ADDRESS):
+        with pytest.raises(ClassError):
+            store.join(f"V{k:05d}", f"bot{k}", "", "203.0.113.8", now=3000.0)
+    with pytest.raises(ClassError, match="Too many wrong codes"):
+        store.join(t.code, "pupil", "", "203.0.113.8", now=3000.0)
+    store.teacher_view(t.secret, now=3000.0, address="203.0.113.8")  # the teacher's laptop in the classroom
+    assert store.join(t.code, "pupil", "", "203.0.113.8", now=3000.0).code == t.code
+
+
+def test_the_projectors_page_counts_a_code_it_does_not_find_as_a_join_does(store):
+    """The projector (/classmode?projector=CODE) needs no key: without the limit it was a door for guessing that
+    no wrong-code count watched."""
+    t = store.create_class({}, browser="teacher", address="10.1.1.1")
+    elsewhere = store.create_class({}, browser="colleague", address="10.2.2.2")
+    assert store.find(t.code, "10.3.3.3", now=4000.0) and not store.find("ZZZZZZ", "10.3.3.3", now=4000.0)
+    for k in range(S.FAILED_JOINS_ADDRESS - 1):
+        assert not store.find(f"U{k:05d}", "10.3.3.3", now=4000.0)
+    with pytest.raises(ClassError, match="Too many wrong codes"):
+        store.find(elsewhere.code, "10.3.3.3", now=4000.0)
+    with pytest.raises(ClassError, match="Too many wrong codes"):
+        store.join(elsewhere.code, "s", "", "10.3.3.3", now=4000.0)  # one count for the page and the join
+    assert store.find(t.code, "10.1.1.1", now=4000.0)  # the teacher's own projector, in the classroom
+
+
+def test_wrong_codes_count_against_a_network(store):
+    assert [S.network(a) for a in ("10.0.0.1", " 10.0.0.1", "2001:db8:1:2:3:4:5:6", "2001:DB8:1:2::9",
+                                   "::ffff:192.0.2.1", "127.0.0.1", "ip", "")] == [
+        "10.0.0.1", "10.0.0.1", "2001:db8:1:2::/64", "2001:db8:1:2::/64", "192.0.2.1", "127.0.0.1", "ip", ""]
 
 
 def test_a_reload_keeps_the_nickname_and_one_browser_is_one_student(store):
@@ -197,10 +277,25 @@ def test_a_full_class_and_too_many_classes_are_refused_with_a_message(store, mon
         store.join(t.code, "s9", "", "ip")
     store.join(t.code, "s1", "again", "ip")  # a student already in may come back
     store.create_class({})
-    with pytest.raises(ClassError, match="2 open classes"):
+    with pytest.raises(ClassError, match="already holds 2 open classes"):
         store.create_class({})
     store.close(t.secret)
     store.create_class({})  # a closed class no longer counts
+
+
+def test_the_cap_on_open_classes_is_the_databases_and_its_message_says_so(store, monkeypatch):
+    """Issue 43: "This server already has 200 open classes", said on a replica that had started none of them: the
+    cap counts every class in the database the replicas share. The message now names the database, and the
+    number is the cap's."""
+    monkeypatch.setattr(S, "MAX_OPEN_CLASSES", 3)
+    other_replica = Store(store.url)
+    for _ in range(3):
+        other_replica.create_class({})
+    with pytest.raises(ClassError) as refused:
+        store.create_class({})
+    assert str(refused.value).startswith("Class mode is full: this app's class database already holds 3 open "
+                                         "classes, counting every server that shares it.")
+    assert "server already has" not in str(refused.value)
 
 
 def test_a_class_idle_for_a_day_is_deleted_with_its_answers(store):
@@ -322,3 +417,66 @@ def test_a_closed_class_keeps_its_answers_for_the_export_until_it_expires(store)
     store.close(t.secret)
     assert [(a.nickname, a.answer) for a in store.all_answers(t.secret)] == [("Ann", "is")]
     assert store.teacher_code(t.secret) == (t.code, True)
+
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+
+
+def _readme_paragraph(start: str) -> str:
+    """The README's paragraph that begins with ``start``, on one line."""
+    paragraph = README[README.index(start):].split("\n\n")[0]
+    return " ".join(paragraph.split())
+
+
+# every column class mode keeps, and the words of the README's "What is stored" that name it
+STORED = {
+    "classes.id": "an internal id", "classes.code": "its code", "classes.teacher_hash": "the SHA-256 of your key",
+    "classes.created": "when it was started", "classes.touched": "last active",
+    "classes.created_by": "your browser's id", "classes.created_from": "the network addresses you started it",
+    "teacher_networks.network": "and opened its pages from",
+    "classes.state": "your lesson's page, link settings and questions", "classes.question": "the open question",
+    "classes.question_no": "with its number", "classes.closes_at": "timer",
+    "classes.answers_closed": "answers closed", "classes.revealed": "revealed",
+    "classes.show_results": "shown on the projector", "classes.mode": "what the students' screens do",
+    "classes.closed": "whether the class is closed", "questions.question": "every question asked",
+    "questions.asked": "and when", "students.nickname": "each student's nickname",
+    "students.student": "browser id", "students.joined": "when they joined",
+    "students.last_answer": "and last answered", "answers.answer": "their answers with their times",
+    "answers.at": "with their times", "failed_joins.browser": "a wrong join code",
+    "failed_joins.client": "and network address", "failed_joins.at": "with its time",
+}
+LINKS = {"students.class_id", "answers.class_id", "answers.question_no", "answers.student", "questions.class_id",
+         "questions.question_no", "teacher_networks.class_id", "schema_version.version"}  # which class, which row
+
+
+def test_the_readme_names_every_column_class_mode_keeps(tmp_path):
+    """Issue 43: the README's list of what is stored left out the teacher's browser id and address kept with each
+    class. Every column of the schema, as the migrations build it, is either named there or only links rows."""
+    store = Store(f"sqlite:///{tmp_path / 'classes.sqlite3'}")
+    with store.transaction() as db:
+        tables = [t for (t,) in db.all("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        columns = {f"{t}.{c[1]}" for t in tables for c in db.all(f"PRAGMA table_info({t})")}
+    assert columns == set(STORED) | LINKS, columns ^ (set(STORED) | LINKS)
+    stored = _readme_paragraph("What is stored, and for how long")
+    assert [words for words in STORED.values() if words not in stored] == []
+
+
+def test_the_readmes_numbers_on_guessing_are_the_stores():
+    """The limits and the chances the README gives, from the store's own constants: at most FAILED_JOINS_ADDRESS
+    codes tried in any window, so at most that many times the day's windows in a day; a class's code is one of
+    len(CODE_ALPHABET) ** CODE_LENGTH; the chance of finding one of 200 classes is at most tries × 200 / codes."""
+    text = _readme_paragraph("What is stored, and for how long")
+    codes = len(S.CODE_ALPHABET) ** S.CODE_LENGTH
+    window = S.FAILED_JOIN_WINDOW / 60
+    a_day = S.FAILED_JOINS_ADDRESS * 24 * 3600 / S.FAILED_JOIN_WINDOW
+    assert window == 10 and (S.FAILED_JOINS, S.FAILED_JOINS_ADDRESS, S.MAX_OPEN_CLASSES) == (30, 200, 200)
+    assert f"after {S.FAILED_JOINS} in ten minutes from one browser, or {S.FAILED_JOINS_ADDRESS} from one network" \
+        in text
+    assert f"at most {S.FAILED_JOINS_ADDRESS} of the {codes:,} codes in ten minutes" in text
+    assert f"({a_day:,.0f} a day)" in text and a_day == int(a_day)
+    assert f"{S.MAX_OPEN_CLASSES} open classes a database" in text
+    assert "with 200 classes in the database, less than 1 chance in 22,000" in text
+    assert S.FAILED_JOINS_ADDRESS * 200 / codes < 1 / 22_000
+    assert "and less than 1 in 150 in a whole day" in text and a_day * 200 / codes < 1 / 150
+    assert f"{S.MAX_STUDENTS} students a class; three open classes a browser, thirty new classes an hour" in text
+    assert (S.OPEN_CLASSES_A_BROWSER, S.CLASSES_AN_ADDRESS, S.CREATION_WINDOW) == (3, 30, 3600)

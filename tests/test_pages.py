@@ -260,6 +260,17 @@ def test_all_steps_on_one_page_is_a_setting_and_comes_from_the_link():
     assert len(step_headers(at.run())) == 8
 
 
+def test_play_is_offered_on_up_to_32_tokens_and_not_on_33():
+    """Issue 43: the README said "Play" was under any head's scores, softmax and output; a lesson takes 64 tokens
+    and no player is offered above 32. Counted here by hand: 32 and 33 words, one token each."""
+    for words, offered in ((32, True), (33, False)):
+        at = run_app(sentence=" ".join(f"w{k}" for k in range(words)))
+        assert_no_exception(at)
+        assert len(shown_tokens(at)) == words
+        plays = sorted(t.key.rsplit("play-", 1)[1] for t in at.toggle if "play-" in (t.key or ""))
+        assert plays == (["output", "scores", "softmax"] if offered else []), words
+
+
 def test_a_64_token_sentence_shows_its_large_tables_as_a_scrolling_grid():
     sentence = " ".join(["*a*", *(f"w{k}" for k in range(61))])  # 64 tokens; "*" must not turn into italics
     at = run_app(all_steps=False, sentence=sentence, step=7)

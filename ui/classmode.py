@@ -330,7 +330,7 @@ def teacher_sidebar(page: str) -> None:
 
 
 def _teacher_controls(secret: str, page: str) -> None:
-    view = store().teacher_view(secret)
+    view = store().teacher_view(secret, address=client())  # the class is taught from this network (the store's limits)
     questions = st.session_state.get(QUESTIONS) if page != "classmode" else view.state.get("questions")
     if questions:
         chosen = st.selectbox("A question about this lesson's numbers", range(len(questions)), key="cm_pick",
@@ -505,9 +505,21 @@ def _question_results(view: ClassView, answers: list[str], joined: int, *, big: 
 
 def projector(code: str, base_url: str) -> None:
     """A page for the projector: no key, nothing a student could not see, large type. The open question comes
-    first (at 1280 × 720 it must be in view), the join code under it."""
+    first (at 1280 × 720 it must be in view), the join code under it. Anyone may open it with a code, so the code
+    is looked up as a join's is (a wrong one counts against this browser and network), once a session."""
     st.html(CODE_CSS)
-    _projector_live(code.strip().upper(), base_url)
+    code = code.strip().upper()
+    if st.session_state.get("_cm_projector", (None,))[0] != code:
+        try:
+            found = store().find(code, client(), browser=identity.browser() or "")
+        except ClassError as error:
+            st.error(markdown_text(str(error)), icon=":material/block:")
+            return
+        st.session_state["_cm_projector"] = (code, found)
+    if not st.session_state["_cm_projector"][1]:
+        st.error("No class has this code.", icon=":material/block:")
+        return
+    _projector_live(code, base_url)
 
 
 @st.fragment(run_every=class_watch.SAFETY)

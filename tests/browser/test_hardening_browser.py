@@ -147,3 +147,22 @@ def test_no_site_framing_the_app_may_send_it_commands(base_url):
     domains; the app is not hosted there, so the list is empty and the page does not listen."""
     with urllib.request.urlopen(base_url + "/_stcore/host-config", timeout=TIMEOUT_MS / 1000) as answer:
         assert json.load(answer)["allowedOrigins"] == []
+
+
+def test_a_link_with_a_stray_percent_opens_the_lesson_with_the_learners_text(open_page, base_url):
+    """Issue 43: a link whose path holds a malformed percent-escape (/%ZZ: a mail client's stray %) opened a page of
+    grey bars for good, with no sidebar, no lesson and no message ("URI malformed" in the console). The server
+    now redirects it with the bad % written %25: the first lesson opens under Streamlit's "Page not found". A
+    query's stray % (which Streamlit 1.67's page already read, as "100%") is redirected the same way, so the
+    address a learner copies is well formed, and the lesson opens on the sentence as typed."""
+    lost = open_page("/%ZZ", ".st-key-table-tokens table")
+    expect(lost.get_by_text("Page not found")).to_be_visible()  # Streamlit's, over its first page (at /)
+    assert lost.url == f"{base_url}/"
+    expect(lost.locator(".st-key-sentence input")).not_to_have_value("")
+    assert lost.locator("[data-testid=stSidebar]").count() == 1
+
+    page = open_page("/?sentence=we+are+100%+sure&seed=5", ".st-key-table-tokens table")
+    expect(page.locator(".st-key-sentence input")).to_have_value("we are 100% sure")
+    assert "sentence=we+are+100%25+sure" in page.url and "seed=5" in page.url
+    tokens = page.locator(".st-key-table-tokens table").inner_text()
+    assert "100" in tokens and "%" in tokens and "sure" in tokens
