@@ -13,6 +13,7 @@ from ui.models import TIMED_LENGTHS, cancel_writing, generation_job, model_named
 from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
 from ui.walkthrough import render_steps, steps_for
 from viz import generation as G
+from viz.labels import count as count_of
 from viz.labels import markdown_text
 
 st.title("Writing with a key/value cache")
@@ -47,7 +48,8 @@ gen = None
 if job is None:
     st.info("Writing cancelled. Press Write to write.", icon=":material/cancel:")
 elif not job.finished:
-    background.watch(job, f"Writing {count} tokens, and checking each against a pass over the whole sequence",
+    background.watch(job, f"Writing {count_of(count, 'token')}, and checking each against a pass over the whole "
+                          "sequence",
                      key="gen_cancel", on_cancel=cancel_writing, args=(prompt, count))
 elif job.failed:
     st.error("The writing stopped before it finished; press Write to try again.", icon=":material/error:")

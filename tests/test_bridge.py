@@ -347,7 +347,7 @@ def test_the_bridge_names_the_walkthroughs_weights_as_they_are_for_every_preset_
             "unmasked (each query sees every token)" in text) == causal
     if named != "with seeded random W_Q, W_K, W_V (seed 7)":
         assert "random" not in text and "random" not in back_label
-        assert "it has learned where to look" not in text  # said against random weights only
+    assert "it has learned where to look" not in text  # said of no pick (the audit of issue 43)
     at.button(key="bridge_random").click().run()
     at.switch_page("lessons/walkthrough.py").run()
     assert_no_exception(at)

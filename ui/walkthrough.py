@@ -19,7 +19,7 @@ from viz import formulas as L
 from viz import heads as H
 from viz import provenance as P
 from viz import tables as T
-from viz.labels import markdown_text, query_labels, token_labels
+from viz.labels import count, markdown_text, query_labels, token_labels
 from viz.steps import MASK_CAPTION, SIGNED_CAPTION, STEP_TEXTS, identity_note
 
 QK = ("query", "key")  # what a row and a column of an n × n matrix are, for the view's tooltips
@@ -127,7 +127,7 @@ def _cached_qkv(trace: AttentionTrace, p: str) -> None:
     parts = [("q", "q", trace.q, None), ("K: the cache, then k", "k", trace.k, tip),
              ("V: the cache, then v", "v", trace.v, tip)]
     ui.matrices([_vectors(trace, p, name, key, m, tip=cell_tip) for name, key, m, cell_tip in parts], key=f"{p}qkv")
-    st.caption(f"Only the token read is computed: its query, key and value. K's and V's first {t} rows come "
+    st.caption(f"Only the token read is computed: its query, key and value. K's and V's first {count(t, 'row')} come "
                "from the cache, where they were stored when those tokens were read; its last row is the new "
                "k (after RoPE) and v, appended now. " + SIGNED_CAPTION)
 

@@ -96,10 +96,10 @@ def work_text(gen, multiply_adds: Callable[..., int]) -> str:
     ms = [int(frame[c].sum()) for c in ("cache: ms", "whole: ms")]
     fewer = f"{tenths[1] / tenths[0]:.1f}" if tenths[0] else "–"
     faster = f"{ms[1] / ms[0]:.1f}×" if ms[0] else "more"
-    return (f"The table's {len(frame)} rows after the first add up to **{tenths[0] / 10:,.1f}** million multiply-adds "
-            f"with the cache against **{tenths[1] / 10:,.1f}** million recomputing: {fewer}× fewer. In time it was "
-            f"{ms[0]:,} ms against {ms[1]:,} ms here, {faster} faster: the time saves less than the arithmetic "
-            "(measure a step's time below to see why).")
+    return (f"The table's {count(len(frame), 'row')} after the first add up to **{tenths[0] / 10:,.1f}** million "
+            f"multiply-adds with the cache against **{tenths[1] / 10:,.1f}** million recomputing: {fewer}× fewer. "
+            f"In time it was {ms[0]:,} ms against {ms[1]:,} ms here, {faster} faster: the time saves less than the "
+            "arithmetic (measure a step's time below to see why).")
 
 
 def growth_text(multiply_adds: Callable[..., int], work_parts: Callable[[int], tuple[int, int]],

@@ -17,6 +17,7 @@ from attention import AttentionTrace
 from attention.cross import CrossAttentionTrace
 from attention.phonebook import Lookup
 from attention.pretrained.common import ModelInfo
+from viz.labels import count
 from viz.svg import colours, normalise
 
 THUMB_MAX = 12  # a thumbnail is drawn when its matrix has at most this many rows and columns ("where it fits")
@@ -115,8 +116,8 @@ def lesson_map(trace: AttentionTrace, titles: list[str], current: int | None, *,
     name = name or ("One attention head: this lesson" if heads is None else "One head of this page's layer")
     groups = [{"name": name, "parts": _mark(head_parts(trace, titles, opens), here), "faded": False}]
     if heads is not None:
-        groups.append({"name": f"{heads} heads, one layer: this page", "faded": False, "parts": [
-            _part(f"{heads} heads side by side", f"[{n} × {d_k}] each"),
+        groups.append({"name": f"{count(heads, 'head')}, one layer: this page", "faded": False, "parts": [
+            _part(f"{count(heads, 'head')} side by side", f"[{n} × {d_k}] each"),
             _part("Concatenate", f"[{n} × {heads * d_k}]"),
             _part("· W_O", f"[{heads * d_k} × {d_model}] → [{n} × {d_model}]")]})
     groups.append(_full_model(n, d_model, heads=heads is None))
