@@ -682,28 +682,42 @@ def _question(code: str, view: ClassView) -> None:
                 _time_left(view, "cm_countdown")
         if closed:
             st.caption("Your teacher has closed the answers; the answer comes next.")
-        elif q["options"]:
-            choice = st.radio("Your answer", q["options"], key=f"cm_answer_{number}", index=None)
-            if st.button("Send my answer", key=f"cm_send_{number}", disabled=choice is None, icon=":material/send:"):
-                mine = _send(code, me, number, str(choice), q) or mine
         else:
-            typed = st.text_input("Your answer, to two decimals (0.3 or 0,3)", key=f"cm_answer_{number}",
-                                  placeholder="e.g. 0.25")
-            if st.button("Send my answer", key=f"cm_send_{number}", disabled=not typed, icon=":material/send:"):
-                value = V.parse_number(typed)
-                if value is None or not V.in_range(q, value):
-                    st.warning("Type a number from 0 to 1, such as 0.25 (or 0,25).")
+            # One form: the first click or tap on the button, or Enter in the box, sends what is typed or chosen
+            # (a button disabled until the box was committed took the first click only to commit it, issue 47)
+            with st.form(f"cm_answer_form_{number}", border=False, enter_to_submit=True):
+                if q["options"]:
+                    st.radio("Your answer", q["options"], key=f"cm_answer_{number}", index=None)
                 else:
-                    mine = _send(code, me, number, value, q) or mine
+                    st.text_input("Your answer, to two decimals (0.3 or 0,3)", key=f"cm_answer_{number}",
+                                  placeholder="e.g. 0.25")
+                st.form_submit_button("Send my answer", key=f"cm_send_{number}", icon=":material/send:",
+                                      on_click=_send_answer, args=(code, me, number, q))
+            said = st.session_state.pop("_cm_refused", None)
+            if said is not None and said[0] == number:
+                st.warning(markdown_text(said[1]), icon=":material/error:")
         if mine is not None:
-            st.caption(f"Your answer: {markdown_text(mine)}. You can change it until your teacher closes the answers.")
+            st.success(f"Received: your answer {markdown_text(mine)}."
+                       + ("" if closed else " You can change it until your teacher closes the answers."),
+                       icon=":material/check_circle:")
 
 
-def _send(code: str, me: str, number: int, answer: str, question: dict) -> str | None:
+def _send_answer(code: str, me: str, number: int, q: dict) -> None:
+    """The answer form's submit (a click, a tap or Enter): the form's value, sent; a refusal is kept for the run to
+    show under the form."""
+    given = st.session_state.get(f"cm_answer_{number}")
+    if q["options"]:
+        answer = None if given is None else str(given)
+        refusal = "Choose an answer first."
+    else:
+        answer = V.parse_number(str(given or ""))
+        refusal = "Type a number from 0 to 1, such as 0.25 (or 0,25)."
+        if answer is not None and not V.in_range(q, answer):
+            answer = None
+    if answer is None:
+        st.session_state["_cm_refused"] = (number, refusal)
+        return
     try:
         store().answer(code, me, number, answer)
     except ClassError as error:
-        st.warning(markdown_text(str(error)))
-        return None
-    return answer
-
+        st.session_state["_cm_refused"] = (number, str(error))
