@@ -420,3 +420,28 @@ def test_a_following_student_lands_on_the_teachers_new_step(database):
     teacher = teacher.sidebar.text_input(key="sentence").input("a dog ran").run()  # the same step, a new sentence
     ann = stay(ann.run())
     assert ann.session_state["_arrival"][0] == token  # no navigation: the student's page stays where it is
+
+
+def test_a_closed_classs_export_stays_in_every_tab_after_a_reload_and_from_the_teacher_link(database):
+    """Issue 47: after "Close the class" and one reload (or a new tab, or the teacher link) the desk offered
+    Join/Teach and no export, though it said the answers "can be downloaded until it is deleted". Each of those is
+    a fresh session: the teacher's browser (the key it keeps) or the teacher link still finds the closed class's
+    CSV, and it holds the answers."""
+    teacher, secret, code = start_class()
+    ann = join(ANN, code, "Ann")
+    on(teacher, "lessons/walkthrough.py").sidebar.button(key="cm_ask").click().run()
+    question = database.teacher_view(secret).question
+    answer(ann.run(), question["answer"])
+    teacher = on(teacher, PAGE)
+    teacher.checkbox(key="cm_close_sure").check()
+    teacher = teacher.run().button(key="cm_close").click().run()
+    reloaded = browser(TEACHER, held={"teach": {"secret": secret, "code": code}})  # F5, or a new tab
+    by_link = browser("l" * 32, PAGE, None, teach=secret)  # the teacher link, on another device
+    for at in (reloaded, by_link):
+        assert_no_exception(at)
+        assert f"Class {code} is closed" in texts(at) and "Start a class: your students" not in texts(at)
+        assert [b for b in at.get("download_button") if b.proto.id and "cm_csv_closed" in b.proto.id]
+    csv = V.answers_csv(database.all_answers(secret), database.questions(secret), database.roster(secret))
+    assert ",Ann," in csv and f",{question['answer']}," in csv  # what that button builds
+    again = reloaded.button(key="cm_again").click().run()  # "Start another class": the browser lets the class go
+    assert "Start a class: your students" in texts(again) and "is closed" not in texts(again)

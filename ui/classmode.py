@@ -177,6 +177,18 @@ def teaching() -> tuple[str, str] | None:
     return st.session_state["_cm_teaching"]
 
 
+def closed_taught() -> str | None:
+    """The key of the closed class this browser taught, while the class is kept (its export stays reachable from
+    any tab of the teacher's browser, after a reload, and from the teacher link, until the class is deleted)."""
+    held = identity.get("teach")
+    if st.session_state.get("_cm_closed"):
+        return st.session_state["_cm_closed"]
+    if not isinstance(held, dict) or not isinstance(held.get("secret"), str):
+        return None
+    found = store().teacher_code(held["secret"])
+    return held["secret"] if found is not None and found[1] else None
+
+
 def student_of() -> str | None:
     """The code of the class this browser joined, when it is still in it (and is not the class's teacher)."""
     code, me = identity.get("class"), identity.browser()
@@ -239,7 +251,8 @@ def leave_class() -> None:
 def stop_teaching() -> None:
     """Forget the class in this browser (the class itself goes on until it is closed or idle for a day)."""
     identity.remember(teach=None)
-    st.session_state.pop("_cm_teaching", None)
+    for held in ("_cm_teaching", "_cm_closed"):
+        st.session_state.pop(held, None)
 
 
 def landing() -> None:
@@ -405,14 +418,27 @@ def teacher_desk(secret: str, code: str, base_url: str) -> None:
                                              "export until the class is deleted, a day from now.")
 
 
-def closed_desk(secret: str) -> None:
-    """A closed class: its export stays until the class is deleted."""
+def closed_desk(secret: str, base_url: str) -> None:
+    """A closed class: its export stays until the class is deleted (in every tab of the teacher's browser, and
+    wherever the teacher link is opened)."""
     db = store()
-    code, _ = db.teacher_code(secret)
+    found = db.teacher_code(secret)
+    if found is None:  # deleted since (a day after its last activity)
+        stop_teaching()
+        st.info("This class has been deleted with its answers, a day after its last activity.",
+                icon=":material/info:")
+        return
+    code, _ = found
+    origin = urlsplit(base_url)
     st.info(f"Class {code} is closed. Its answers can be downloaded until it is deleted, a day after its last "
             "activity.", icon=":material/info:")
     _export(secret, code, "cm_csv_closed")
-    st.button("Start another class", key="cm_again", on_click=stop_teaching)
+    with st.expander("Download them later from another device (your teacher link: keep it to yourself)",
+                     icon=":material/key:"):
+        st.code(f"{origin.scheme}://{origin.netloc}/classmode?teach={secret}", language=None)
+    st.button("Start another class", key="cm_again", on_click=stop_teaching,
+              help="This browser then forgets the closed class: download its answers first, or keep its teacher "
+                   "link.")
 
 
 def _export(secret: str, code: str, key: str) -> None:
