@@ -445,3 +445,22 @@ def test_a_closed_classs_export_stays_in_every_tab_after_a_reload_and_from_the_t
     assert ",Ann," in csv and f",{question['answer']}," in csv  # what that button builds
     again = reloaded.button(key="cm_again").click().run()  # "Start another class": the browser lets the class go
     assert "Start a class: your students" in texts(again) and "is closed" not in texts(again)
+
+
+@pytest.mark.parametrize("shown", [False, True])
+def test_the_projector_counts_the_answers_whether_or_not_it_shows_them(database, shown):
+    """Issue 47: with the results hidden (the default) the projector said "0 of 2 students answered" while the
+    desk said 2 of 2. The projector counts every answer, as the desk does, at 0, 1 and 2 of 2."""
+    teacher, secret, code = start_class()
+    students = [join(ANN, code, "Ann"), join(BOB, code, "Bob")]
+    on(teacher, "lessons/walkthrough.py").sidebar.button(key="cm_ask").click().run()
+    database.show_results(secret, shown)
+    question = database.teacher_view(secret).question
+    for count in range(3):
+        if count:
+            answer(students[count - 1].run(), question["answer"])
+        projector = browser("p" * 32, PAGE, None, projector=code)
+        desk = browser(TEACHER, PAGE, {"teach": {"secret": secret, "code": code}})
+        for at in (projector, desk):
+            assert f"{count} of 2 students answered" in texts(at)
+        assert ("hidden until your teacher shows them" in texts(projector)) is not shown

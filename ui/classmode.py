@@ -499,8 +499,10 @@ def _students(count: int) -> str:
     return f"{count} student" + ("" if count == 1 else "s")
 
 
-def _question_results(view: ClassView, answers: list[str], joined: int, *, big: bool, shown: bool = True) -> None:
-    """A question, how many answered, the timer, and (``shown``) the answers; after the reveal, the answer."""
+def _question_results(view: ClassView, answers: list[str], joined: int, *, big: bool, shown: bool = True,
+                      answered: int | None = None) -> None:
+    """A question, how many answered (``answered``, or the answers' count), the timer, and (``shown``) the answers;
+    after the reveal, the answer."""
     q = view.question
     text = f"**Question {view.question_no}:** {markdown_text(q['prompt'])}"
     if big:
@@ -510,7 +512,8 @@ def _question_results(view: ClassView, answers: list[str], joined: int, *, big: 
         st.markdown(text)
     state = ("revealed" if view.revealed else "answers closed" if view.answers_closed or _timed_out(view) else
              "answers close when the timer ends" if view.closes_at else "open")
-    st.caption(f"{len(answers)} of {_students(joined)} answered · {state}.")
+    answered = len(answers) if answered is None else answered
+    st.caption(f"{answered} of {_students(joined)} answered · {state}.")
     if state.startswith("answers close when"):
         with st.container(key=f"cm-timer{'-big' if big else ''}"):
             _time_left(view, f"cm_countdown{'_big' if big else ''}", big)
@@ -556,14 +559,14 @@ def _projector_live(code: str, base_url: str) -> None:
     if found is None:
         st.error("No class has this code.", icon=":material/block:")
         return
-    view, answers, joined = found
+    view, answers, joined, answered = found
     origin = urlsplit(base_url)
     join = f"{origin.scheme}://{origin.netloc}/classmode?class={code}"
     if view.closed:
         st.info("This class has ended.", icon=":material/waving_hand:")
         return
     if view.question is not None:
-        _question_results(view, answers, joined, big=True, shown=view.show_results)
+        _question_results(view, answers, joined, big=True, shown=view.show_results, answered=answered)
         st.html(f'<div class="class-code small" aria-label="class code">Join: {html.escape(code)}</div>')
         return
     code_column, qr_column = st.columns([3, 2], vertical_alignment="center")
