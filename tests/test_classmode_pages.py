@@ -464,3 +464,36 @@ def test_the_projector_counts_the_answers_whether_or_not_it_shows_them(database,
         for at in (projector, desk):
             assert f"{count} of 2 students answered" in texts(at)
         assert ("hidden until your teacher shows them" in texts(projector)) is not shown
+
+
+def test_reopening_the_app_in_a_fresh_tab_never_changes_the_classs_lesson(database):
+    """Issue 47: the teacher's fresh tab (a new tab, a reload, the app reopened at its address) published its
+    default lesson, "This forum is awesome" at seed 42, over the class's. Now a fresh tab takes the class's lesson
+    (its page and settings) and publishes nothing new; a link with settings is still the teacher's choice."""
+    teacher, secret, code = start_class()
+    held = {"teach": {"secret": secret, "code": code}}
+    teacher = on(teacher, "lessons/walkthrough.py")
+    teacher.sidebar.text_input(key="sentence").input("the dog ran")
+    teacher = teacher.run()
+    teacher.sidebar.number_input(key="seed").set_value(7)
+    teacher = teacher.run()
+    walkthrough = database.teacher_view(secret).state
+    assert walkthrough["query"] == {"sentence": "the dog ran", "seed": "7"}
+    fresh = browser(TEACHER, "lessons/walkthrough.py", held)  # the app's address in a new tab
+    assert_no_exception(fresh)
+    assert database.teacher_view(secret).state["query"] == walkthrough["query"]
+    assert fresh.sidebar.text_input(key="sentence").value == "the dog ran"  # the tab shows the class's lesson
+    teacher = on(teacher, "lessons/multihead.py")  # the class moves on to multi-head attention, 4 heads
+    teacher = teacher.sidebar.selectbox(key="heads").set_value(4).run()
+    multihead = database.teacher_view(secret).state
+    assert multihead["page"] == "multihead"
+    for page in ("lessons/walkthrough.py", "lessons/multihead.py", PAGE):  # reopened on any page
+        fresh = stay(browser(TEACHER, page, held))
+        assert_no_exception(fresh)
+        assert database.teacher_view(secret).state == multihead, page
+    assert fresh.session_state["_page"] == "classmode"  # the desk stays the desk
+    fresh = stay(browser(TEACHER, "lessons/walkthrough.py", held))
+    assert fresh.session_state["_page"] == "multihead" and fresh.sidebar.selectbox(key="heads").value == 4
+    linked = browser(TEACHER, "lessons/walkthrough.py", held, sentence="a link I chose")  # a link: published
+    assert_no_exception(linked)
+    assert database.teacher_view(secret).state["query"]["sentence"] == "a link I chose"

@@ -329,6 +329,29 @@ def publish(page: str) -> None:
         st.session_state["_cm_published"] = state
 
 
+def adopt(page: str) -> str | None:
+    """A teacher's session that has not published yet (a new tab, a reload, the app reopened): before any widget
+    is drawn, on its first lesson page, it takes the class's lesson: its settings, and its page when the session
+    opened at the app's own address (not a page the teacher named, nor one chosen in this session), so that opening
+    the app never publishes its default lesson over the class's (issue 47). A link with lesson settings in its
+    address is the teacher's choice: it is published as it stands. Returns the class's page to switch to, or
+    None."""
+    if page not in LESSONS or st.session_state.get("_cm_adopted") or "_cm_published" in st.session_state:
+        return None
+    taught = teaching()
+    if taught is None:  # not a teacher, or not known yet (the browser reports who it is on the next run)
+        return None
+    st.session_state["_cm_adopted"] = True
+    if any(k in SPECS and k not in NOT_FOLLOWED for k in st.query_params):  # a link: the teacher's lesson
+        return None
+    lesson = lesson_of(store().teacher_view(taught[0]).state)
+    if lesson is None:
+        return None
+    apply(*lesson)
+    opened_here = st.session_state.get("_page", page) == page  # no other page of this session before
+    return lesson[0] if page == "" and opened_here else None
+
+
 def teacher_sidebar(page: str) -> None:
     """Every page's sidebar, in a teacher's browser: which class, and its controls."""
     taught = teaching()
