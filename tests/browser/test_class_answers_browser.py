@@ -14,6 +14,7 @@ import tempfile
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from classmode.store import Store
 from tests.browser.server import streamlit_server
@@ -102,7 +103,9 @@ def test_a_closed_class_keeps_its_export_after_a_reload_and_in_a_new_tab(browser
         ann.get_by_text("Received: your answer").wait_for()
         teacher.goto(f"{base}/classmode")
         teacher.locator(".st-key-cm_close_sure label").click()
-        teacher.locator(".st-key-cm_close button").click()
+        close = teacher.get_by_role("button", name="Close the class").first
+        expect(close).to_be_enabled()  # once the checkbox's run is drawn
+        close.click()
         teacher.get_by_text(f"Class {code} is closed").wait_for()
         for page in (teacher, room.open(teacher_browser, "/classmode")):  # a reload, and a new tab
             if page is teacher:
