@@ -30,6 +30,9 @@ followed = classmode.follow(student) if student else None  # the class's lesson,
 page = st.navigation(pages())  # (its menu sits atop the sidebar wherever it is called)
 if followed is not None and followed != page.url_path:  # the class's lesson is on another page: go there
     st.switch_page(script_of(followed))  # before anything is drawn, so the run it stops cost next to nothing
+adopted = None if student else classmode.adopt(page.url_path)  # a teacher's new tab: the class's lesson
+if adopted is not None and adopted != page.url_path:
+    st.switch_page(script_of(adopted))
 model_map.switch(allowed=not student)  # a part of a lesson's map chose a walkthrough step: open it
 if student:
     classmode.arrived(page.url_path)

@@ -570,9 +570,10 @@ class Store:
                          "AND s.student = ?", (code.strip().upper(), student))
         return None if row is None else str(row[0])
 
-    def public_view(self, code: str) -> tuple[ClassView, list[str], int] | None:
+    def public_view(self, code: str) -> tuple[ClassView, list[str], int, int] | None:
         """What the projector shows (no key needed, nothing secret): the class as a student sees it, the open
-        question's answers when the teacher shows them or after the reveal (else none), and how many joined."""
+        question's answers when the teacher shows them or after the reveal (else none), how many joined, and how
+        many answered the open question (counted whether or not the answers are shown)."""
         with self.transaction(write=False) as db:
             row = db.one("SELECT id, question_no, revealed, show_results FROM classes WHERE code = ?",
                          (code.strip().upper(),))
@@ -581,9 +582,9 @@ class Store:
             class_id, number, revealed, show = row
             view = self._view(db, class_id, teacher=bool(revealed))
             answers = [str(a) for (a,) in db.all("SELECT answer FROM answers WHERE class_id = ? AND question_no = ? "
-                                                  "ORDER BY at", (class_id, number))] if revealed or show else []
+                                                  "ORDER BY at", (class_id, number))]
             joined = int(db.one("SELECT COUNT(*) FROM students WHERE class_id = ?", (class_id,))[0])
-            return view, answers, joined
+            return view, answers if revealed or show else [], joined, len(answers)
 
     def answer(self, code: str, student: str, question_no: int, answer: str, now: float | None = None) -> None:
         """The student's answer to open question ``question_no`` (a later one replaces it until the reveal, until the

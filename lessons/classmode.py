@@ -15,8 +15,8 @@ if "projector" in st.query_params:
     C.projector(str(st.query_params["projector"]), base_url)
 elif taught is not None:
     C.teacher_desk(*taught, base_url)
-elif st.session_state.get("_cm_closed"):
-    C.closed_desk(st.session_state["_cm_closed"])
+elif (closed := C.closed_taught()) is not None:  # a closed class: its export, until the class is deleted
+    C.closed_desk(closed, base_url)
 elif C.student_of() is not None:
     st.markdown(f"You are in class **{C.student_of()}**: the lesson pages follow your teacher.")
     st.button("Leave the class", key="cm_leave_page", on_click=C.leave_class, icon=":material/logout:")

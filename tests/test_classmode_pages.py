@@ -81,8 +81,7 @@ def texts(at: AppTest) -> str:
 
 def answer(student: AppTest, choice) -> AppTest:
     radio = next(r for r in student.radio if r.key.startswith("cm_answer_"))
-    radio.set_value(choice)
-    student = student.run()
+    radio.set_value(choice)  # in the answer's form: sent with the button's click, in one run (issue 47)
     return student.button(key=radio.key.replace("answer", "send")).click().run()
 
 
@@ -96,7 +95,7 @@ def test_a_question_from_the_lessons_sidebar_to_the_reveal_with_two_students(dat
     teacher = teacher.sidebar.button(key="cm_ask").click().run()
     wrong = next(o for o in question["options"] if o != question["answer"] and o not in question["also"])
     ann, bob = answer(ann.run(), question["answer"]), answer(bob.run(), wrong)
-    assert f"Your answer: {question['answer']}" in texts(ann)
+    assert f"Received: your answer {question['answer']}" in texts(ann)
     teacher = on(teacher, PAGE)
     assert "2 of 2 students answered" in texts(teacher)
     teacher = teacher.sidebar.button(key="cm_reveal").click().run()
@@ -421,3 +420,80 @@ def test_a_following_student_lands_on_the_teachers_new_step(database):
     teacher = teacher.sidebar.text_input(key="sentence").input("a dog ran").run()  # the same step, a new sentence
     ann = stay(ann.run())
     assert ann.session_state["_arrival"][0] == token  # no navigation: the student's page stays where it is
+
+
+def test_a_closed_classs_export_stays_in_every_tab_after_a_reload_and_from_the_teacher_link(database):
+    """Issue 47: after "Close the class" and one reload (or a new tab, or the teacher link) the desk offered
+    Join/Teach and no export, though it said the answers "can be downloaded until it is deleted". Each of those is
+    a fresh session: the teacher's browser (the key it keeps) or the teacher link still finds the closed class's
+    CSV, and it holds the answers."""
+    teacher, secret, code = start_class()
+    ann = join(ANN, code, "Ann")
+    on(teacher, "lessons/walkthrough.py").sidebar.button(key="cm_ask").click().run()
+    question = database.teacher_view(secret).question
+    answer(ann.run(), question["answer"])
+    teacher = on(teacher, PAGE)
+    teacher.checkbox(key="cm_close_sure").check()
+    teacher = teacher.run().button(key="cm_close").click().run()
+    reloaded = browser(TEACHER, held={"teach": {"secret": secret, "code": code}})  # F5, or a new tab
+    by_link = browser("l" * 32, PAGE, None, teach=secret)  # the teacher link, on another device
+    for at in (reloaded, by_link):
+        assert_no_exception(at)
+        assert f"Class {code} is closed" in texts(at) and "Start a class: your students" not in texts(at)
+        assert [b for b in at.get("download_button") if b.proto.id and "cm_csv_closed" in b.proto.id]
+    csv = V.answers_csv(database.all_answers(secret), database.questions(secret), database.roster(secret))
+    assert ",Ann," in csv and f",{question['answer']}," in csv  # what that button builds
+    again = reloaded.button(key="cm_again").click().run()  # "Start another class": the browser lets the class go
+    assert "Start a class: your students" in texts(again) and "is closed" not in texts(again)
+
+
+@pytest.mark.parametrize("shown", [False, True])
+def test_the_projector_counts_the_answers_whether_or_not_it_shows_them(database, shown):
+    """Issue 47: with the results hidden (the default) the projector said "0 of 2 students answered" while the
+    desk said 2 of 2. The projector counts every answer, as the desk does, at 0, 1 and 2 of 2."""
+    teacher, secret, code = start_class()
+    students = [join(ANN, code, "Ann"), join(BOB, code, "Bob")]
+    on(teacher, "lessons/walkthrough.py").sidebar.button(key="cm_ask").click().run()
+    database.show_results(secret, shown)
+    question = database.teacher_view(secret).question
+    for count in range(3):
+        if count:
+            answer(students[count - 1].run(), question["answer"])
+        projector = browser("p" * 32, PAGE, None, projector=code)
+        desk = browser(TEACHER, PAGE, {"teach": {"secret": secret, "code": code}})
+        for at in (projector, desk):
+            assert f"{count} of 2 students answered" in texts(at)
+        assert ("hidden until your teacher shows them" in texts(projector)) is not shown
+
+
+def test_reopening_the_app_in_a_fresh_tab_never_changes_the_classs_lesson(database):
+    """Issue 47: the teacher's fresh tab (a new tab, a reload, the app reopened at its address) published its
+    default lesson, "This forum is awesome" at seed 42, over the class's. Now a fresh tab takes the class's lesson
+    (its page and settings) and publishes nothing new; a link with settings is still the teacher's choice."""
+    teacher, secret, code = start_class()
+    held = {"teach": {"secret": secret, "code": code}}
+    teacher = on(teacher, "lessons/walkthrough.py")
+    teacher.sidebar.text_input(key="sentence").input("the dog ran")
+    teacher = teacher.run()
+    teacher.sidebar.number_input(key="seed").set_value(7)
+    teacher = teacher.run()
+    walkthrough = database.teacher_view(secret).state
+    assert walkthrough["query"] == {"sentence": "the dog ran", "seed": "7"}
+    fresh = browser(TEACHER, "lessons/walkthrough.py", held)  # the app's address in a new tab
+    assert_no_exception(fresh)
+    assert database.teacher_view(secret).state["query"] == walkthrough["query"]
+    assert fresh.sidebar.text_input(key="sentence").value == "the dog ran"  # the tab shows the class's lesson
+    teacher = on(teacher, "lessons/multihead.py")  # the class moves on to multi-head attention, 4 heads
+    teacher = teacher.sidebar.selectbox(key="heads").set_value(4).run()
+    multihead = database.teacher_view(secret).state
+    assert multihead["page"] == "multihead"
+    for page in ("lessons/walkthrough.py", "lessons/multihead.py", PAGE):  # reopened on any page
+        fresh = stay(browser(TEACHER, page, held))
+        assert_no_exception(fresh)
+        assert database.teacher_view(secret).state == multihead, page
+    assert fresh.session_state["_page"] == "classmode"  # the desk stays the desk
+    fresh = stay(browser(TEACHER, "lessons/walkthrough.py", held))
+    assert fresh.session_state["_page"] == "multihead" and fresh.sidebar.selectbox(key="heads").value == 4
+    linked = browser(TEACHER, "lessons/walkthrough.py", held, sentence="a link I chose")  # a link: published
+    assert_no_exception(linked)
+    assert database.teacher_view(secret).state["query"]["sentence"] == "a link I chose"

@@ -399,14 +399,15 @@ def test_the_projector_shows_answers_only_when_the_teacher_does(store):
     store.join(t.code, "ann", "", "ip", now=1000.0)
     number = store.open_question(t.secret, QUESTION)
     store.answer(t.code, "ann", number, "is", now=1000.0)
-    view, answers, joined = store.public_view(t.code)
+    view, answers, joined, answered = store.public_view(t.code)
     assert answers == [] and joined == 1 and "answer" not in view.question  # hidden, and so is the answer
+    assert answered == 1  # but counted (issue 47: the projector said "0 of 2 answered" while the desk said 2 of 2)
     store.show_results(t.secret, True)
     assert store.public_view(t.code)[1] == ["is"]
     store.show_results(t.secret, False)
     store.reveal(t.secret)
-    view, answers, _ = store.public_view(t.code)
-    assert answers == ["is"] and view.question["answer"] == "is"  # after the reveal: always
+    view, answers, _, answered = store.public_view(t.code)
+    assert answers == ["is"] and answered == 1 and view.question["answer"] == "is"  # after the reveal: always
 
 
 def test_a_closed_class_keeps_its_answers_for_the_export_until_it_expires(store):

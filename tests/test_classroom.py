@@ -205,7 +205,7 @@ def test_good_links_raise_no_complaint():
 
 # --- exercises -------------------------------------------------------------------------------------
 
-from hypothesis import given, settings  # noqa: E402, RUF100
+from hypothesis import example, given, settings  # noqa: E402, RUF100
 from hypothesis import strategies as st  # noqa: E402, RUF100
 
 from tests import written  # noqa: E402, RUF100
@@ -369,3 +369,43 @@ def test_exercise_feedback_and_score_on_the_page():
     shown = [e.value.replace("\\", "") for e in at.error]  # the text is Markdown-escaped on the page
     assert any(e.startswith("Not quite.") and right_alpha in e for e in shown), shown
     assert at.metric[0].value == "1 / 2"
+
+
+SPAN = re.compile(r"so (?:an answer from (\S+) to (\S+)|only (\S+)) counts\.")
+
+
+def _counted_span(text: str) -> tuple[str, str]:
+    """The answers an α question says count ("from A to B", or "only A"), as written."""
+    found = SPAN.search(text)
+    assert found, text
+    if found[1]:
+        assert found[1] != found[2], text  # issue 47: "an answer from 0.18 to 0.18 counts"
+        return found[1], found[2]
+    return found[3], found[3]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["This forum is awesome", "the cat sat on the mat", "a b", "the the the", "I"]),
+       st.integers(0, 100_000), st.booleans(), st.sampled_from([1, 2, 4, 8]))
+@example("This forum is awesome", 0, False, 1)  # low 0.426, high 0.431: "from 0.43 to 0.43" on the old page
+@example("This forum is awesome", 0, False, 4)  # low 0.24999…, high 0.254
+def test_an_alpha_questions_range_reads_as_a_range_and_is_what_counts(sentence, seed, causal, d_k):
+    """Issue 47: the explanation and the class's answer wrote the accepted range at two decimals, which collapsed
+    ("an answer from 0.18 to 0.18 counts"). Now a range is written only when more than one answer at two decimals
+    counts, else "only A counts"; and the answers at two decimals that the question accepts are exactly those
+    written (checked against ``is_correct``, the one judge), in the lesson's explanation and the class's answer."""
+    from viz import classmode as V
+    from viz.exercises import Question
+
+    trace = A.trace_self_attention(sentence, seed=seed, causal=causal, d_k=d_k)
+    for q in (q for q in make_questions(trace) if q.key.endswith("-alpha")):
+        first, last = _counted_span(q.explanation)
+        told = V.answer_text(V.question_record(q))
+        assert (f"anything from {first} to {last} counts" in told) is (first != last), told
+        lo, hi = round(float(first) * 100), round(float(last) * 100)
+        assert all(q.is_correct(k / 100) for k in range(lo, hi + 1))
+        assert not q.is_correct((lo - 1) / 100) and not q.is_correct((hi + 1) / 100)
+    # ends that round equal, chosen: one answer counts; ends that straddle a rounding: a range
+    assert Question("k", "?", (), 0.18, "", low=0.1801, high=0.1832).counts_text() == "only 0.18 counts"
+    assert Question("k", "?", (), 0.18, "", low=0.1749, high=0.1851).counts_text() == \
+        "an answer from 0.17 to 0.19 counts"

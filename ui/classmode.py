@@ -177,6 +177,18 @@ def teaching() -> tuple[str, str] | None:
     return st.session_state["_cm_teaching"]
 
 
+def closed_taught() -> str | None:
+    """The key of the closed class this browser taught, while the class is kept (its export stays reachable from
+    any tab of the teacher's browser, after a reload, and from the teacher link, until the class is deleted)."""
+    held = identity.get("teach")
+    if st.session_state.get("_cm_closed"):
+        return st.session_state["_cm_closed"]
+    if not isinstance(held, dict) or not isinstance(held.get("secret"), str):
+        return None
+    found = store().teacher_code(held["secret"])
+    return held["secret"] if found is not None and found[1] else None
+
+
 def student_of() -> str | None:
     """The code of the class this browser joined, when it is still in it (and is not the class's teacher)."""
     code, me = identity.get("class"), identity.browser()
@@ -239,7 +251,8 @@ def leave_class() -> None:
 def stop_teaching() -> None:
     """Forget the class in this browser (the class itself goes on until it is closed or idle for a day)."""
     identity.remember(teach=None)
-    st.session_state.pop("_cm_teaching", None)
+    for held in ("_cm_teaching", "_cm_closed"):
+        st.session_state.pop(held, None)
 
 
 def landing() -> None:
@@ -314,6 +327,29 @@ def publish(page: str) -> None:
                                + markdown_text(type(error).__name__) + ").", icon=":material/database:")
             return
         st.session_state["_cm_published"] = state
+
+
+def adopt(page: str) -> str | None:
+    """A teacher's session that has not published yet (a new tab, a reload, the app reopened): before any widget
+    is drawn, on its first lesson page, it takes the class's lesson: its settings, and its page when the session
+    opened at the app's own address (not a page the teacher named, nor one chosen in this session), so that opening
+    the app never publishes its default lesson over the class's (issue 47). A link with lesson settings in its
+    address is the teacher's choice: it is published as it stands. Returns the class's page to switch to, or
+    None."""
+    if page not in LESSONS or st.session_state.get("_cm_adopted") or "_cm_published" in st.session_state:
+        return None
+    taught = teaching()
+    if taught is None:  # not a teacher, or not known yet (the browser reports who it is on the next run)
+        return None
+    st.session_state["_cm_adopted"] = True
+    if any(k in SPECS and k not in NOT_FOLLOWED for k in st.query_params):  # a link: the teacher's lesson
+        return None
+    lesson = lesson_of(store().teacher_view(taught[0]).state)
+    if lesson is None:
+        return None
+    apply(*lesson)
+    opened_here = st.session_state.get("_page", page) == page  # no other page of this session before
+    return lesson[0] if page == "" and opened_here else None
 
 
 def teacher_sidebar(page: str) -> None:
@@ -405,14 +441,27 @@ def teacher_desk(secret: str, code: str, base_url: str) -> None:
                                              "export until the class is deleted, a day from now.")
 
 
-def closed_desk(secret: str) -> None:
-    """A closed class: its export stays until the class is deleted."""
+def closed_desk(secret: str, base_url: str) -> None:
+    """A closed class: its export stays until the class is deleted (in every tab of the teacher's browser, and
+    wherever the teacher link is opened)."""
     db = store()
-    code, _ = db.teacher_code(secret)
+    found = db.teacher_code(secret)
+    if found is None:  # deleted since (a day after its last activity)
+        stop_teaching()
+        st.info("This class has been deleted with its answers, a day after its last activity.",
+                icon=":material/info:")
+        return
+    code, _ = found
+    origin = urlsplit(base_url)
     st.info(f"Class {code} is closed. Its answers can be downloaded until it is deleted, a day after its last "
             "activity.", icon=":material/info:")
     _export(secret, code, "cm_csv_closed")
-    st.button("Start another class", key="cm_again", on_click=stop_teaching)
+    with st.expander("Download them later from another device (your teacher link: keep it to yourself)",
+                     icon=":material/key:"):
+        st.code(f"{origin.scheme}://{origin.netloc}/classmode?teach={secret}", language=None)
+    st.button("Start another class", key="cm_again", on_click=stop_teaching,
+              help="This browser then forgets the closed class: download its answers first, or keep its teacher "
+                   "link.")
 
 
 def _export(secret: str, code: str, key: str) -> None:
@@ -473,8 +522,10 @@ def _students(count: int) -> str:
     return f"{count} student" + ("" if count == 1 else "s")
 
 
-def _question_results(view: ClassView, answers: list[str], joined: int, *, big: bool, shown: bool = True) -> None:
-    """A question, how many answered, the timer, and (``shown``) the answers; after the reveal, the answer."""
+def _question_results(view: ClassView, answers: list[str], joined: int, *, big: bool, shown: bool = True,
+                      answered: int | None = None) -> None:
+    """A question, how many answered (``answered``, or the answers' count), the timer, and (``shown``) the answers;
+    after the reveal, the answer."""
     q = view.question
     text = f"**Question {view.question_no}:** {markdown_text(q['prompt'])}"
     if big:
@@ -484,7 +535,8 @@ def _question_results(view: ClassView, answers: list[str], joined: int, *, big: 
         st.markdown(text)
     state = ("revealed" if view.revealed else "answers closed" if view.answers_closed or _timed_out(view) else
              "answers close when the timer ends" if view.closes_at else "open")
-    st.caption(f"{len(answers)} of {_students(joined)} answered · {state}.")
+    answered = len(answers) if answered is None else answered
+    st.caption(f"{answered} of {_students(joined)} answered · {state}.")
     if state.startswith("answers close when"):
         with st.container(key=f"cm-timer{'-big' if big else ''}"):
             _time_left(view, f"cm_countdown{'_big' if big else ''}", big)
@@ -530,14 +582,14 @@ def _projector_live(code: str, base_url: str) -> None:
     if found is None:
         st.error("No class has this code.", icon=":material/block:")
         return
-    view, answers, joined = found
+    view, answers, joined, answered = found
     origin = urlsplit(base_url)
     join = f"{origin.scheme}://{origin.netloc}/classmode?class={code}"
     if view.closed:
         st.info("This class has ended.", icon=":material/waving_hand:")
         return
     if view.question is not None:
-        _question_results(view, answers, joined, big=True, shown=view.show_results)
+        _question_results(view, answers, joined, big=True, shown=view.show_results, answered=answered)
         st.html(f'<div class="class-code small" aria-label="class code">Join: {html.escape(code)}</div>')
         return
     code_column, qr_column = st.columns([3, 2], vertical_alignment="center")
@@ -682,28 +734,42 @@ def _question(code: str, view: ClassView) -> None:
                 _time_left(view, "cm_countdown")
         if closed:
             st.caption("Your teacher has closed the answers; the answer comes next.")
-        elif q["options"]:
-            choice = st.radio("Your answer", q["options"], key=f"cm_answer_{number}", index=None)
-            if st.button("Send my answer", key=f"cm_send_{number}", disabled=choice is None, icon=":material/send:"):
-                mine = _send(code, me, number, str(choice), q) or mine
         else:
-            typed = st.text_input("Your answer, to two decimals (0.3 or 0,3)", key=f"cm_answer_{number}",
-                                  placeholder="e.g. 0.25")
-            if st.button("Send my answer", key=f"cm_send_{number}", disabled=not typed, icon=":material/send:"):
-                value = V.parse_number(typed)
-                if value is None or not V.in_range(q, value):
-                    st.warning("Type a number from 0 to 1, such as 0.25 (or 0,25).")
+            # One form: the first click or tap on the button, or Enter in the box, sends what is typed or chosen
+            # (a button disabled until the box was committed took the first click only to commit it, issue 47)
+            with st.form(f"cm_answer_form_{number}", border=False, enter_to_submit=True):
+                if q["options"]:
+                    st.radio("Your answer", q["options"], key=f"cm_answer_{number}", index=None)
                 else:
-                    mine = _send(code, me, number, value, q) or mine
+                    st.text_input("Your answer, to two decimals (0.3 or 0,3)", key=f"cm_answer_{number}",
+                                  placeholder="e.g. 0.25")
+                st.form_submit_button("Send my answer", key=f"cm_send_{number}", icon=":material/send:",
+                                      on_click=_send_answer, args=(code, me, number, q))
+            said = st.session_state.pop("_cm_refused", None)
+            if said is not None and said[0] == number:
+                st.warning(markdown_text(said[1]), icon=":material/error:")
         if mine is not None:
-            st.caption(f"Your answer: {markdown_text(mine)}. You can change it until your teacher closes the answers.")
+            st.success(f"Received: your answer {markdown_text(mine)}."
+                       + ("" if closed else " You can change it until your teacher closes the answers."),
+                       icon=":material/check_circle:")
 
 
-def _send(code: str, me: str, number: int, answer: str, question: dict) -> str | None:
+def _send_answer(code: str, me: str, number: int, q: dict) -> None:
+    """The answer form's submit (a click, a tap or Enter): the form's value, sent; a refusal is kept for the run to
+    show under the form."""
+    given = st.session_state.get(f"cm_answer_{number}")
+    if q["options"]:
+        answer = None if given is None else str(given)
+        refusal = "Choose an answer first."
+    else:
+        answer = V.parse_number(str(given or ""))
+        refusal = "Type a number from 0 to 1, such as 0.25 (or 0,25)."
+        if answer is not None and not V.in_range(q, answer):
+            answer = None
+    if answer is None:
+        st.session_state["_cm_refused"] = (number, refusal)
+        return
     try:
         store().answer(code, me, number, answer)
     except ClassError as error:
-        st.warning(markdown_text(str(error)))
-        return None
-    return answer
-
+        st.session_state["_cm_refused"] = (number, str(error))

@@ -51,19 +51,25 @@ def in_range(question: dict, answer: str) -> bool:
 def is_right(question: dict, answer: str) -> bool:
     """As the lessons' exercises judge it: a chosen key (or an exactly tied one), or a number to two decimals
     (every value the question's range accepts)."""
-    q = Question(question.get("key", ""), question["prompt"], tuple(question["options"]), question["answer"],
-                 question.get("explanation", ""), tuple(question.get("also", ())), low=question.get("low"),
-                 high=question.get("high"))
+    q = _question(question)
     return q.is_correct(answer if q.options else float(answer))
 
 
+def _question(question: dict) -> Question:
+    """A stored question (JSON) as the lessons' exercises hold it."""
+    return Question(question.get("key", ""), question["prompt"], tuple(question["options"]), question["answer"],
+                    question.get("explanation", ""), tuple(question.get("also", ())), low=question.get("low"),
+                    high=question.get("high"))
+
+
 def answer_text(question: dict) -> str:
-    """The right answer as the class is told it: an option, or a number (its range, when rounded scores give one)."""
+    """The right answer as the class is told it: an option, or a number (and the answers at two decimals that
+    count, when rounded scores let more than one count)."""
     if question["options"]:
         return str(question["answer"])
-    low, high = question.get("low"), question.get("high")
-    if low is not None and high is not None and f"{low:.2f}" != f"{high:.2f}":
-        return f"{float(question['answer']):.2f} (anything from {low:.2f} to {high:.2f} counts)"
+    first, last = _question(question).counted()
+    if first != last:
+        return f"{float(question['answer']):.2f} (anything from {first} to {last} counts)"
     return f"{float(question['answer']):.2f}"
 
 

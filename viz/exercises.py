@@ -19,6 +19,7 @@ Pure functions: the expected answers come from the engine's trace, never from th
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,6 +56,20 @@ class Question:
         low = float(self.answer) if self.low is None else self.low
         high = float(self.answer) if self.high is None else self.high
         return low - 0.005 - 1e-9 <= value <= high + 0.005 + 1e-9  # "to two decimals"
+
+    def counted(self) -> tuple[str, str]:
+        """A number question's smallest and largest answers at two decimals that ``is_correct`` accepts, as
+        written (the same text when one value counts; there is always one: the accepted span is 0.01 wide or more)."""
+        low = float(self.answer) if self.low is None else self.low
+        high = float(self.answer) if self.high is None else self.high
+        right = [k for k in range(math.floor(low * 100) - 2, math.ceil(high * 100) + 3) if self.is_correct(k / 100)]
+        return format_number(right[0] / 100), format_number(right[-1] / 100)
+
+    def counts_text(self) -> str:
+        """Which answers at two decimals count: "0.17 to 0.19" written as a range only when it is one (issue 47:
+        "an answer from 0.18 to 0.18 counts")."""
+        first, last = self.counted()
+        return f"an answer from {first} to {last} counts" if first != last else f"only {first} counts"
 
 
 def lesson_id(trace: AttentionTrace) -> str:
@@ -191,9 +206,8 @@ def _alpha_question(trace: AttentionTrace, i: int, j: int, lid: str, labels: lis
         prompt=f"From row {i + 1} of Z (the query “{labels[i]}”), compute α for the key “{labels[j]}” to two "
                "decimals: e^z of its score over the sum of e^z of the row (masked keys, −∞, give 0).",
         options=(), answer=round(float(trace.weights[i, j]), 2), low=low, high=high, step=6, reveals=7,
-        explanation=_alpha_written_out(trace, i, j) + (
-            " The table's scores are rounded to two decimals, so an answer from "
-            f"{format_number(low)} to {format_number(high)} counts."),
+        explanation=_alpha_written_out(trace, i, j) + " The table's scores are rounded to two decimals, so "
+        + Question("", "", (), 0.0, "", low=low, high=high).counts_text() + ".",
     )
 
 

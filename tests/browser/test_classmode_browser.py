@@ -196,7 +196,7 @@ def test_a_class_over_two_replicas_sharing_postgresql_survives_a_replica(browser
             # reconnection it comes and goes before a test could see it)
             assert replica_of(victim_page, front) != home
             expect(victim_page.locator("[data-testid=stStatusWidget]")).to_be_hidden(timeout=TIMEOUT_MS)
-            victim_page.get_by_text("Your answer:").wait_for()  # the same student: its answer is there
+            victim_page.get_by_text("Received: your answer").wait_for()  # the same student: its answer is there
             teacher.locator(".st-key-cm_reveal button").first.click()
             teacher.get_by_text(re.compile(rf"Right: \d+ of {len(students)}")).first.wait_for()  # no answer lost
             victim_page.get_by_text(re.compile(r"Right: you said|You said .*; the answer is")).first.wait_for()
