@@ -681,6 +681,10 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "ui/player.py": [
         ("Runs in your browser, on the numbers above", "tests.browser.test_player_browser::test_a_played_step_sends_nothing_and_ends_on_the_tables_numbers"),
         ("← and → go 1 frame back or forward", "tests.browser.test_player_browser::test_the_player_pauses_steps_back_and_on_and_answers_the_keyboard"),
+        ("Wherever the focus is in the player, Space plays or pauses",
+         "tests.browser.test_player_browser::test_the_player_pauses_steps_back_and_on_and_answers_the_keyboard"),
+        ("on the query and speed menus, ↑ and ↓ change the choice",
+         "tests.browser.test_player_browser::test_the_player_pauses_steps_back_and_on_and_answers_the_keyboard"),
     ],
     "viz/player.py": NO_CLAIM + ": the player's data, the trace's own numbers and the decimals its sums need; its titles name the stages",
     "static/map.js": NO_CLAIM + ": it draws the map's parts and shapes it is given (viz/model_map.py, tested there)",
