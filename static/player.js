@@ -1,7 +1,8 @@
 // Play a step (ui/player.py): the scores, the softmax or the output of one query, computed before the learner's
 // eyes on their own numbers, frame by frame, in the browser (no message to the server while it plays). It ends on
 // the engine's numbers, the ones the step's table shows. Pause, step back and forth, speed, a query of one's own,
-// and the keyboard (Space, ←, →, Home, End). With prefers-reduced-motion, Play shows every stage at once.
+// and the keyboard (Space, ←, →, Home, End, wherever the focus is in the player). With prefers-reduced-motion, Play
+// shows every stage at once.
 //
 // Every sum, product and quotient a frame writes out adds up at the decimals it shows, or says "≈": the server
 // decides the decimals (viz/player.py, by viz/arithmetic.py's rule) and sends the scores' running sums.
@@ -236,14 +237,23 @@ export default function player(component) {
   }
   query.addEventListener("change", () => { stop(); i = Number(query.value); list = frames(data, i); stages.replaceChildren(); go(0); });
   speedBox.addEventListener("change", () => { speed = Number(speedBox.value); if (timer) { stop(); start(); } });
+  // The keys the help (ui/player.py) names do what it says wherever the focus is in the player: Space on a focused
+  // button plays or pauses (it does not press that button: a click on "1 frame" leaves the focus there, and Space
+  // then has to play), ← → Home End on a menu move the frames (they do not change the query). What the player leaves
+  // alone stays native: ↑ ↓ (and a letter) change a menu's choice, Alt+↓ opens it, Enter presses a button, Tab
+  // moves on; a key with Alt, Ctrl or Meta is the browser's.
+  const moves = { ArrowLeft: () => { stop(); go(at - 1); }, ArrowRight: () => { stop(); go(at + 1); },
+    Home: () => { stop(); go(0); }, End: () => { stop(); go(list.length - 1); },
+    " ": () => (timer ? stop() : start()) };
+  const ours = (e) => Boolean(moves[e.key]) && !(e.altKey || e.ctrlKey || e.metaKey);
   root.addEventListener("keydown", (e) => {
-    if (e.target.tagName === "SELECT") return;
-    const moves = { ArrowLeft: () => { stop(); go(at - 1); }, ArrowRight: () => { stop(); go(at + 1); },
-      Home: () => { stop(); go(0); }, End: () => { stop(); go(list.length - 1); },
-      " ": () => (timer ? stop() : start()) };
-    if (e.target.tagName === "BUTTON" && e.key === " ") return;  // a button's own Space
-    if (moves[e.key]) { e.preventDefault(); moves[e.key](); }
+    if (!ours(e)) return;
+    e.preventDefault();  // a button's Space, a menu's arrows, the page's scrolling: the player's key instead
+    if (e.key === " " && e.repeat) return;  // Space held down plays once, not on and off
+    moves[e.key]();
   });
+  // a browser presses a focused button on Space's keyup: the keydown above already played or paused
+  root.addEventListener("keyup", (e) => { if (e.key === " " && ours(e)) e.preventDefault(); });
   go(0);
   return () => { stop(); parentElement.replaceChildren(); };
 }

@@ -3,6 +3,7 @@ by tests/by_hand/make_sampling_golden.py), against the definitions written as lo
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -188,10 +189,11 @@ def test_the_page_shows_the_engines_sampling_of_the_learners_sentence(smollm2, q
     text = " ".join(readable(m.value) for m in at.markdown)
     count = int(result.kept.sum())
     if sampling.top_k or sampling.top_p < 1:
-        m = re.search(rf"\*\*{count:,} tokens?\*\*, holding (?:\S+ ÷ \S+ [=≈] \S+ of what top-k left \()?(\S+) of the "
-                      "probability at T", text)
+        m = re.search(rf"\*\*{count:,} tokens?\*\*, holding (?:\(?{NUMBER}\)? ÷ \(?{NUMBER}\)? [=≈] {NUMBER} of what "
+                      rf"top-k left \()?({NUMBER}) of the probability at T", text)
         assert m, text
-        assert_reads(m.group(1), result.tempered[result.kept].sum())
+        assert_reads(m.group(1), result.tempered[result.kept].sum(),
+                     below_1=bool((result.tempered[~result.kept] > 0).any()))  # below 1 where a token was cut
     else:
         assert "none is cut" in text
     chosen = draw(result.after, int(query.get("rm_draw", 0)))
@@ -209,9 +211,16 @@ _SUPERSCRIPTS = dict(zip("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789", strict
 HELD_SLACK = Fraction(1, 2 * 10**6)  # the app holds every number at six decimals before it rounds (viz.arithmetic)
 
 
+# a number as the page writes a probability: 0.326, 0.00072, 7.2 × 10⁻⁸, 0.99993, 1 − 7.2 × 10⁻⁸
+NUMBER = r"(?:1 − )?[0-9.]+(?: × 10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?"
+
+
 def read(text: str) -> tuple[Fraction, Fraction]:
-    """A written number ("0.00072", "7.2 × 10⁻⁸") as a learner reads it: its value and one unit of its last digit.
-    Written here, not taken from viz.sampling: the test reads the page's text on its own."""
+    """A written number ("0.00072", "7.2 × 10⁻⁸", "1 − 7.2 × 10⁻⁸") as a learner reads it: its value and one unit of
+    its last digit. Written here, not taken from viz.sampling: the test reads the page's text on its own."""
+    if text.startswith("1 − "):
+        value, unit = read(text.removeprefix("1 − "))
+        return 1 - value, unit
     mantissa, _, power = text.partition(" × 10")
     exponent = int("".join(_SUPERSCRIPTS[c] for c in power)) if power else 0
     assert re.fullmatch(r"[0-9]+(\.[0-9]+)?", mantissa), text
@@ -219,18 +228,25 @@ def read(text: str) -> tuple[Fraction, Fraction]:
     return Fraction(mantissa) * Fraction(10) ** exponent, Fraction(10) ** (exponent - decimals)
 
 
-def significant(text: str) -> int:
-    """The significant digits a written number shows: "0.00072" two, "0.010" two, "1.000" four."""
-    return len(text.partition(" × ")[0].replace(".", "").lstrip("0"))
+def significant(value: Fraction, unit: Fraction) -> int:
+    """The significant digits a written number shows of a small number: "0.00072" two, "0.010" two, "0.326" three;
+    from 0.5 on, of what it leaves to 1 (what a probability near 1 is told apart by): "0.99993" two (0.00007 to 1),
+    "1 − 7.2 × 10⁻⁸" two, "1.000" none."""
+    small = value if value < Fraction(1, 2) else 1 - value
+    return len(str(int(small / unit))) if small > 0 else 0
 
 
-def assert_reads(text: str, x: float) -> None:
-    """``text`` is ``x`` as written: within half a unit of its last digit (and the app's six-decimal holding), and a
-    number above 0 reads above 0 with at least two significant digits."""
+def assert_reads(text: str, x: float, below_1: bool | None = None) -> None:
+    """``text`` is ``x`` as written: within half a unit of its last digit (and the app's six-decimal holding); a
+    number above 0 reads above 0 with at least two significant digits, and one below 1 (``below_1``: as it is on
+    paper, where the float ``x`` has lost it; else ``x`` < 1) reads below 1 with two significant digits of what it
+    leaves to 1 (the mirror: "1.000" would read as if nothing were left)."""
     value, unit = read(text)
     assert abs(value - Fraction(x)) <= unit / 2 + HELD_SLACK, (text, x)
     if x > 0:
-        assert value > 0 and significant(text) >= 2, (text, x)
+        assert value > 0 and (value >= Fraction(1, 2) or significant(value, unit) >= 2), (text, x)
+    if x < 1 if below_1 is None else below_1:
+        assert value < 1 and (value < Fraction(1, 2) or significant(value, unit) >= 2), (text, x)
 
 
 _logits: dict[str, np.ndarray] = {}
@@ -275,29 +291,80 @@ def test_top_p_is_said_to_measure_what_top_k_left_and_the_sum_it_keeps_is_the_on
     result, _, shown = page_sampling(smollm2, sentence, Sampling(t, k, top_p))
     text = S.kept_text(shown)
     # what a learner reads: "add up to at least p", then the sum kept, which must be at least p
-    said = re.search(r"add up to (?:more than|at least) ([0-9.]+): \*\*[0-9,]+ tokens?\*\*, holding "
-                     r"(?:\S+ ÷ \S+ [=≈] )?(?:≈ )?([0-9.]+)", text)
+    said = re.search(rf"add up to (?:more than|at least) ([0-9.]+): \*\*[0-9,]+ tokens?\*\*, holding "
+                     rf"(?:\(?{NUMBER}\)? ÷ \(?{NUMBER}\)? [=≈] )?(?:≈ )?({NUMBER})", text)
     assert said, text
     threshold, share = said.groups()
     assert float(threshold) == top_p
     assert read(share)[0] >= Fraction(str(top_p)) or result.kept.sum() == 1, text
     count = rf"\*\*{int(result.kept.sum()):,} tokens?\*\*"
     if k > 0:
-        m = re.search(rf"add up to at least [0-9.]+: {count}, holding (\S+) ÷ (\S+) (=|≈) (\S+) of what top-k left "
-                      r"\((\S+) of the probability at T\)", text)
+        m = re.search(rf"add up to at least [0-9.]+: {count}, holding (\(?{NUMBER}\)?) ÷ (\(?{NUMBER}\)?) (=|≈) "
+                      rf"({NUMBER}) of what top-k left \(({NUMBER}) of the probability at T\)", text)
         assert m and "Top-p then measures what top-k left, renormalised" in text, text
         numerator, denominator, relation, share, again = m.groups()
-        assert_reads(share, result.top_p_measures[result.kept].sum())  # the sum top-p measured
-        assert_reads(numerator, result.tempered[result.kept].sum())
-        assert_reads(denominator, result.tempered[result.left_by_top_k].sum())
+        for factor in (numerator, denominator):  # "1 − 2.0 × 10⁻⁷" in parentheses, so that ÷ takes all of it
+            assert factor.startswith("(") == ("−" in factor) == factor.endswith(")"), m.group(0)
+        numerator, denominator = numerator.strip("()"), denominator.strip("()")
+        left, kept = result.left_by_top_k, result.kept  # below 1 where the cut hold more than 0 (the next test)
+        assert_reads(share, result.top_p_measures[kept].sum(),  # the sum top-p measured
+                     below_1=bool((result.top_p_measures[left & ~kept] > 0).any()))
+        assert_reads(numerator, result.tempered[kept].sum(), below_1=bool((result.tempered[~kept] > 0).any()))
+        assert_reads(denominator, result.tempered[left].sum(), below_1=bool((result.tempered[~left] > 0).any()))
         assert again == numerator and f"which hold {denominator} of the probability at T" in text
         assert f"each of their probabilities divided by {denominator}, so that they add up to 1" in text
         (n, _), (d, _), (r, unit) = read(numerator), read(denominator), read(share)
         assert relation == "≈" or 2 * abs(n / d - r) < unit, m.group(0)  # a learner's own division gives it
     else:
-        m = re.search(rf"add up to at least [0-9.]+: {count}, holding (\S+) of the probability at T", text)
+        m = re.search(rf"add up to at least [0-9.]+: {count}, holding ({NUMBER}) of the probability at T", text)
         assert m, text
-        assert_reads(m.group(1), result.tempered[result.kept].sum())  # at T, with nothing cut before
+        assert_reads(m.group(1), result.tempered[result.kept].sum(),  # at T, with nothing cut before
+                     below_1=bool((result.tempered[~result.kept] > 0).any()))
+
+
+@settings(max_examples=60, deadline=None)
+@given(sentence=sentences, t=temperatures, k=top_ks, top_p=top_ps)
+@example(sentence="the the the the", t=0.1, k=3, top_p=0.95)  # top-p cuts 2.3 × 10⁻⁸ of what top-k left: "1.000"
+@example(sentence="the the the the", t=0.1, k=0, top_p=0.9)  # one token kept, 1 − 2.3 × 10⁻⁸ of p at T: "1.000"
+@example(sentence="the the the the", t=0.1, k=5, top_p=1.0)  # top-k alone
+@example(sentence=SENTENCES[0], t=0.1, k=2, top_p=0.95)  # top-p cuts nothing: all of what top-k left, 1
+def test_a_share_or_mass_below_1_reads_below_1_with_two_digits_of_what_it_leaves(smollm2, sentence, t, k, top_p):
+    """Every share and mass the text writes ("which hold L of the probability at T", "divided by L", "holding K ÷ L
+    = S of what top-k left", "holding K of the probability at T") is the engine's, and reads below 1 wherever the
+    tokens cut hold more than 0 in the engine's numbers, with two significant digits of what it leaves to 1 (issue
+    43's audit: at T = 0.1 top-p cut a token and the text said "1.000 ÷ 1.000 = 1.000 of what top-k left"). Where
+    nothing is cut, it is 1. Whether anything is cut is read from the engine's masks and probabilities, not from
+    the sums the page writes (a float sum near 1 loses what it leaves below 10⁻¹⁶)."""
+    from viz import sampling as S
+    result, _, shown = page_sampling(smollm2, sentence, Sampling(t, k, top_p))
+    text = S.kept_text(shown)
+    if k <= 0 and top_p >= 1:
+        assert "none is cut" in text
+        return
+    left, kept, tempered = result.left_by_top_k, result.kept, result.tempered
+    top_k_cut = bool((tempered[~left] > 0).any())  # what top-k cut holds more than 0 at T
+    any_cut = bool((tempered[~kept] > 0).any())
+    top_p_cut = bool((result.top_p_measures[left & ~kept] > 0).any())  # top-p cut some of what top-k left
+    written: list[tuple[str, float, bool]] = []  # (as written, the engine's number, below 1 in the engine's numbers)
+    if k > 0 and top_p < 1:
+        m = re.search(rf"which hold ({NUMBER}) of the probability at T\. Top-p then measures what top-k left, "
+                      rf"renormalised: each of their probabilities divided by ({NUMBER}), so that they add up to 1\. "
+                      rf".*holding \(?({NUMBER})\)? ÷ \(?({NUMBER})\)? [=≈] ({NUMBER}) of what top-k left "
+                      rf"\(({NUMBER}) of the probability at T\)\. Their probabilities at T are divided by ({NUMBER}),",
+                      text)
+        assert m, text
+        hold, divided, numerator, denominator, share, again, divisor = m.groups()
+        assert hold == divided == denominator and numerator == again == divisor, text
+        written += [(hold, tempered[left].sum(), top_k_cut), (numerator, tempered[kept].sum(), any_cut),
+                    (share, result.top_p_measures[kept].sum(), top_p_cut)]
+    else:
+        m = re.search(rf": \*\*[0-9,]+ tokens?\*\*, holding ({NUMBER}) of the probability at T\. Their probabilities "
+                      rf"at T are divided by ({NUMBER}),", text)
+        assert m and m.group(1) == m.group(2), text
+        written.append((m.group(1), tempered[kept].sum(), any_cut))
+    for number, x, below_1 in written:
+        assert_reads(number, float(x), below_1=below_1)
+        assert (read(number)[0] == 1) == (not below_1), (number, text)  # and nothing cut reads 1
 
 
 @settings(max_examples=60, deadline=None)
@@ -331,10 +398,14 @@ def test_where_the_table_shows_every_kept_token_their_column_adds_up_to_1_as_wri
 @example(sentence=SENTENCES[0], t=5.0, k=5, top_p=1.0)  # the audit's: p at T = 5 read 0.000 on every row
 @example(sentence=SENTENCES[0], t=5.0, k=0, top_p=1.0)
 @example(sentence=SENTENCES[0], t=0.1, k=0, top_p=1.0)  # p at T far below 10⁻⁶ from rank 4
+@example(sentence="the the the the", t=0.1, k=0, top_p=1.0)  # the likeliest: 1 − 2.3 × 10⁻⁸ at T, read "1.000"
+@example(sentence="1, 2, 3, 4,", t=0.1, k=5, top_p=1.0)  # the likeliest leaves 6.3 × 10⁻¹⁶; its float, 1 − 6.7 × 10⁻¹⁶
 def test_every_probability_in_the_table_reads_the_engines_number_and_none_above_0_reads_0(smollm2, sentence, t, k,
                                                                                           top_p):
     """The table's p, p at T (the softmax of z / T over the whole vocabulary) and p sampled from are the engine's,
-    at high T and low T: a number above 0 reads above 0, with two significant digits; a cut token reads "cut". The
+    at high T and low T: a number above 0 reads above 0, with two significant digits, and one below 1 reads below 1,
+    with two significant digits of what it leaves to 1, which is what the other tokens hold (their sum: a float near
+    1 holds no remainder below 10⁻¹⁶); a cut token reads "cut". The
     chart's bar labels (two decimals) read "<0.01" for a number above 0 that two decimals would write 0.00."""
     from viz import sampling as S
     result, _, shown = page_sampling(smollm2, sentence, Sampling(t, k, top_p))
@@ -349,6 +420,10 @@ def test_every_probability_in_the_table_reads_the_engines_number_and_none_above_
         for text, i in zip(cells[column], top, strict=True):
             if text != S.CUT:
                 assert_reads(text, float(numbers[i]))
+                value, unit = read(text)
+                if value >= Fraction(1, 2):  # what it leaves to 1 is what the others hold, summed exactly (fsum)
+                    others = math.fsum(np.delete(numbers, i).tolist())
+                    assert 2 * abs(1 - value - Fraction(others)) <= unit, (column, text, others)
     from tests.svg_reading import texts
     labels = texts(S.sampling_figure(shown), "barlabel")  # the chart's bars: the model's p, then the p sampled from
     for label, x, kept in zip(labels, [*result.before[top], *result.after[top]], [True] * len(top) + [
@@ -363,7 +438,11 @@ def test_every_probability_in_the_table_reads_the_engines_number_and_none_above_
 
 def assert_draw_reads(text: str, u: float, start: float, end: float, p: float) -> None:
     """The draw as written: u, its slice [a, b) and b − a read back from the text; a ≤ u < b at the decimals shown, a
-    non-empty slice, each the engine's number, and b − a as written equals the p written (or says ≈)."""
+    non-empty slice, each the engine's number, and b − a as written gives the p written. "≈" only where no decimals
+    can give it (the slice's exact length, its float ends taken as they are, does not round to p: with enough
+    decimals the written ends are those) and the written b − a is within rounding of p (half a unit of its last
+    digit); where even that fails, the text says what b − a is, and that p is not it (issue 43's audit: at T = 2,
+    seed 9, "[0.8702, 0.8703) (0.8703 − 0.8702 ≈ 0.000011, its p sampled from)", a slice nine times p)."""
     m = re.search(r"u = ([0-9.]+), a number", text)
     inside = re.search(r"slice, \[([0-9.]+), ([0-9.]+)\)", text)
     assert m and inside, text
@@ -373,10 +452,25 @@ def assert_draw_reads(text: str, u: float, start: float, end: float, p: float) -
     slack = unit / 2 + (HELD_SLACK if unit >= Fraction(1, 10**6) else 0)
     assert abs(x - Fraction(u)) <= slack and abs(a - Fraction(start)) <= slack and abs(b - Fraction(end)) <= slack
     s = re.search(r"slice, \[[0-9.]+, [0-9.]+\) \(([0-9.]+) − ([0-9.]+) (=|≈) (.+?), its p sampled from\)", text)
-    assert s and (s.group(1), s.group(2)) == (inside.group(2), inside.group(1)), text
+    length = Fraction(end) - Fraction(start)  # the slice as the engine laid it, exactly
+    if s is None:  # no decimals give p, nor within rounding: "b − a = …; its p sampled from is …, which no number …"
+        s = re.search(r"slice, \[[0-9.]+, [0-9.]+\) \(([0-9.]+) − ([0-9.]+) = ([0-9.]+); its p sampled from is (.+?), "
+                      r"which no number of decimals gives here: the slices' ends are running sums held as 64-bit "
+                      r"floats, rounded to about 16 significant digits\)", text)
+        assert s and (s.group(1), s.group(2)) == (inside.group(2), inside.group(1)), text
+        assert read(s.group(3))[0] == b - a, text  # the subtraction as written
+        assert_reads(s.group(4), p)
+        value, p_unit = read(s.group(4))
+        assert 2 * abs(length - value) > p_unit, text  # even the float ends written in full are not within rounding
+        return
+    assert (s.group(1), s.group(2)) == (inside.group(2), inside.group(1)), text
     assert_reads(s.group(4), p)
     value, p_unit = read(s.group(4))
-    assert s.group(3) == "≈" or 2 * abs((b - a) - value) < p_unit, text  # b − a as written gives the p written
+    if s.group(3) == "=":
+        assert 2 * abs((b - a) - value) < p_unit, text  # b − a as written gives the p written
+    else:
+        assert 2 * abs((b - a) - value) <= p_unit, text  # "≈": within rounding of p
+        assert 2 * abs(length - value) >= p_unit, text  # and no decimals give "=": not even the ends in full
 
 
 @settings(max_examples=80, deadline=None)
@@ -384,6 +478,7 @@ def assert_draw_reads(text: str, u: float, start: float, end: float, p: float) -
                                                                                   st.integers(0, MAX_SEED)))
 @example(sentence=SENTENCES[0], t=5.0, k=0, top_p=1.0, seed=0)  # the audit's: u = 0.6370 in [0.6369, 0.6370)
 @example(sentence=SENTENCES[0], t=2.0, k=0, top_p=1.0, seed=0)
+@example(sentence="1, 2, 3, 4,", t=0.1, k=5, top_p=1.0, seed=0)  # the slice [0, 1 − 6.7 × 10⁻¹⁶) as floats laid it
 def test_the_draw_writes_u_inside_its_slice_at_the_decimals_it_shows(smollm2, sentence, t, k, top_p, seed):
     """Seeds × temperatures × top-k/top-p on SmolLM2: the written u lies in the written slice, which is not empty;
     the slice is the drawn token's (the last one ends at 1, where the slices end on paper)."""
@@ -419,3 +514,24 @@ def test_u_reads_inside_its_slice_even_a_hair_from_its_ends(smollm2, case):
     from viz import sampling as S
     text = S.draw_text(dataclasses.replace(shown, u=u, slice_start=start, slice_end=end, drawn_p=end - start), 0)
     assert_draw_reads(text, u, start, end, end - start)
+
+
+@pytest.mark.parametrize("start,end,p,relation", [
+    (0.5, 0.5625, 0.0625, "="),  # the slice 0.0625 on p's rounding boundary, but the ends written give 0.563 − 0.500
+    (0.1875, 0.25, 0.0625, "≈"),  # the same slice where they give 0.062: no decimals give 0.063, 0.0625 is within
+    (0.5, 0.5625, 0.0637, ""),  # a slice 0.0012 short of p (constructed; the float ends differ from p by ~10⁻¹⁶)
+])
+def test_the_draw_says_approximately_only_within_rounding_and_otherwise_what_b_minus_a_is(smollm2, start, end, p,
+                                                                                          relation):
+    """The three ways the draw writes its slice's length: "=" (the written b − a gives p), "≈" (no decimals do, and
+    the written b − a is within rounding of p), and, where not even that holds, "b − a = …; its p sampled from is
+    …, which no number of decimals gives here" (each checked by ``assert_draw_reads``)."""
+    import dataclasses
+
+    from viz import sampling as S
+    _, _, shown = page_sampling(smollm2, SENTENCES[0], Sampling(5.0, 0, 1.0))
+    u = start + 0.01
+    text = S.draw_text(dataclasses.replace(shown, u=u, slice_start=start, slice_end=end, drawn_p=p), 0)
+    assert_draw_reads(text, u, start, end, p)
+    said = re.search(r"\) \([0-9.]+ − [0-9.]+ (=|≈) [0-9.]+(, its p sampled from|; its p sampled from is)", text)
+    assert said and (said.group(1) if said.group(2) == ", its p sampled from" else "") == relation, text

@@ -24,7 +24,8 @@ def offer(trace: AttentionTrace, prefix: str, kind: str, query: int = 0) -> None
     """A switch that opens the player of ``kind`` for this trace (its state is the session's, not the link's)."""
     if trace.n > MAX_TOKENS:
         return
-    if st.toggle(LABELS[kind], key=f"{prefix}play-{kind}", help="Runs in your browser, on the numbers above; "
-                 "Space plays or pauses, ← and → go 1 frame back or forward, Home and End go to the start and the "
-                 "end."):
+    if st.toggle(LABELS[kind], key=f"{prefix}play-{kind}", help="Runs in your browser, on the numbers above. "
+                 "Wherever the focus is in the player, Space plays or pauses, ← and → go 1 frame back or forward, "
+                 "Home and End go to the start and the end; on the query and speed menus, ↑ and ↓ change the "
+                 "choice."):
         _COMPONENT(key=f"{prefix}player-{kind}", data=player_data(trace, kind, query))

@@ -40,6 +40,7 @@ def section(sentence: str) -> None:
     st.caption(f"The model's {S.SHOWN} likeliest next tokens, likeliest first: p is the model's own probability, "
                "“p at T” the softmax of the logits divided by T over the whole vocabulary, “p sampled from” the one "
                "after temperature, top-k and top-p (“cut”: that token can't be drawn). Each is written with at least "
-               "two significant digits, so that no probability above 0 reads as 0.")
+               "two significant digits, and one of 0.5 or more with two of what it leaves to 1, so that no "
+               "probability above 0 reads as 0 and none below 1 reads as 1.")
     st.markdown(S.kept_text(sampled))
     st.markdown(S.draw_text(sampled, seed))

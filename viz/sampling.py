@@ -30,41 +30,63 @@ class Sampled:
     before: np.ndarray  # [SHOWN] the model's p
     tempered: np.ndarray  # [SHOWN] p at T, over the whole vocabulary
     after: np.ndarray  # [SHOWN] the p sampled from
+    rests: tuple[np.ndarray, np.ndarray, np.ndarray]  # [SHOWN] each 1 − before, tempered, after: the others' sum
     kept: np.ndarray  # [SHOWN] bool: left by top-k and top-p
     kept_count: int  # tokens left, of the whole vocabulary
     after_top_k: int  # tokens left by top-k alone
     top_k_mass: float  # their share of the tempered distribution
+    top_k_rest: float  # 1 − top_k_mass: the share of the tokens top-k cut, summed from them
     kept_mass: float  # the kept tokens' share of the tempered distribution
+    kept_rest: float  # 1 − kept_mass: the share of every token cut, summed from them
     kept_share: float  # the kept tokens' share of what top-p measured (what top-k left, renormalised)
+    share_rest: float  # 1 − kept_share: the share top-p cut of what it measured, summed from the tokens it cut
     vocabulary: int
     u: float
     drawn: str  # the token the draw lands on
     drawn_p: float
+    drawn_rest: float  # 1 − drawn_p, summed from the other tokens' p sampled from
     slice_start: float  # the drawn token's slice of [0, 1)
     slice_end: float
 
 
 def sampled(result: Processed, chosen: Draw, show: Callable[[int], str]) -> Sampled:
     """The page's summary of ``result`` and ``chosen`` (``show``: a token id as the page writes it). The last
-    slice ends at 1, as the slices laid end to end do on paper (their float sum may stop just short of it)."""
+    slice ends at 1, as the slices laid end to end do on paper (their float sum may stop just short of it). What a
+    probability leaves to 1 is summed from the others (what a cut leaves out, from the tokens cut), not taken from
+    1: a float near 1 holds no remainder below 10⁻¹⁶, and at T = 0.1 the likeliest token leaves 10⁻²⁰."""
     top = np.argsort(-result.before, kind="stable")[:SHOWN]
     k = int(np.flatnonzero(chosen.order == chosen.token)[0])
+    left = result.left_by_top_k
+    others = np.ones(result.before.size, dtype=bool)
+    others[chosen.token] = False
     return Sampled(
         sampling=result.sampling, tokens=tuple(show(int(i)) for i in top), before=result.before[top],
-        tempered=result.tempered[top], after=result.after[top], kept=result.kept[top],
+        tempered=result.tempered[top], after=result.after[top],
+        rests=tuple(_rests(p, top) for p in (result.before, result.tempered, result.after)), kept=result.kept[top],
         kept_count=int(result.kept.sum()), after_top_k=int(result.left_by_top_k.sum()),
-        top_k_mass=float(result.tempered[result.left_by_top_k].sum()),
-        kept_mass=float(result.tempered[result.kept].sum()),
-        kept_share=float(result.top_p_measures[result.kept].sum()), vocabulary=result.kept.size,
+        top_k_mass=float(result.tempered[left].sum()), top_k_rest=float(result.tempered[~left].sum()),
+        kept_mass=float(result.tempered[result.kept].sum()), kept_rest=float(result.tempered[~result.kept].sum()),
+        kept_share=float(result.top_p_measures[result.kept].sum()),
+        share_rest=float(result.top_p_measures[left & ~result.kept].sum()), vocabulary=result.kept.size,
         u=chosen.u, drawn=show(chosen.token), drawn_p=float(result.after[chosen.token]),
+        drawn_rest=float(result.after[others].sum()),
         slice_start=float(chosen.ends[k - 1]) if k else 0.0,
         slice_end=1.0 if k == chosen.order.size - 1 else float(chosen.ends[k]))
+
+
+def _rests(p: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """[SHOWN] 1 − p of each token in ``top``: the sum of every other token's p ([vocab])."""
+    unshown = np.ones(p.size, dtype=bool)
+    unshown[top] = False
+    base = float(p[unshown].sum())
+    return np.array([base + float(np.delete(p[top], i).sum()) for i in range(top.size)])
 
 
 # --- numbers as written ---------------------------------------------------------------------------------------------
 
 DECIMALS = 3  # a probability in the table and the texts: at least three decimals
-SIGNIFICANT = 2  # and at least two significant digits, so that no probability above 0 reads as 0
+SIGNIFICANT = 2  # and at least two significant digits of p, or of 1 − p from 0.5 on: none above 0 reads 0, none
+# below 1 reads 1
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -88,19 +110,54 @@ def fixed(x: float, decimals: int) -> Written:
     return Written(text, Fraction(text), Fraction(1, 10**decimals))
 
 
-def probability(p: float, decimals: int = DECIMALS) -> Written:
-    """A probability at ``decimals`` decimals, more where that would leave fewer than SIGNIFICANT digits: 0.326,
-    0.0042, 0.00072 (at T = 5 the likeliest token of 49,152 holds less than 0.001, and "0.000" would read as if
-    temperature had set it to 0). Where six decimals are not enough, in scientific notation: 7.2 × 10⁻⁸."""
+def probability(p: float, decimals: int = DECIMALS, rest: float | None = None) -> Written:
+    """A probability at ``decimals`` decimals, more where that would leave fewer than SIGNIFICANT digits of p, or of
+    1 − p for p near 1: 0.326, 0.0042, 0.00072 (at T = 5 the likeliest token of 49,152 holds less than 0.001, and
+    "0.000" would read as if temperature had set it to 0), 0.99993 (top-p cut 0.00007 of what top-k left, and
+    "1.000" would read as if it had cut nothing). Where six decimals are not enough, in scientific notation:
+    7.2 × 10⁻⁸, 1 − 7.2 × 10⁻⁸. ``rest`` is 1 − p where it is known better than from p (a sum of what a cut left
+    out); otherwise 1 − p is taken from p (exact in floating point for p ≥ 0.5, where it is used)."""
     if p <= 0:
         return Written("0", Fraction(0), Fraction(1))
-    needed = max(decimals, _places(p))
-    if needed <= arithmetic.HELD:
-        return fixed(p, needed)
-    mantissa, exponent = f"{p:.{SIGNIFICANT - 1}e}".split("e")
-    e = int(exponent)
-    return Written(f"{mantissa} × 10{str(e).translate(_SUPERSCRIPT)}", Fraction(mantissa) * Fraction(10)**e,
-                   Fraction(10) ** (e - SIGNIFICANT + 1))
+    return at_decimals(p, max(decimals, _places(_small_side(p, rest))), rest)
+
+
+def _small_side(p: float, rest: float | None) -> float:
+    """What a probability's significant digits are counted on: p, or from 0.5 on 1 − p (0 for a p of 1)."""
+    if p < 0.5:
+        return p
+    return max(0.0, 1.0 - p if rest is None else rest)
+
+
+def at_decimals(p: float, decimals: int, rest: float | None = None) -> Written:
+    """A probability rounded at ``decimals`` decimals (as ``fixed``), written in scientific notation where its small
+    side (p, or from 0.5 on 1 − p: ``rest`` where given) needs more than six decimals for SIGNIFICANT digits:
+    7.2 × 10⁻⁸ and 1 − 7.2 × 10⁻⁸ at 9 decimals, 7.20 × 10⁻⁸ at 10."""
+    small = _small_side(p, rest)
+    near = p >= 0.5
+    if small <= 0:
+        return fixed(0.0 if not near else 1.0, decimals)
+    if _places(small) <= arithmetic.HELD:
+        if not near or decimals <= arithmetic.HELD:
+            return fixed(1.0 - small if near else p, decimals)
+        exact = Context(prec=decimals + 30)  # 1 − rest, exactly, however many decimals
+        text = format(exact.subtract(Decimal(1), Decimal(small)).quantize(
+            Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP, context=exact), "f")
+        return Written(text, Fraction(text), Fraction(1, 10**decimals))
+    mantissa, e = _scientific(small, decimals)
+    power = f"{mantissa} × 10{str(e).translate(_SUPERSCRIPT)}"
+    value = Fraction(mantissa) * Fraction(10) ** e
+    unit = Fraction(1, 10**decimals)
+    return Written(f"1 − {power}", 1 - value, unit) if near else Written(power, value, unit)
+
+
+def _scientific(x: float, decimals: int) -> tuple[str, int]:
+    """``x`` > 0 rounded at ``decimals`` decimals (half up, from the float's exact value), as a mantissa and a power
+    of ten: the mantissa's last digit is the ``decimals``-th decimal."""
+    exact = Context(prec=decimals + 30)
+    q = Decimal(x).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP, context=exact)
+    e = q.adjusted()
+    return format(q.scaleb(-e, context=exact), f".{decimals + e}f"), e
 
 
 def _reads_as(value: Fraction, result: Written) -> bool:
@@ -121,7 +178,8 @@ def after_decimals(s: Sampled) -> int:
     if not _all_kept_shown(s):
         return DECIMALS
     for d in range(DECIMALS, arithmetic.HELD + 1):
-        total = sum((probability(float(p), d).value for p in s.after[s.kept]), Fraction(0))
+        total = sum((probability(float(p), d, rest).value for p, rest in zip(s.after[s.kept], s.rests[2][s.kept],
+                                                                             strict=True)), Fraction(0))
         if _reads_as(total, fixed(1.0, d)):
             return d
     return -arithmetic.HELD
@@ -150,10 +208,11 @@ def sampling_frame(s: Sampled) -> pd.DataFrame:
     d = arithmetic.places(after_decimals(s))
     return pd.DataFrame({
         "next token": list(s.tokens),
-        "p": [probability(float(p)).text for p in s.before],
-        f"p at T = {s.sampling.temperature:g}": [probability(float(p)).text for p in s.tempered],
-        "p sampled from": [probability(float(p), d).text if kept else CUT for p, kept in zip(s.after, s.kept,
-                                                                                             strict=True)],
+        "p": [probability(float(p), rest=rest).text for p, rest in zip(s.before, s.rests[0], strict=True)],
+        f"p at T = {s.sampling.temperature:g}": [probability(float(p), rest=rest).text
+                                                 for p, rest in zip(s.tempered, s.rests[1], strict=True)],
+        "p sampled from": [probability(float(p), d, rest).text if kept else CUT
+                           for p, rest, kept in zip(s.after, s.rests[2], s.kept, strict=True)],
     }, index=pd.RangeIndex(1, len(s.tokens) + 1, name="rank"))
 
 
@@ -163,21 +222,29 @@ def settings_text(sampling: Sampling) -> str:
     return f"T {sampling.temperature:g}, {top_k}, {top_p}"
 
 
-def _share(kept: float, left: float, share: float) -> tuple[Written, Written, str, Written]:
-    """kept ÷ left = share, written so that it adds up (``viz.arithmetic``'s rule): the fewest decimals, from those
-    that give every number two significant digits up to six, at which the written quotient rounds to the written
-    share; "≈" where none does."""
-    result = probability(share)
-    for d in range(min(arithmetic.HELD, max(_places(kept), _places(left))), arithmetic.HELD + 1):
-        a, b = fixed(kept, d), fixed(left, d)
+def _share(s: Sampled) -> tuple[Written, Written, str, Written]:
+    """kept ÷ left = share (the kept tokens' share of the probability at T, over top-k's), written so that it adds
+    up (``viz.arithmetic``'s rule): each part with two significant digits (of what it leaves to 1 from 0.5 on: a
+    part below 1 reads below 1), then one more digit each, up to four more, until the written quotient rounds to the
+    written share; "≈" (and two digits) where none does."""
+    result = probability(s.kept_share, rest=s.share_rest)
+    kept, left = _places(_small_side(s.kept_mass, s.kept_rest)), _places(_small_side(s.top_k_mass, s.top_k_rest))
+    for more in range(5):
+        a, b = at_decimals(s.kept_mass, kept + more, s.kept_rest), at_decimals(s.top_k_mass, left + more, s.top_k_rest)
         if b.value and _reads_as(a.value / b.value, result):
             return a, b, "=", result
-    return fixed(kept, arithmetic.HELD), fixed(left, arithmetic.HELD), arithmetic.APPROX, result
+    return at_decimals(s.kept_mass, kept, s.kept_rest), at_decimals(s.top_k_mass, left, s.top_k_rest), \
+        arithmetic.APPROX, result
+
+
+def _operand(w: Written) -> str:
+    """A written number as a factor: "1 − 2.0 × 10⁻⁷" in parentheses."""
+    return f"({w.text})" if " − " in w.text else w.text
 
 
 def _places(p: float) -> int:
-    """The decimals that give ``p`` > 0 SIGNIFICANT digits (at least DECIMALS)."""
-    return max(DECIMALS, SIGNIFICANT - 1 - math.floor(math.log10(p)))
+    """The decimals that give ``p`` SIGNIFICANT digits (at least DECIMALS; DECIMALS for 0)."""
+    return DECIMALS if p <= 0 else max(DECIMALS, SIGNIFICANT - 1 - math.floor(math.log10(p)))
 
 
 def kept_text(s: Sampled) -> str:
@@ -191,15 +258,15 @@ def kept_text(s: Sampled) -> str:
     count = f"**{s.kept_count:,} token{'s' if s.kept_count != 1 else ''}**"
     ties = " (tied logits are kept together)" if s.after_top_k > k else ""
     if k > 0 and p < 1:
-        kept, left, relation, share = _share(s.kept_mass, s.top_k_mass, s.kept_share)
+        kept, left, relation, share = _share(s)
         parts.append(f"top-k keeps the {s.after_top_k:,} with the largest logits{ties}, which hold {left.text} of "
                      f"the probability at T. Top-p then measures what top-k left, renormalised: each of their "
                      f"probabilities divided by {left.text}, so that they add up to 1. It keeps the fewest "
                      f"likeliest of them whose renormalised probabilities add up to at least {p:g}: {count}, "
-                     f"holding {kept.text} ÷ {left.text} {relation} {share.text} of what top-k left ({kept.text} of "
-                     "the probability at T).")
+                     f"holding {_operand(kept)} ÷ {_operand(left)} {relation} {share.text} of what top-k left "
+                     f"({kept.text} of the probability at T).")
     else:
-        kept = probability(s.kept_mass)
+        kept = probability(s.kept_mass, rest=s.kept_rest)
         if k > 0:
             parts.append(f"top-k keeps the {s.after_top_k:,} with the largest logits{ties}")
         else:
@@ -216,30 +283,49 @@ def kept_text(s: Sampled) -> str:
     return "".join(parts)
 
 
-def slice_decimals(u: float, start: float, end: float, fewest: int = DECIMALS) -> int:
-    """The fewest decimals (from ``fewest``) at which u, written, lies in its slice [start, end), written: a learner
-    reads start ≤ u < end, never an empty slice nor a u outside it. Needs start ≤ u < end (floats have at most 1,074
-    decimals, so there is such a number)."""
+def draw_decimals(s: Sampled, p: Written, fewest: int) -> tuple[int, str]:
+    """The decimals of u and the drawn token's slice [a, b), and what b − a is to its p sampled from (``p``, as the
+    table writes it): the fewest decimals (from ``fewest``) at which u reads inside a non-empty slice and the written
+    b − a gives p ("="); else the fewest at which u reads inside and b − a is within rounding of p, half a unit of its
+    last digit ("≈": p on a rounding boundary); else the fewest at which u reads inside ("": not even the slice as
+    the engine laid it, its float ends written in full, is within rounding of p). Past six decimals where it takes
+    more: a float has at most 1,074 decimals, past which more change nothing. Needs start ≤ u < end."""
+    inside = approx = None
     d = fewest
-    while d < 1100:
-        a, x, b = (fixed(v, d).value for v in (start, u, end))
+    while True:
+        a, x, b = (fixed(v, d).value for v in (s.slice_start, s.u, s.slice_end))
         if a <= x < b:
-            return d
+            gap = 2 * abs(b - a - p.value)
+            if gap < p.unit:
+                return d, "="
+            if gap <= p.unit and approx is None:
+                approx = d
+            if inside is None:
+                inside = d
+        if all(w == Fraction(v) for w, v in ((a, s.slice_start), (x, s.u), (b, s.slice_end))):
+            break  # every number written in full: more decimals change nothing
         d += 1
-    return d
+    return (approx, arithmetic.APPROX) if approx is not None else (inside if inside is not None else d, "")
 
 
 def draw_text(s: Sampled, seed: int) -> str:
     """Markdown: the seeded draw, as a learner could check it with the table (tokens escaped: a model's tokens are
-    text). u and the slice are written with the decimals that show u inside its slice; the slice's length is its
-    token's p sampled from, written as the table writes it, with "=" where the written subtraction gives it."""
+    text). u and the slice are written with the decimals that show u inside its slice and make the written b − a
+    its token's p sampled from, written as the table writes it (``draw_decimals``: "=", else "≈" within rounding,
+    else what b − a is)."""
     column = arithmetic.places(after_decimals(s))
-    d = slice_decimals(s.u, s.slice_start, s.slice_end, column)
+    p = probability(s.drawn_p, column, s.drawn_rest)  # as the table writes it
+    d, relation = draw_decimals(s, p, column)
     u, a, b = (fixed(v, d) for v in (s.u, s.slice_start, s.slice_end))
-    p = probability(s.drawn_p, column)  # as the table writes it
-    relation = "=" if _reads_as(b.value - a.value, p) else arithmetic.APPROX
     token = markdown_text(s.drawn)
+    if relation:
+        length = f"{b.text} − {a.text} {relation} {p.text}, its p sampled from"
+    else:  # the float ends: p within 10⁻¹⁶ of a rounding boundary of its last digit, or a sliver after many floats
+        difference = format(Context(prec=d + 10).subtract(Decimal(b.text), Decimal(a.text)), "f")  # exact
+        length = (f"{b.text} − {a.text} = {difference}; its p sampled from is {p.text}, which no number of decimals "
+                  "gives here: the slices' ends are running sums held as 64-bit floats, rounded to about 16 "
+                  "significant digits")
     return (f"**The draw (seed {seed}):** u = {u.text}, a number drawn uniformly from [0, 1). Laid end to end, "
             "likeliest first, each kept token takes a slice of [0, 1) as long as its probability; u falls in "
-            f"“{token}”'s slice, [{a.text}, {b.text}) ({b.text} − {a.text} {relation} {p.text}, its p sampled from), "
-            f"so the next token is **“{token}”**. Another seed draws another u.")
+            f"“{token}”'s slice, [{a.text}, {b.text}) ({length}), so the next token is **“{token}”**. Another seed "
+            "draws another u.")

@@ -79,6 +79,29 @@ def test_the_player_pauses_steps_back_and_on_and_answers_the_keyboard(open_page)
     expect(player).to_have_attribute("data-final", "true")
     page.keyboard.press("Home")
     expect(player).to_have_attribute("data-frame", "0")
+    # the help: "Wherever the focus is in the player, Space plays or pauses" (issue 43: on the "1 frame" button a click
+    # leaves focused, Space pressed that button instead), "← and → go 1 frame back or forward" on the query menu too,
+    # where "↑ and ↓ change the choice"
+    player.get_by_role("button", name="1 frame forward").click()
+    expect(player).to_have_attribute("data-frame", "1")
+    page.keyboard.press("Space")
+    expect(player.get_by_role("button", name="Pause")).to_have_count(1)
+    page.keyboard.press("Space")
+    expect(player.get_by_role("button", name="Play")).to_have_count(1)
+    query = player.locator(".alp-query")
+    query.focus()
+    page.keyboard.press("Home")
+    expect(player).to_have_attribute("data-frame", "0")
+    page.keyboard.press("ArrowRight")
+    expect(player).to_have_attribute("data-frame", "1")
+    expect(query).to_have_value("2")  # the frame moved, the query did not
+    page.keyboard.press("Space")
+    expect(player.get_by_role("button", name="Pause")).to_have_count(1)
+    page.keyboard.press("Space")
+    expect(player.get_by_role("button", name="Play")).to_have_count(1)
+    page.keyboard.press("ArrowDown")
+    expect(query).to_have_value("3")  # the menu's own key: the next query, from its first frame
+    expect(player).to_have_attribute("data-frame", "0")
 
 
 def test_with_reduced_motion_play_shows_every_stage_at_once(open_page):

@@ -442,7 +442,14 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_sampling::test_where_the_table_shows_every_kept_token_their_column_adds_up_to_1_as_written_or_says_so"),
         ("a slice of [0, 1) as long as its probability; u falls in",
          "tests.test_sampling::test_the_draw_writes_u_inside_its_slice_at_the_decimals_it_shows"),
-        ("its p sampled from), ", "tests.test_sampling::test_the_draw_writes_u_inside_its_slice_at_the_decimals_it_shows"),
+        ("'s slice, [{a.text}, {b.text}) ({length}), so the next token is",
+         "tests.test_sampling::test_the_draw_writes_u_inside_its_slice_at_the_decimals_it_shows"),
+        ("{relation} {p.text}, its p sampled from",
+         "tests.test_sampling::test_the_draw_says_approximately_only_within_rounding_and_otherwise_what_b_minus_a_is"),
+        ("its p sampled from is {p.text}, which no number of decimals gives here: the slices' ends are running sums "
+         "held as 64-bit floats, rounded to about 16 significant digits",
+         "tests.test_sampling::test_the_draw_says_approximately_only_within_rounding_and_otherwise_what_b_minus_a_is"),
+        ("of what top-k left ", "tests.test_sampling::test_a_share_or_mass_below_1_reads_below_1_with_two_digits_of_what_it_leaves"),
         ('"<0.01"', "tests.test_sampling::test_every_probability_in_the_table_reads_the_engines_number_and_none_above_0_reads_0"),
     ],
     "ui/bridge.py": [
@@ -485,7 +492,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("likeliest next tokens, likeliest first", "tests.test_sampling::test_the_page_shows_the_engines_sampling_of_the_learners_sentence"),
         ("“p at T” the softmax of the logits divided by T over the whole vocabulary",
          "tests.test_sampling::test_every_probability_in_the_table_reads_the_engines_number_and_none_above_0_reads_0"),
-        ("Each is written with at least two significant digits, so that no probability above 0 reads as 0.",
+        ("Each is written with at least two significant digits, and one of 0.5 or more with two of what it leaves "
+         "to 1, so that no probability above 0 reads as 0 and none below 1 reads as 1.",
          "tests.test_sampling::test_every_probability_in_the_table_reads_the_engines_number_and_none_above_0_reads_0"),
         ("whose probabilities add up to at least p, measured on what top-k left.",
          "tests.test_sampling::test_top_p_is_said_to_measure_what_top_k_left_and_the_sum_it_keeps_is_the_one_shown"),
@@ -694,6 +702,10 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "ui/player.py": [
         ("Runs in your browser, on the numbers above", "tests.browser.test_player_browser::test_a_played_step_sends_nothing_and_ends_on_the_tables_numbers"),
         ("← and → go 1 frame back or forward", "tests.browser.test_player_browser::test_the_player_pauses_steps_back_and_on_and_answers_the_keyboard"),
+        ("Wherever the focus is in the player, Space plays or pauses",
+         "tests.browser.test_player_browser::test_the_player_pauses_steps_back_and_on_and_answers_the_keyboard"),
+        ("on the query and speed menus, ↑ and ↓ change the choice",
+         "tests.browser.test_player_browser::test_the_player_pauses_steps_back_and_on_and_answers_the_keyboard"),
     ],
     "viz/player.py": NO_CLAIM + ": the player's data, the trace's own numbers and the decimals its sums need; its titles name the stages",
     "static/map.js": NO_CLAIM + ": it draws the map's parts and shapes it is given (viz/model_map.py, tested there)",

@@ -5,7 +5,7 @@
 // (tests/test_player.py runs the same frames on the server's own payloads and checks every one with a calculator.)
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { CONTROLS, ICONS, frames } from "../../static/player.js";
+import player, { CONTROLS, ICONS, frames } from "../../static/player.js";
 
 const keys = ["This", "forum", "is"];
 
@@ -107,4 +107,111 @@ test("the buttons: a drawn icon and a plain word; the step forward says it goes 
   assert.equal(CONTROLS.forward.keys, "ArrowRight");
   assert.equal(CONTROLS.back.keys, "ArrowLeft");
   assert.notEqual(ICONS.play, ICONS.forward);  // the step forward does not look like Play (nor like "to the end")
+});
+
+// --- the keyboard: the player's own handler on a stub DOM, then what a browser does with a key it was left ---------
+
+class Stub {  // just enough of an element for player(): children, attributes, listeners
+  constructor(tag) {
+    this.tagName = tag.toUpperCase(); this.children = []; this.attrs = {}; this.listeners = {}; this.dataset = {};
+    this.textContent = ""; this.value = "";
+  }
+  setAttribute(k, v) { this.attrs[k] = String(v); }
+  getAttribute(k) { return this.attrs[k]; }
+  append(...c) { this.children.push(...c); }
+  replaceChildren(...c) { this.children = c; }
+  addEventListener(t, f) { (this.listeners[t] ||= []).push(f); }
+  fire(t, e) { (this.listeners[t] || []).forEach((f) => f(e)); }
+}
+
+function openPlayer() {
+  globalThis.document = { createElement: (t) => new Stub(t), createElementNS: (_, t) => new Stub(t) };
+  globalThis.window = { matchMedia: () => ({ matches: false }) };
+  const parent = new Stub("div");
+  const cleanup = player({ data: { ...softmax, title: "softmax", query: 1 }, parentElement: parent });
+  const root = parent.children[0];
+  const [query, back, play, forward, speed] = root.children[0].children;
+  const counter = root.children[0].children[5];
+  // a key pressed with the focus on ``target``: keydown, then keyup, each through the player (it listens on its root,
+  // where the events bubble to); then what a browser does with a key the player left alone: Space's keyup presses a
+  // focused button, ↑/↓/←/→/Home/End change a closed menu's choice (Chromium, Firefox)
+  function press(key, target, extra = {}) {
+    const prevented = { keydown: false, keyup: false };
+    for (const type of ["keydown", "keyup"]) {
+      root.fire(type, { key, target, ...extra, preventDefault() { prevented[type] = true; } });
+    }
+    if (target.tagName === "BUTTON" && key === " " && !prevented.keyup && !prevented.keydown) target.fire("click", {});
+    if (target.tagName === "SELECT" && !prevented.keydown) {
+      const r = Number(target.value) + ({ ArrowDown: 1, ArrowRight: 1, ArrowUp: -1, ArrowLeft: -1 }[key] || 0);
+      if (r !== Number(target.value) && r >= 0 && r < target.children.length) {
+        target.value = String(r);
+        target.fire("change", {});
+      }
+    }
+    return prevented;
+  }
+  const playing = () => play.getAttribute("aria-label") === "Pause";
+  return { root, query, back, play, forward, speed, counter, press, playing, cleanup };
+}
+
+test("Space plays or pauses wherever the focus is in the player, a focused “1 frame” button included (issue 43)", () => {
+  const p = openPlayer();
+  try {
+    p.forward.fire("click", {});  // a click on "1 frame" forward leaves the focus on it
+    assert.equal(p.counter.textContent, "2 / 7");
+    const prevented = p.press(" ", p.forward);
+    assert.ok(prevented.keydown && prevented.keyup, "the browser would press the focused button");
+    assert.ok(p.playing(), "Space on the focused “1 frame” button did not play");
+    assert.equal(p.counter.textContent, "2 / 7");  // and did not step
+    p.press(" ", p.forward);
+    assert.ok(!p.playing(), "Space again did not pause");
+    for (const target of [p.back, p.play, p.query, p.speed, p.root]) {
+      p.press(" ", target);
+      assert.ok(p.playing(), target.tagName);
+      p.press(" ", target);
+      assert.ok(!p.playing(), target.tagName);
+    }
+    p.press(" ", p.root);
+    p.press(" ", p.root, { repeat: true });  // Space held down: played once, not on and off
+    assert.ok(p.playing());
+  } finally { p.cleanup(); }
+});
+
+test("← → Home End move the frames on the query menu too, and ↑ ↓ still change the query (issue 43)", () => {
+  const p = openPlayer();
+  try {
+    assert.equal(p.query.value, "1");
+    for (const menu of [p.query, p.speed]) {
+      p.press("End", p.root);
+      p.press("Home", menu);
+      assert.equal(p.counter.textContent, "1 / 7");
+      assert.ok(p.press("ArrowRight", menu).keydown);
+      assert.equal(p.counter.textContent, "2 / 7");
+      p.press("ArrowRight", menu);
+      p.press("ArrowLeft", menu);
+      assert.equal(p.counter.textContent, "2 / 7");
+      p.press("End", menu);
+      assert.equal(p.counter.textContent, "7 / 7");
+      assert.equal(p.query.value, "1");  // the frames moved, the query stayed
+      assert.equal(p.speed.value, "1");
+    }
+    assert.ok(!p.press("ArrowDown", p.query).keydown, "↓ on the query menu is the menu's own");
+    assert.equal(p.query.value, "2");
+    assert.equal(p.counter.textContent, "1 / 9");  // query 3's frames from its first: z and m, 3 e^, Σ, 3 α, the row
+    assert.ok(!p.press("ArrowUp", p.query).keydown);
+    assert.equal(p.query.value, "1");
+  } finally { p.cleanup(); }
+});
+
+test("a key with Alt, Ctrl or Meta is the browser's (Alt+← goes back a page), and the player leaves it", () => {
+  const p = openPlayer();
+  try {
+    p.press("ArrowRight", p.root);
+    for (const modifier of ["altKey", "ctrlKey", "metaKey"]) {
+      assert.ok(!p.press("ArrowLeft", p.root, { [modifier]: true }).keydown, modifier);
+      assert.ok(!p.press(" ", p.root, { [modifier]: true }).keydown, modifier);
+    }
+    assert.equal(p.counter.textContent, "2 / 7");
+    assert.ok(!p.playing());
+  } finally { p.cleanup(); }
 });
