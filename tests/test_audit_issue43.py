@@ -1,6 +1,6 @@
 """The truth audit of issue 43's new and changed texts (docs/../TRUTH_AUDIT.md's method): each test is an input that
-breaks a sentence the app shows or the docs state, as a learner or teacher meets it. They fail until the text (or
-what it describes) is fixed; the docstrings quote the sentence."""
+broke a sentence the app showed or the docs stated, as a learner or teacher met it; each failed on the code the audit
+read (its docstring quotes the sentence as it was) and now guards the fix."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def _unit(text: str) -> Fraction:
 
 # --- sampling (viz/sampling.py) -----------------------------------------------------------------------------------
 
-def test_the_draws_written_slice_is_nine_times_its_p_and_still_said_approximately_equal():
+def test_the_draws_written_slice_gives_its_p_at_t_2_seed_9():
     """viz/sampling.py draw_text: "u falls in “␣preferences”'s slice, [0.8702, 0.8703) (0.8703 − 0.8702 ≈ 0.000011,
     its p sampled from)". On the default sentence at T = 2, seed 9, the written slice is 0.0001 long, nine times the
     p it is said to be about; at 7 decimals ([0.8702446, 0.8702555)) the written numbers give 0.000011 exactly as the
@@ -56,7 +56,7 @@ def test_the_draws_written_slice_is_nine_times_its_p_and_still_said_approximatel
         f"the slice as written is {float(length)} long, said {relation} {p}: {text}")
 
 
-def test_top_p_cuts_a_token_of_what_top_k_left_yet_the_kept_share_reads_1_000_of_it():
+def test_a_kept_share_top_p_cut_from_reads_below_1():
     """viz/sampling.py kept_text: "top-k keeps the 3 with the largest logits, which hold 1.000 of the probability at T.
     [...] It keeps the fewest likeliest of them whose renormalised probabilities add up to at least 0.95: **2
     tokens**, holding 1.000 ÷ 1.000 = 1.000 of what top-k left". On the default sentence at T = 0.1, top-k 3, top-p
@@ -72,7 +72,7 @@ def test_top_p_cuts_a_token_of_what_top_k_left_yet_the_kept_share_reads_1_000_of
 
 # --- the bridge (ui/bridge.py) --------------------------------------------------------------------------------------
 
-def test_learned_where_to_look_is_said_of_a_pick_that_the_most_focused_of_as_many_random_heads_beats(smollm2):
+def test_the_bridge_claims_no_learning_from_a_pick_that_random_heads_can_beat(smollm2):
     """ui/bridge.py _verdict: "The trained head's rows are more focused: it has learned where to look." The trained
     head is the most focused of SmolLM2's 37 non-sink heads on "This forum is awesome" (share 0.33); the walkthrough's
     is one seeded random head (causal, seed 42: 0.96). The most focused of 270 seeded random heads on the same
@@ -146,7 +146,7 @@ def _press(key: str, where: str) -> dict:
     return json.loads(done.stdout)
 
 
-def test_space_after_clicking_1_frame_steps_a_frame_instead_of_playing():
+def test_space_after_clicking_1_frame_plays():
     """ui/player.py, the switch's help: "Space plays or pauses, ← and → go 1 frame back or forward". With the focus
     on the "1 frame" forward button (where a click leaves it), Space is the button's own: it goes 1 frame forward
     and nothing plays (static/player.js leaves Space on a button to the browser)."""
@@ -156,7 +156,7 @@ def test_space_after_clicking_1_frame_steps_a_frame_instead_of_playing():
         f"Space did not play: the counter went {pressed['before']} → {pressed['after']}; the help: {help_text}")
 
 
-def test_arrow_keys_on_the_query_menu_do_not_move_a_frame():
+def test_arrow_keys_on_the_query_menu_move_a_frame():
     """ui/player.py, the switch's help: "← and → go 1 frame back or forward". With the focus on the player's query
     menu (where choosing a query leaves it), the player ignores every key (static/player.js returns on a SELECT):
     → leaves the frame where it is, and a browser's closed menu takes the arrow for itself."""
@@ -168,7 +168,7 @@ def test_arrow_keys_on_the_query_menu_do_not_move_a_frame():
 
 # --- counts and their nouns (docs/decisions.md, Issue 43: "Counts on screen agree with their nouns") ----------------
 
-def test_the_multi_head_pages_map_says_1_heads_with_one_head():
+def test_the_multi_head_pages_map_says_1_head_with_one_head():
     """docs/decisions.md, Issue 43: "Counts on screen agree with their nouns ("1 term + sum", "1 token") through
     `viz.labels.count`." The multi-head page's model map with h = 1 (the default for an odd d_model) names its group
     "1 heads, one layer: this page" and its part "1 heads side by side"."""
@@ -181,7 +181,7 @@ def test_the_multi_head_pages_map_says_1_heads_with_one_head():
     assert not wrong, wrong
 
 
-def test_two_tokens_written_make_the_work_text_say_the_tables_1_rows():
+def test_two_tokens_written_make_the_work_text_say_the_tables_1_row():
     """docs/decisions.md, Issue 43: "Counts on screen agree with their nouns". The cache lesson with two tokens
     written (its slider goes down to 1) says "The table's 1 rows after the first add up to …" (viz/generation.py
     work_text)."""
