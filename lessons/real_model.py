@@ -103,9 +103,10 @@ if info.kind == "decoder" and n > 1:
 
 st.subheader("One head", divider="gray", anchor="one-head")
 left, right = st.columns(2)
-ui.forget_stale_choice("rm_layer", range(1, info.layers + 1), why=f"{info.title} has layers 1–{info.layers}",
+ui.forget_stale_choice("rm_layer", range(1, info.layers + 1), label="Layer",
+                       why=f"{info.title} has layers 1–{info.layers}", default=1)
+ui.forget_stale_choice("rm_head", range(1, info.heads + 1), label="Head", why=f"{info.title} has heads 1–{info.heads}",
                        default=1)
-ui.forget_stale_choice("rm_head", range(1, info.heads + 1), why=f"{info.title} has heads 1–{info.heads}", default=1)
 layer = (left.selectbox("Layer", range(1, info.layers + 1), key="rm_layer", persist_state="session") or 1) - 1
 head = (right.selectbox("Head", range(1, info.heads + 1), key="rm_head", persist_state="session") or 1) - 1
 trace = head_of(name, sentence, layer, head)
@@ -125,11 +126,12 @@ steps = steps_for(trace)  # the decoder has a RoPE step after Q, K, V
 # opens on the scores (n × n): step 3's real W_Q, W_K, W_V are 384 or 576 rows, three scrolling grids (+0.25 s a rerun)
 scores_step = next(k for k, (title, _, _) in enumerate(steps) if title.startswith("Scores"))
 same_step(steps, name)  # another model: the same step by its name (the decoder has a RoPE step, so numbers move)
-ui.forget_stale_choice("rm_step", range(1, len(steps) + 1), why=f"{info.title}'s head has steps 1–{len(steps)}",
-                       default=scores_step + 1)
-step = st.selectbox("Step", range(1, len(steps) + 1), key="rm_step", persist_state="session", index=scores_step,
-                    on_change=arrival.to_step, args=("rm_step", "rm-"),
-                    format_func=lambda k: f"{k} · {steps[k - 1][0]}",
+ui.forget_stale_choice("rm_step", range(1, len(steps) + 1), label="Step",
+                       why=f"{info.title}'s head has steps 1–{len(steps)}", default=scores_step + 1)
+step_labels = {k: f"{k} · {title}" for k, (title, _, _) in enumerate(steps, start=1)}
+ui.keep_menu_in_step("rm_step", step_labels, step_labels.values(), default=scores_step + 1)  # labels: the model's
+step = st.selectbox("Step", list(step_labels), key="rm_step", persist_state="session", index=scores_step,
+                    on_change=arrival.to_step, args=("rm_step", "rm-"), format_func=step_labels.__getitem__,
                     help="The walkthrough's steps on this head's real numbers.")
 st.session_state["_rm_step_of"] = (name, steps[(step or 1) - 1][0])
 render_steps(trace, prefix="rm-", first=step or 3, last=step or 3,

@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
@@ -411,8 +412,24 @@ def link(page: str | None = None) -> dict[str, str | list[str]]:
         held = shown[key] if key in shown else st.session_state.get(setting.key_of(key))
         if held is None or (setting.default is not ALWAYS and held == setting.default):
             continue
-        out[key] = [setting.show(v) for v in held] if setting.many else setting.show(held)
+        if setting.many:
+            if texts := [text for text in map(partial(_written, setting), held) if text is not None]:
+                out[key] = texts
+        elif (text := _written(setting, held)) is not None:
+            out[key] = text
     return out
+
+
+def _written(setting: Setting, value: Any) -> str | None:
+    """The value as the link writes it, or None when it is not a value of the setting (a link reopening it would
+    refuse it): the link leaves it out rather than break the run that writes it. The pages keep their settings'
+    values in range; this is the last guard (issue 43: a query menu's label, "1 · The", held as its value,
+    crashed every run of the page)."""
+    try:
+        text = setting.show(value)
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return None
+    return text if setting.check(text) else None
 
 
 def write_link() -> None:

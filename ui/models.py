@@ -167,10 +167,31 @@ GENERATIONS_KEPT = 4  # a generation of 20 tokens after a long prompt holds ~20 
 
 def generation_job(prompt: str, count: int) -> background.Job:
     """SmolLM2 writing ``count`` tokens after ``prompt`` with its cache, checked against recomputing (seconds on a
-    busy server), in the background (ui/background.py): its progress, Cancel, and one run for a class."""
+    busy server), in the background (ui/background.py): its progress, Cancel, and one run for a class.
+
+    Greedy writing is deterministic, so a longer text already written after the same prompt holds this one: its
+    first ``count`` tokens are the answer, at once (``Generation.first``; issue 43: 5 tokens after 8 were all
+    written again)."""
+    from attention.pretrained.smollm2 import MAX_WRITTEN  # here: the module needs the model packages' tokenizers
+
+    longer = next((done for more in range(MAX_WRITTEN, count, -1)
+                   if (done := background.result(("generate", prompt, more))) is not None), None)
+    if longer is not None:
+        return background.finished(("generate", prompt, count), longer.first(count))
     model = model_named("smollm2")
     return background.start(("generate", prompt, count), lambda job: model.generate(prompt, count, job.progress),
                             kept=GENERATIONS_KEPT)
+
+
+def follow_last_step(last: int) -> None:
+    """Before the generation step menu (``gen_step``) of a text with ``last`` cached steps: a menu left on the last
+    step of the text drawn before moves to the last step of this one, without a word (it opens on the last step;
+    a shorter text written again is not the learner asking for a step it lacks, issue 43); a step the learner
+    picked keeps its number, or is named by the page if this text lacks it."""
+    before = st.session_state.get("_gen_last")
+    st.session_state["_gen_last"] = last
+    if before is not None and before != last and st.session_state.get("gen_step") == before:
+        st.session_state["gen_step"] = last
 
 
 def generation_of(prompt: str, count: int):
