@@ -16,7 +16,7 @@ from ui import components as ui
 from ui.choices import real_model_head
 from ui.links import MODEL_LABELS
 from ui.models import (
-    LAYERS_PER_PAGE,
+    MODEL_SHOWN,
     ablated_next_of,
     ablated_run_of,
     attentions_of,
@@ -24,6 +24,7 @@ from ui.models import (
     head_of,
     head_options,
     heads_switched_off,
+    model_chosen,
     model_named,
     model_view_of,
     next_of,
@@ -45,7 +46,8 @@ ui.lesson("real_model/00_intro")
 settings = shared()
 
 name = st.radio("Model", list(MODELS), format_func=MODEL_LABELS.get, key="rm_model", persist_state="session",
-                horizontal=True) or "minilm"
+                horizontal=True, on_change=model_chosen) or "minilm"
+st.session_state[MODEL_SHOWN] = name  # the heads switched off below are this model's (ui.models.open_model)
 info = MODELS[name]
 try:
     package_dir(name)  # a missing package: its message says how to install it, and the page stops here
@@ -70,8 +72,10 @@ else:
     st.caption(P.spaces_text(*model.spaces(sentence)))
 
 st.subheader("Every head at once", divider="gray")
-pages = [range(start, min(start + LAYERS_PER_PAGE, info.layers)) for start in range(0, info.layers, LAYERS_PER_PAGE)]
+pages = P.layer_pages(info)
 shown = pages[0]
+if st.session_state.get("rm_layers") not in range(len(pages)):  # another model's page (SmolLM2's layers 25–30)
+    st.session_state["rm_layers"] = 0  # this model's first, and the link drops it (a link's own: ui.links)
 if len(pages) > 1:
     page = st.segmented_control("Layers", range(len(pages)), key="rm_layers", default=0, persist_state="session",
                                 format_func=lambda k: f"{pages[k].start + 1}–{pages[k].stop}") or 0

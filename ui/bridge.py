@@ -17,7 +17,7 @@ from attention.focus import entropy_share, most_informative_head
 from attention.pretrained import MODELS, ModelMissing, package_dir
 from attention.tokens import SentenceError
 from ui import arrival
-from ui.models import attentions_of, pick_head
+from ui.models import attentions_of, open_model, pick_head
 from ui.walkthrough import STEPS, steps_for
 from viz.labels import markdown_text
 
@@ -55,7 +55,7 @@ def _to_trained(trace: AttentionTrace, step: int, name: str) -> None:
     special = [0] if MODELS[name].kind == "decoder" else [0, n - 1]
     best = most_informative_head(weights, allowed, special)
     pick_head(best.layer, best.head)
-    st.session_state["rm_model"] = name
+    open_model(name)  # the heads switched off in another model are kept for it
     # the step the real page opens, by its title, as after a change of model (ui.models.same_step): the decoder's
     # step list has RoPE after Q, K, V, so its numbers differ from the walkthrough's
     st.session_state["_rm_step_of"] = (None, TITLES[step - 1])

@@ -20,7 +20,7 @@ from ui.settings import MAX_SEED, replace_sentence
 from viz import pretrained as P
 from viz import sampling as S
 
-LAYERS_PER_PAGE = 6  # the every-head view of the decoder's 30 layers, a page at a time
+LAYERS_PER_PAGE = P.LAYERS_PER_PAGE  # the every-head view of the decoder's 30 layers, a page at a time
 
 
 @st.cache_resource(show_spinner="Loading the model (once per server)…")
@@ -71,8 +71,33 @@ def open_head(sentence: str, model: str, layer: int, head: int) -> None:
     """A button's callback: the sentence into the sidebar box (the learner's own is kept, and the sidebar
     offers it back: ui.settings), the head (from 0) into the pickers."""
     replace_sentence(sentence)
-    st.session_state["rm_model"] = model
+    open_model(model)
     pick_head(layer, head)
+
+
+MODEL_SHOWN = "_rm_model_shown"  # the model the real-model page drew last: the heads switched off are its own
+_HEADS_OFF_OF = "_rm_off_of"  # the heads switched off in each model the learner left, by model
+
+
+def open_model(name: str) -> None:
+    """The model ``name`` on the real-model page (a callback: the model menu's, a button's). Heads switched off
+    belong to the model they were switched off in: MiniLM's layer 2, head 9 is no head of SmolLM2's (issue 43:
+    they stayed off, and SmolLM2's tables were computed without its own L2 H9). So the heads switched off in the
+    model the page showed are kept aside for it, and ``name`` gets back its own (none the first time); the link
+    holds the open model's. A link or a class's lesson sets the model and its heads together, and is left as
+    it is."""
+    shown = st.session_state.get(MODEL_SHOWN)
+    if shown is not None and shown != name:
+        kept = st.session_state.setdefault(_HEADS_OFF_OF, {})
+        kept[shown] = list(st.session_state.get("rm_off") or [])
+        st.session_state["rm_off"] = kept.pop(name, [])
+        st.session_state[MODEL_SHOWN] = name
+    st.session_state["rm_model"] = name
+
+
+def model_chosen() -> None:
+    """The model menu's on_change: its new model opened (``open_model``)."""
+    open_model(st.session_state.get("rm_model") or "minilm")
 
 
 def same_step(steps, model: str) -> None:
@@ -132,7 +157,7 @@ def switch_off_induction_heads(seed: int) -> None:
     learner's own sentence is kept, and offered back), and the five induction heads switched off; the
     every-head view turned to the demo head's layers."""
     replace_sentence(induction_prompt(seed)[0])
-    st.session_state["rm_model"] = "smollm2"
+    open_model("smollm2")
     st.session_state["rm_off"] = [P.head_label(layer, head) for layer, head in INDUCTION_HEADS]
     st.session_state["rm_layers"] = INDUCTION_HEAD[0] // LAYERS_PER_PAGE  # the view shows the demo head's layer
 
