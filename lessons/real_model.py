@@ -91,7 +91,8 @@ if sink_hidden and n < 2:
     sink_hidden = False
 ui.matrices([view.panel("rm-model-view", fig=model_view_of(name, sentence, shown.start, shown.stop, off, sink_hidden),
                         rows=[str(k + 1) for k in shown], cols=[str(h + 1) for h in range(info.heads)],
-                        values=P.first_token_share(weights, shown), names=("layer", "head"), choose="cell",
+                        values=P.first_token_share(weights, shown), names=("layer", "head"), numbered=(True, True),
+                        choose="cell",
                         tip={"kind": "note", "notes": P.tile_notes(name, shown, GALLERY, off),
                              "caption": P.TILE_NUMBER})],
             key="rm-model-view", on_choice=real_model_head)
@@ -194,8 +195,8 @@ if info.kind == "decoder":
         st.error("The scan stopped before it finished; press Scan to try again.", icon=":material/error:")
     elif job is not None:
         scan = job.future.result()
-        ui.matrix(P.scan_figure(scan), P.scan_frame(scan), "rm-scan", names=("layer", "head"), choose="cell",
-                  on_choice=scanned_head(layers))
+        ui.matrix(P.scan_figure(scan), P.scan_frame(scan), "rm-scan", names=("layer", "head"), numbered=(True, True),
+                  choose="cell", on_choice=scanned_head(layers))
         st.markdown(P.scan_text(scan, model.show(model.vocabulary[scan.token])))
         st.caption(f"Rows are layers, columns heads; each cell is the drop in the likeliest token's log-probability "
                    "when that head alone is switched off. Blue: the drop is positive, the head helped that token; "
@@ -209,7 +210,7 @@ elif off:
     later = range(min(layer for layer, _ in off), info.layers)
     ui.matrix(P.change_figure(original.weights, run.weights, later), P.change_frame(original.weights, run.weights,
                                                                                    later),
-              "rm-off-change", names=("layer", "head"))
+              "rm-off-change", names=("layer", "head"), numbered=(True, True))
 
 st.subheader("Heads with a job", divider="gray")
 st.markdown("Heads whose behaviour was measured over a family of sentences, each number held by a test; each "
