@@ -9,7 +9,15 @@ from attention.pretrained.common import MAX_MODEL_TOKENS
 from attention.pretrained.smollm2 import MAX_WRITTEN
 from ui import arrival, background, model_map, view
 from ui import components as ui
-from ui.models import TIMED_LENGTHS, cancel_writing, generation_job, model_named, step_trace_of, timing_job
+from ui.models import (
+    TIMED_LENGTHS,
+    cancel_writing,
+    follow_last_step,
+    generation_job,
+    model_named,
+    step_trace_of,
+    timing_job,
+)
 from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
 from ui.walkthrough import render_steps, steps_for
 from viz import generation as G
@@ -86,12 +94,16 @@ if gen is not None:  # the rest of the lesson reads what was written
         st.info("Write at least two tokens to see a step with the cache: the first comes from the prompt's pass.",
                 icon=":material/info:")
     else:
-        ui.forget_stale_choice("gen_step", range(1, len(gen.steps) + 1), why=f"this text has cached steps 1–"
-                               f"{len(gen.steps)}", default=len(gen.steps))
+        last = len(gen.steps)
+        step_labels = {k: G.step_label(gen, k - 1) for k in range(1, last + 1)}
+        ui.keep_menu_in_step("gen_step", step_labels, step_labels.values(), default=last)  # labels: what was written
+        follow_last_step(last)  # the last step of the text before: the last of this one
+        ui.forget_stale_choice("gen_step", step_labels, label="Generation step", why=f"this text has cached steps "
+                               f"1–{last}", default=last)
         # "Generation step", not "Step": the walkthrough's steps below have step numbers of their own
-        step = (st.selectbox("Generation step: the token read, the token written", range(1, len(gen.steps) + 1),
-                             key="gen_step", persist_state="session", index=len(gen.steps) - 1,
-                             format_func=lambda k: G.step_label(gen, k - 1), on_change=arrival.go, args=("gen-step-2",),
+        step = (st.selectbox("Generation step: the token read, the token written", list(step_labels),
+                             key="gen_step", persist_state="session", index=last - 1,
+                             format_func=step_labels.__getitem__, on_change=arrival.go, args=("gen-step-2",),
                              help="One step of writing: the model reads one token, with the cache, and writes the "
                                   "next. Below, the walkthrough's steps on that one token's numbers.") or 1) - 1
         st.caption(f"Generation step {markdown_text(G.step_label(gen, step))}; layer {layer + 1}, query head "

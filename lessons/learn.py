@@ -94,7 +94,8 @@ else:
 
     kept = list(run.snapshot_steps)
     saved = ", ".join(map(str, kept[:2])) + (f", … {kept[-1]}" if len(kept) > 2 else "")
-    ui.forget_stale_choice("lt_step", kept, why=f"this run saved steps {saved}", default=kept[-1])
+    ui.forget_stale_choice("lt_step", kept, label="Training step", why=f"this run saved steps {saved}",
+                           default=kept[-1])
     step = st.select_slider("Training step", kept, key="lt_step", persist_state="session", value=kept[-1],
                             help="Move back and forth through the saved states of the run.")
     at = kept.index(step)
@@ -109,7 +110,8 @@ else:
     left, right = st.columns(2)
     example = (left.radio("Held-out sequence", range(1, EXAMPLES + 1), key="lt_example", persist_state="session",
                           horizontal=True) or 1) - 1
-    ui.forget_stale_choice("lt_head", range(1, heads + 1), why=f"this run has {heads} head{'s' if heads > 1 else ''}",
+    ui.forget_stale_choice("lt_head", range(1, heads + 1), label="Head",
+                           why=f"this run has {heads} head{'s' if heads > 1 else ''}",
                            default=1)
     head = (right.radio("Head", range(1, heads + 1), key="lt_head", persist_state="session", horizontal=True,
                         disabled=heads == 1) or 1) - 1

@@ -28,7 +28,7 @@ settings = shared()
 divisors = [h for h in range(1, settings.d_model + 1) if settings.d_model % h == 0]
 default = 2 if 2 in divisors else 1
 listed = ", ".join(map(str, divisors))
-ui.forget_stale_choice("heads", divisors, default=default,  # a link's heads, or d_model changed since
+ui.forget_stale_choice("heads", divisors, label="Heads h", default=default,  # a link's heads, or d_model changed since
                        why=f"the number of heads must divide d_model = {settings.d_model} ({listed})")
 n_heads = st.sidebar.selectbox(
     "Heads h (divisors of d_model)", divisors, key="heads", index=divisors.index(default), persist_state="session",

@@ -17,7 +17,7 @@ from ui import components as ui
 from ui.choices import real_model_head
 from ui.links import MODEL_LABELS
 from ui.models import (
-    LAYERS_PER_PAGE,
+    MODEL_SHOWN,
     ablated_next_of,
     ablated_run_of,
     attentions_of,
@@ -25,6 +25,7 @@ from ui.models import (
     head_of,
     head_options,
     heads_switched_off,
+    model_chosen,
     model_named,
     model_view_of,
     next_of,
@@ -46,7 +47,8 @@ ui.lesson("real_model/00_intro")
 settings = shared()
 
 name = st.radio("Model", list(MODELS), format_func=MODEL_LABELS.get, key="rm_model", persist_state="session",
-                horizontal=True) or "minilm"
+                horizontal=True, on_change=model_chosen) or "minilm"
+st.session_state[MODEL_SHOWN] = name  # the heads switched off below are this model's (ui.models.open_model)
 info = MODELS[name]
 try:
     package_dir(name)  # a missing package: its message says how to install it, and the page stops here
@@ -71,8 +73,10 @@ else:
     st.caption(P.spaces_text(*model.spaces(sentence)))
 
 st.subheader("Every head at once", divider="gray")
-pages = [range(start, min(start + LAYERS_PER_PAGE, info.layers)) for start in range(0, info.layers, LAYERS_PER_PAGE)]
+pages = P.layer_pages(info)
 shown = pages[0]
+if st.session_state.get("rm_layers") not in range(len(pages)):  # another model's page (SmolLM2's layers 25–30)
+    st.session_state["rm_layers"] = 0  # this model's first, and the link drops it (a link's own: ui.links)
 if len(pages) > 1:
     page = st.segmented_control("Layers", range(len(pages)), key="rm_layers", default=0, persist_state="session",
                                 format_func=lambda k: f"{pages[k].start + 1}–{pages[k].stop}") or 0
@@ -88,7 +92,8 @@ if sink_hidden and n < 2:
     sink_hidden = False
 ui.matrices([view.panel("rm-model-view", fig=model_view_of(name, sentence, shown.start, shown.stop, off, sink_hidden),
                         rows=[str(k + 1) for k in shown], cols=[str(h + 1) for h in range(info.heads)],
-                        values=P.first_token_share(weights, shown), names=("layer", "head"), choose="cell",
+                        values=P.first_token_share(weights, shown), names=("layer", "head"), numbered=(True, True),
+                        choose="cell",
                         tip={"kind": "note", "notes": P.tile_notes(name, shown, GALLERY, off),
                              "caption": P.TILE_NUMBER})],
             key="rm-model-view", on_choice=real_model_head)
@@ -107,9 +112,10 @@ if info.kind == "decoder" and n > 1:
 
 st.subheader("One head", divider="gray", anchor="one-head")
 left, right = st.columns(2)
-ui.forget_stale_choice("rm_layer", range(1, info.layers + 1), why=f"{info.title} has layers 1–{info.layers}",
+ui.forget_stale_choice("rm_layer", range(1, info.layers + 1), label="Layer",
+                       why=f"{info.title} has layers 1–{info.layers}", default=1)
+ui.forget_stale_choice("rm_head", range(1, info.heads + 1), label="Head", why=f"{info.title} has heads 1–{info.heads}",
                        default=1)
-ui.forget_stale_choice("rm_head", range(1, info.heads + 1), why=f"{info.title} has heads 1–{info.heads}", default=1)
 layer = (left.selectbox("Layer", range(1, info.layers + 1), key="rm_layer", persist_state="session") or 1) - 1
 head = (right.selectbox("Head", range(1, info.heads + 1), key="rm_head", persist_state="session") or 1) - 1
 trace = head_of(name, sentence, layer, head)
@@ -129,11 +135,12 @@ steps = steps_for(trace)  # the decoder has a RoPE step after Q, K, V
 # opens on the scores (n × n): step 3's real W_Q, W_K, W_V are 384 or 576 rows, three scrolling grids (+0.25 s a rerun)
 scores_step = next(k for k, (title, _, _) in enumerate(steps) if title.startswith("Scores"))
 same_step(steps, name)  # another model: the same step by its name (the decoder has a RoPE step, so numbers move)
-ui.forget_stale_choice("rm_step", range(1, len(steps) + 1), why=f"{info.title}'s head has steps 1–{len(steps)}",
-                       default=scores_step + 1)
-step = st.selectbox("Step", range(1, len(steps) + 1), key="rm_step", persist_state="session", index=scores_step,
-                    on_change=arrival.to_step, args=("rm_step", "rm-"),
-                    format_func=lambda k: f"{k} · {steps[k - 1][0]}",
+ui.forget_stale_choice("rm_step", range(1, len(steps) + 1), label="Step",
+                       why=f"{info.title}'s head has steps 1–{len(steps)}", default=scores_step + 1)
+step_labels = {k: f"{k} · {title}" for k, (title, _, _) in enumerate(steps, start=1)}
+ui.keep_menu_in_step("rm_step", step_labels, step_labels.values(), default=scores_step + 1)  # labels: the model's
+step = st.selectbox("Step", list(step_labels), key="rm_step", persist_state="session", index=scores_step,
+                    on_change=arrival.to_step, args=("rm_step", "rm-"), format_func=step_labels.__getitem__,
                     help="The walkthrough's steps on this head's real numbers.")
 st.session_state["_rm_step_of"] = (name, steps[(step or 1) - 1][0])
 render_steps(trace, prefix="rm-", first=step or 3, last=step or 3,
@@ -192,8 +199,8 @@ if info.kind == "decoder":
         st.error("The scan stopped before it finished; press Scan to try again.", icon=":material/error:")
     elif job is not None:
         scan = job.future.result()
-        ui.matrix(P.scan_figure(scan), P.scan_frame(scan), "rm-scan", names=("layer", "head"), choose="cell",
-                  on_choice=scanned_head(layers))
+        ui.matrix(P.scan_figure(scan), P.scan_frame(scan), "rm-scan", names=("layer", "head"), numbered=(True, True),
+                  choose="cell", on_choice=scanned_head(layers))
         st.markdown(P.scan_text(scan, model.show(model.vocabulary[scan.token])))
         st.caption(f"Rows are layers, columns heads; each cell is the drop in the likeliest token's log-probability "
                    "when that head alone is switched off. Blue: the drop is positive, the head helped that token; "
@@ -207,7 +214,7 @@ elif off:
     later = range(min(layer for layer, _ in off), info.layers)
     ui.matrix(P.change_figure(original.weights, run.weights, later), P.change_frame(original.weights, run.weights,
                                                                                    later),
-              "rm-off-change", names=("layer", "head"))
+              "rm-off-change", names=("layer", "head"), numbered=(True, True))
 
 st.subheader("Heads with a job", divider="gray")
 st.markdown("Heads whose behaviour was measured over a family of sentences, each number held by a test; each "

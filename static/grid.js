@@ -134,6 +134,7 @@ export function cellLabel(panel, r, c) {
   const v = panel.values && panel.values[r] ? panel.values[r][c] : undefined;
   const value = v === null ? (panel.masked === "−∞" ? "masked, minus infinity" : "masked") :
     formatNumber(v, decimalsAt(panel, r, c));
-  return `${panel.rowName || "row"} ${r + 1} “${panel.rows[r]}”, ${panel.colName || "column"} ${c + 1} ` +
-    `“${panel.cols[c]}”: ${value}`;
+  const name = (kind, labels, k, numbered) => (numbered ? `${kind} ${labels[k]}` : `${kind} ${k + 1} “${labels[k]}”`);
+  return `${name(panel.rowName || "row", panel.rows, r, panel.rowNumbered)}, ` +
+    `${name(panel.colName || "column", panel.cols, c, panel.colNumbered)}: ${value}`;
 }

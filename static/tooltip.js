@@ -77,9 +77,12 @@ export function explain(panel, r, c) {
   const text = (cls, ...pieces) => out.push({ cls, pieces });
   const v = panel.values[r][c];
   const fmt = (x) => formatNumber(x, 2);
-  const name = (kind, labels, k) => (labels[k] === String(k + 1) ? `${kind} ${k + 1}` :
-    `${kind} “${labels[k]}” (${k + 1})`);  // a numbered row ("layer 6") needs no quotes
-  text("alv-head", `${name(panel.rowName || "row", panel.rows, r)} · ${name(panel.colName || "column", panel.cols, c)}`);
+  // a numbered row ("layer 6") needs no quotes: its label is its number (rowNumbered: layers 2–6 of a table whose
+  // first row is layer 2), or it is numbered from 1 as the table counts
+  const name = (kind, labels, k, numbered) => (numbered || labels[k] === String(k + 1) ? `${kind} ${labels[k]}` :
+    `${kind} “${labels[k]}” (${k + 1})`);
+  text("alv-head", `${name(panel.rowName || "row", panel.rows, r, panel.rowNumbered)} · ` +
+    `${name(panel.colName || "column", panel.cols, c, panel.colNumbered)}`);
   const tip = panel.tip;
   const i = String(r + 1), j = String(c + 1), ij = `${r + 1},${c + 1}`;
   if (v === null) {

@@ -127,7 +127,7 @@ def snapshot(at: AppTest) -> dict:
 # what the page says about the learner's last action, not about the lesson: the paste box's feedback
 # and that hand edits were reset, or a choice no longer fitted, when another setting changed
 _TRANSIENT = re.compile(r"of the \d+ × \d+ block|of the block|^Cut: |^The block for|^Nothing of the block"
-                        r"|^The hand-edited matrices were reset|” no longer fits: ")
+                        r"|^The hand-edited matrices were reset| no longer fits: ")
 
 
 def transient(markdown: str) -> bool:

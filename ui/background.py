@@ -94,6 +94,14 @@ def result(key: Hashable) -> Any | None:
     return job.future.result() if job is not None and job.finished and not job.failed else None
 
 
+def finished(key: Hashable, value: Any) -> Job:
+    """A job that is done already: ``value``, worked out at once from another job's result (the first tokens of a
+    longer text written). Not kept: the job it came from is."""
+    job = Job(key, done=1.0)
+    job.future.set_result(value)
+    return job
+
+
 def _run(job: Job, work: Callable[[Job], Any]) -> Any:
     job.started = time.monotonic()
     job.progress(0.0)  # cancelled while it waited for the worker: stop before starting

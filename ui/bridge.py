@@ -22,7 +22,7 @@ from attention.tokens import SentenceError
 from ui import arrival
 from ui.links import default
 from ui.matrix_editor import EDIT_STATE, LINK_STATE, hand_edited
-from ui.models import attentions_of, pick_head
+from ui.models import attentions_of, open_model, pick_head
 from ui.walkthrough import STEPS, steps_for
 from viz.labels import markdown_text
 
@@ -176,7 +176,7 @@ def _to_trained(trace: AttentionTrace, step: int, name: str) -> None:
         return
     best = choose_head(name, tokens, weights)
     pick_head(best.layer, best.head)
-    st.session_state["rm_model"] = name
+    open_model(name)  # the heads switched off in another model are kept for it
     # the step the real page opens, by its title, as after a change of model (ui.models.same_step): the decoder's
     # step list has RoPE after Q, K, V, so its numbers differ from the walkthrough's
     st.session_state["_rm_step_of"] = (None, TITLES[step - 1])

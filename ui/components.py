@@ -96,12 +96,43 @@ def text_box(label: str, *, key: str, limit: int, area: bool = False, container=
     return value or ""
 
 
-def forget_stale_choice(key: str, options, *, why: str, default) -> None:
+_MENU_LABELS = "_menu_labels"  # per menu (a selectbox's key): the labels it was last drawn with
+
+
+def keep_menu_in_step(key: str, options: Sequence, labels: Sequence[str], *, default) -> None:
+    """Before drawing the selectbox ``key`` whose options are shown by ``labels`` (one each, "3 · sat": a
+    number and " · " first, as this app's menus are) when those labels change with other settings (a query
+    menu names the sentence's tokens, a generation step what it reads).
+
+    Streamlit passes a menu's choice between browser and server as its label, not its option, and sends the
+    browser no new label when the chosen option keeps its place in the list: after a new sentence the
+    browser kept "1 · The" where the menu now said "1 · This", sent it back, and a later run read it against
+    labels that lacked it, as the value itself: text where the page holds a number (the link crashed on
+    int("1 · The"), issue 43). So when the labels change, the choice is set again here, and Streamlit
+    sends the browser its new label; a label held as the value is read back as the option its number
+    names now (the place the learner chose), or ``default`` if there is none."""
+    options, labels = list(options), list(labels)
+    drawn = st.session_state.setdefault(_MENU_LABELS, {})
+    before, drawn[key] = drawn.get(key), labels
+    if key not in st.session_state:
+        return
+    held = st.session_state[key]
+    if isinstance(held, str) and held not in options:  # a label, not an option
+        number = held.split(" · ", 1)[0]
+        st.session_state[key] = next((o for o, label in zip(options, labels, strict=True)
+                                      if label.split(" · ", 1)[0] == number), default)
+    elif before is not None and before != labels and held in options:
+        st.session_state[key] = held  # the same choice, set again: the browser is sent its new label
+
+
+def forget_stale_choice(key: str, options, *, label: str, why: str, default) -> None:
     """Before drawing the widget ``key`` whose options depend on other settings (a model's layers, a
     run's saved steps): a value in the session or in the link that is no longer an option is replaced
     by ``default`` (the widget's own default), and the page says so, with ``why`` (a link's value that
     no option matches was dropped without a word, issue 26; a choice another setting made impossible, as
-    well).
+    well). A link's value is named as the link writes it ("rm_layer=30"); a choice made on the page, by the
+    control's ``label`` as the learner reads it ("Layer 30"; issue 43: "gen_step=7" named a key no learner
+    sees).
 
     Set, not deleted: a deleted value left the browser showing the old choice ("30" in MiniLM's layer
     box after SmolLM2's layer 30) while the page drew layer 1. The widget still gets its default
@@ -111,11 +142,14 @@ def forget_stale_choice(key: str, options, *, why: str, default) -> None:
     linked.discard(key)
     if key not in st.session_state or st.session_state[key] in list(options):
         return
-    held = f"“{markdown_text(key)}={markdown_text(str(st.session_state[key])[:30])}”"
+    held = str(st.session_state[key])
+    held = held if len(held) <= 30 else held[:29] + "…"
     if from_link:
-        st.warning(f"{held} could not be used: {markdown_text(why)}. The default is shown.", icon=":material/link_off:")
+        st.warning(f"“{markdown_text(key)}={markdown_text(held)}” could not be used: {markdown_text(why)}. The "
+                   "default is shown.", icon=":material/link_off:")
     else:  # another setting changed under it (d_model under the heads, the model under its layer)
-        st.info(f"{held} no longer fits: {markdown_text(why)}. The default is shown.", icon=":material/info:")
+        st.info(f"{markdown_text(label)} {markdown_text(held)} no longer fits: {markdown_text(why)}. "
+                f"{markdown_text(label)} {markdown_text(str(default))} is shown instead.", icon=":material/info:")
     st.session_state[key] = default
 
 

@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from urllib.parse import urlencode
 
@@ -28,12 +29,14 @@ from ui import background
 from ui.matrix_editor import LINK_PATTERN, LINK_STATE, MAX_EDITS_CHARS
 from ui.settings import D_MODEL_RANGE, DEFAULT_D_MODEL, DEFAULT_SEED, DEFAULT_SENTENCE, MAX_SEED, SHOWN
 from viz.labels import markdown_text
+from viz.pretrained import layer_pages
 
 PRESET_LABELS = {"random": "Seeded random", "identity": "Identity (W = I)"}  # the URL carries the label
 CROSS_PRESET_LABELS = {"random": "Seeded random", "aligned": "Aligned by a bilingual table (constructed)"}
 TASK_LABELS = {name: task.title for name, task in TASKS.items()}  # the URL carries the title
 OPTIMIZER_LABELS = {"adam": "Adam", "sgd": "Plain SGD"}
 MODEL_LABELS = {name: info.title for name, info in MODELS.items()}
+MODEL_NAMES = {title: name for name, title in MODEL_LABELS.items()}
 # the √d_k lesson's d_k: powers of two, one slider stop each, as its charts' log axes space them (a linear
 # slider over 1–512 put 13 where a learner aimed for 16, and 13's and 16's ticks overlapped; issue 34)
 DK_CHOICES = tuple(2**k for k in range(10))
@@ -326,6 +329,15 @@ def check_link(params: dict[str, str | list[str]]) -> dict[str, str]:
             divisors = ", ".join(str(h) for h in range(1, d_model + 1) if d_model % h == 0)
             problems["heads"] = (f"“heads={heads}” was ignored: the number of heads must divide d_model = {d_model} "
                                  f"({divisors}). The default is used.")
+    page = params.get("rm_layers")
+    if "rm_layers" not in problems and isinstance(page, str):  # a page of layers the link's model has
+        model = params.get("rm_model")
+        info = MODELS[MODEL_NAMES[model] if "rm_model" not in problems and isinstance(model, str) else "minilm"]
+        pages = len(layer_pages(info))
+        if int(page) > pages:
+            problems["rm_layers"] = (f"“rm_layers={page}” was ignored: {info.title} has {info.layers} layers, on "
+                                     f"{pages} page{'s' if pages > 1 else ''} of the every-head view. The first page "
+                                     "is shown.")
     return problems
 
 
@@ -411,8 +423,24 @@ def link(page: str | None = None) -> dict[str, str | list[str]]:
         held = shown[key] if key in shown else st.session_state.get(setting.key_of(key))
         if held is None or (setting.default is not ALWAYS and held == setting.default):
             continue
-        out[key] = [setting.show(v) for v in held] if setting.many else setting.show(held)
+        if setting.many:
+            if texts := [text for text in map(partial(_written, setting), held) if text is not None]:
+                out[key] = texts
+        elif (text := _written(setting, held)) is not None:
+            out[key] = text
     return out
+
+
+def _written(setting: Setting, value: Any) -> str | None:
+    """The value as the link writes it, or None when it is not a value of the setting (a link reopening it would
+    refuse it): the link leaves it out rather than break the run that writes it. The pages keep their settings'
+    values in range; this is the last guard (issue 43: a query menu's label, "1 · The", held as its value,
+    crashed every run of the page)."""
+    try:
+        text = setting.show(value)
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return None
+    return text if setting.check(text) else None
 
 
 def write_link() -> None:

@@ -20,7 +20,7 @@ from ui.settings import MAX_SEED, replace_sentence
 from viz import pretrained as P
 from viz import sampling as S
 
-LAYERS_PER_PAGE = 6  # the every-head view of the decoder's 30 layers, a page at a time
+LAYERS_PER_PAGE = P.LAYERS_PER_PAGE  # the every-head view of the decoder's 30 layers, a page at a time
 
 
 @st.cache_resource(show_spinner="Loading the model (once per server)…")
@@ -71,8 +71,33 @@ def open_head(sentence: str, model: str, layer: int, head: int) -> None:
     """A button's callback: the sentence into the sidebar box (the learner's own is kept, and the sidebar
     offers it back: ui.settings), the head (from 0) into the pickers."""
     replace_sentence(sentence)
-    st.session_state["rm_model"] = model
+    open_model(model)
     pick_head(layer, head)
+
+
+MODEL_SHOWN = "_rm_model_shown"  # the model the real-model page drew last: the heads switched off are its own
+_HEADS_OFF_OF = "_rm_off_of"  # the heads switched off in each model the learner left, by model
+
+
+def open_model(name: str) -> None:
+    """The model ``name`` on the real-model page (a callback: the model menu's, a button's). Heads switched off
+    belong to the model they were switched off in: MiniLM's layer 2, head 9 is no head of SmolLM2's (issue 43:
+    they stayed off, and SmolLM2's tables were computed without its own L2 H9). So the heads switched off in the
+    model the page showed are kept aside for it, and ``name`` gets back its own (none the first time); the link
+    holds the open model's. A link or a class's lesson sets the model and its heads together, and is left as
+    it is."""
+    shown = st.session_state.get(MODEL_SHOWN)
+    if shown is not None and shown != name:
+        kept = st.session_state.setdefault(_HEADS_OFF_OF, {})
+        kept[shown] = list(st.session_state.get("rm_off") or [])
+        st.session_state["rm_off"] = kept.pop(name, [])
+        st.session_state[MODEL_SHOWN] = name
+    st.session_state["rm_model"] = name
+
+
+def model_chosen() -> None:
+    """The model menu's on_change: its new model opened (``open_model``)."""
+    open_model(st.session_state.get("rm_model") or "minilm")
 
 
 def same_step(steps, model: str) -> None:
@@ -132,7 +157,7 @@ def switch_off_induction_heads(seed: int) -> None:
     learner's own sentence is kept, and offered back), and the five induction heads switched off; the
     every-head view turned to the demo head's layers."""
     replace_sentence(induction_prompt(seed)[0])
-    st.session_state["rm_model"] = "smollm2"
+    open_model("smollm2")
     st.session_state["rm_off"] = [P.head_label(layer, head) for layer, head in INDUCTION_HEADS]
     st.session_state["rm_layers"] = INDUCTION_HEAD[0] // LAYERS_PER_PAGE  # the view shows the demo head's layer
 
@@ -167,10 +192,31 @@ GENERATIONS_KEPT = 4  # a generation of 20 tokens after a long prompt holds ~20 
 
 def generation_job(prompt: str, count: int) -> background.Job:
     """SmolLM2 writing ``count`` tokens after ``prompt`` with its cache, checked against recomputing (seconds on a
-    busy server), in the background (ui/background.py): its progress, Cancel, and one run for a class."""
+    busy server), in the background (ui/background.py): its progress, Cancel, and one run for a class.
+
+    Greedy writing is deterministic, so a longer text already written after the same prompt holds this one: its
+    first ``count`` tokens are the answer, at once (``Generation.first``; issue 43: 5 tokens after 8 were all
+    written again)."""
+    from attention.pretrained.smollm2 import MAX_WRITTEN  # here: the module needs the model packages' tokenizers
+
+    longer = next((done for more in range(MAX_WRITTEN, count, -1)
+                   if (done := background.result(("generate", prompt, more))) is not None), None)
+    if longer is not None:
+        return background.finished(("generate", prompt, count), longer.first(count))
     model = model_named("smollm2")
     return background.start(("generate", prompt, count), lambda job: model.generate(prompt, count, job.progress),
                             kept=GENERATIONS_KEPT)
+
+
+def follow_last_step(last: int) -> None:
+    """Before the generation step menu (``gen_step``) of a text with ``last`` cached steps: a menu left on the last
+    step of the text drawn before moves to the last step of this one, without a word (it opens on the last step;
+    a shorter text written again is not the learner asking for a step it lacks, issue 43); a step the learner
+    picked keeps its number, or is named by the page if this text lacks it."""
+    before = st.session_state.get("_gen_last")
+    st.session_state["_gen_last"] = last
+    if before is not None and before != last and st.session_state.get("gen_step") == before:
+        st.session_state["gen_step"] = last
 
 
 def generation_of(prompt: str, count: int):

@@ -186,8 +186,9 @@ def _softmax(trace: AttentionTrace, p: str) -> None:
 def lines_panel(weights, tokens, *, key: str, head_names: list[str] | None = None) -> None:
     """The head view with a token picker that highlights only that token's lines."""
     labels = token_labels(tokens)
-    pick = st.selectbox("Highlight the lines of", [None, *range(len(labels))], key=f"{key}-highlight",
-                        format_func=lambda i: "every token" if i is None else f"{i + 1} · {labels[i]}")
+    named = {None: "every token"} | {i: f"{i + 1} · {label}" for i, label in enumerate(labels)}
+    ui.keep_menu_in_step(f"{key}-highlight", named, named.values(), default=None)  # its labels are the sentence's
+    pick = st.selectbox("Highlight the lines of", list(named), key=f"{key}-highlight", format_func=named.__getitem__)
     pick = pick if pick is None or pick < len(labels) else None
     views = H.lines_view(weights, tokens, highlight=pick, head_names=head_names)
     ui.chart_row([(fig, f"{key}-view-{k}") for k, fig in enumerate(views)])
@@ -198,8 +199,10 @@ def lines_panel(weights, tokens, *, key: str, head_names: list[str] | None = Non
 def _output(trace: AttentionTrace, p: str) -> None:
     n, labels, positions = trace.n, query_labels(trace), trace.query_positions
     if trace.queries is None:
+        named = [f"{q + 1} · {labels[q]}" for q in range(n)]
+        ui.keep_menu_in_step(f"{p}query", range(n), named, default=0)  # its labels change with the sentence
         i = st.selectbox(
-            "Query token i", options=range(n), format_func=lambda q: f"{q + 1} · {labels[q]}", key=f"{p}query",
+            "Query token i", options=range(n), format_func=named.__getitem__, key=f"{p}query",
             persist_state="session",  # part of the link, also while another step is open (ui/links.py)
             help="Pick the token whose output you want to build. Arrow keys work once the box has focus.",
         )

@@ -13,6 +13,13 @@ from viz.figures import heatmap
 from viz.labels import markdown_text, token_labels
 from viz.tables import MASKED
 
+LAYERS_PER_PAGE = 6  # the every-head view of the decoder's 30 layers, a page at a time
+
+
+def layer_pages(info: ModelInfo) -> list[range]:
+    """The every-head view's pages of layers (from 0): MiniLM's 6 layers are one page, SmolLM2's 30 five."""
+    return [range(start, min(start + LAYERS_PER_PAGE, info.layers)) for start in range(0, info.layers, LAYERS_PER_PAGE)]
+
 
 def model_view(weights: np.ndarray, info: ModelInfo, layers: range, *, off: Off = frozenset(),
                sink_hidden: bool = False) -> svg.Svg:

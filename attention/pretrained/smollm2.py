@@ -124,13 +124,30 @@ class Generation(NamedTuple):
     steps: list[CachedStep]  # one per written token read back (every written token but the last)
     logits: Array  # the next-token logits after the prompt and after each step   [written, vocabulary]
     recomputed_logits: Array  # the same from a forward pass over the whole sequence so far   [written, vocabulary]
-    weights_difference: float  # the largest |α| difference, cached steps against the whole-sequence passes
+    weights_differences: list[float]  # per cached step: its largest |α| difference against the whole-sequence pass
     seconds_cached: list[float]  # measured per written token: the prompt's pass, then each cached step
     seconds_recomputed: list[float]  # measured per written token: a pass over the whole sequence so far
 
     @property
     def written(self) -> list[int]:
         return self.ids[self.prompt:]
+
+    @property
+    def weights_difference(self) -> float:
+        """The largest |α| difference, cached steps against the whole-sequence passes (0 with no cached step)."""
+        return max(self.weights_differences, default=0.0)
+
+    def first(self, count: int) -> Generation:
+        """The generation of the first ``count`` written tokens (all of them if fewer were written): greedy writing
+        is deterministic and a step reads nothing written after it, so this is what writing ``count`` tokens
+        computes, to the bit, but for the times, which were measured in this longer run."""
+        written = min(count, len(self.written))
+        end, read = self.prompt + written, self.prompt + written - 1
+        return Generation(self.ids[:end], self.tokens[:end], self.prompt, self.probabilities[:written],
+                          self.keys[:, :, :read], self.values[:, :, :read], self.steps[:written - 1],
+                          self.logits[:written], self.recomputed_logits[:written],
+                          self.weights_differences[:written - 1], self.seconds_cached[:written],
+                          self.seconds_recomputed[:written])
 
     @property
     def logits_difference(self) -> float:
@@ -437,7 +454,7 @@ class SmolLM2:
             logits = step.logits
             logits_seen.append(logits)
         read = len(ids) - 1  # the tokens whose keys and values are in the cache
-        recomputed, seconds_recomputed, alpha_difference = [], [], 0.0
+        recomputed, seconds_recomputed, alpha_differences = [], [], []
         for end in range(len(tokens), len(ids)):  # the whole sequence up to each token that predicted the next
             report(0.5 + (end - len(tokens)) / (2 * count))
             t0 = time.perf_counter()
@@ -446,10 +463,10 @@ class SmolLM2:
             recomputed.append(whole.logits)
             if end > len(tokens):
                 cached = steps[end - len(tokens) - 1].weights  # [layers, heads, end]
-                alpha_difference = max(alpha_difference, float(np.max(np.abs(cached - whole.weights[:, :, -1]))))
+                alpha_differences.append(float(np.max(np.abs(cached - whole.weights[:, :, -1]))))
         shown = tokens + [self.show(self.vocabulary[i]) for i in ids[len(tokens):]]
         return Generation(ids, shown, len(tokens), probabilities, keys[:, :, :read], values[:, :, :read], steps,
-                          np.array(logits_seen), np.array(recomputed), alpha_difference, seconds_cached,
+                          np.array(logits_seen), np.array(recomputed), alpha_differences, seconds_cached,
                           seconds_recomputed)
 
     def cached_step(self, token: int, t: int, keys: Array, values: Array) -> CachedStep:

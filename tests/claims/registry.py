@@ -271,6 +271,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_links::test_every_control_a_page_draws_is_in_its_link_or_named_as_display_only"),
         ("the link holds the sentence the lesson shows.",
          "tests.test_links::test_a_sentence_the_lesson_cannot_show_is_not_what_the_link_holds"),
+        ("has {info.layers} layers, on", "tests.test_model_pages_issue43::test_a_page_of_layers_the_model_lacks_is_named_and_left_out_of_the_link"),
     ],
     "viz/exercises.py": [
         ("The softmax keeps the order of a row (e^z grows with z), so the",
@@ -562,6 +563,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_heads_off_and_cache::test_the_cache_gives_what_recomputing_the_whole_sequence_gives"),
     ],
     "lessons/generate.py": [
+        ("this text has cached steps ",
+         "tests.test_model_pages_issue43::test_a_step_the_learner_picked_that_a_shorter_text_lacks_is_named_in_the_learners_words"),
         ("the model reads at most {MAX_MODEL_TOKENS} ", "tests.test_heads_off_and_cache::test_a_prompt_near_the_limit_writes_what_fits_and_one_token_has_no_step"),
         ("it wrote an end-of-text token", "tests.test_heads_off_and_cache::test_writing_stops_at_an_end_of_text_token"),
         ("counted from the weights' shapes", "tests.test_heads_off_and_cache::test_multiply_adds_grow_linearly_with_the_cache_and_quadratically_without"),

@@ -10,3 +10,10 @@ test("a cell's label names its row and column by number and token, and its value
   assert.equal(cellLabel(panel, 0, 1), "query 1 “This”, key 2 “forum”: masked, minus infinity");
   assert.equal(cellLabel({ ...panel, masked: "—", rowName: undefined }, 0, 1), "row 1 “This”, key 2 “forum”: masked");
 });
+
+test("a numbered axis (layers 2–6) is read by its numbers, a token axis by place and token (issue 43)", () => {
+  const panel = { rows: ["2", "3", "4", "5", "6"], cols: ["1", "2", "3"], values: [[0, 0, 0], [0, 0, 0], [0, 0, 0],
+    [0, 0, 0.25], [0, 0, 0]], decimals: 2, rowName: "layer", colName: "head", rowNumbered: true, colNumbered: true };
+  assert.equal(cellLabel(panel, 3, 2), "layer 5, head 3: 0.25");
+  assert.equal(cellLabel({ ...panel, rowNumbered: false, rowName: "query" }, 3, 2), "query 4 “5”, head 3: 0.25");
+});

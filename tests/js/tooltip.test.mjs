@@ -74,3 +74,13 @@ test("the vectors a cell comes from are named with their numbers, a long one by 
   assert.deepEqual(sources(qkv, 0, 0).slice(1).map(text), ["x1 = (1.00, 2.00), row 1 of X", "W_Q:,1 = (3.00, 4.00), column 1 of W_Q"]);
   assert.deepEqual(sources({ values: [[1]], rows: ["a"], cols: ["b"], tip: { kind: "note" } }, 0, 0), []);
 });
+
+test("a table of layers 2–6 names its row by the layer's number, not as a token (issue 43)", () => {
+  // the heads-off table starts at the first layer switched off: its fourth row is layer 5 ("layer “5” (4)" before)
+  const panel = { values: [[0], [0], [0], [0.25], [0]], rows: ["2", "3", "4", "5", "6"], cols: ["1", "2", "3"],
+    rowName: "layer", colName: "head", rowNumbered: true, colNumbered: true, decimals: 2 };
+  assert.equal(text(explain(panel, 3, 2)[0]), "layer 5 · head 3");
+  // a token that is a number is still a token: "5" at position 4 of a sentence
+  const tokens = { ...panel, rowName: "query", colName: "key", rowNumbered: undefined, colNumbered: undefined };
+  assert.equal(text(explain(tokens, 3, 2)[0]), "query “5” (4) · key 3");
+});
