@@ -253,3 +253,17 @@ def test_a_step_the_learner_picked_that_a_shorter_text_lacks_is_named_in_the_lea
     at.button(key="gen_write").click()
     at.run()
     assert at.selectbox(key="gen_step").value == 2  # a step the longer text has keeps its number
+
+
+def test_a_models_page_of_layers_comes_back_with_it(minilm, smollm2):
+    """The second audit of issue 43: docs/decisions.md said that switching from SmolLM2's page 4 to MiniLM loses
+    nothing asked for, but back on SmolLM2 the page showed layers 1–6 again. The page of layers is the model's,
+    as its heads switched off are."""
+    at = open_page(REAL_MODEL, rm_model=LABELS["smollm2"], rm_layers="4")  # layers 19–24
+    assert at.segmented_control(key="rm_layers").value == 3
+    at.radio(key="rm_model").set_value("minilm").run()
+    assert_no_exception(at)
+    assert "rm_layers" not in at.query_params  # MiniLM has one page
+    at.radio(key="rm_model").set_value("smollm2").run()
+    assert_no_exception(at)
+    assert at.segmented_control(key="rm_layers").value == 3 and at.query_params["rm_layers"] in ("4", ["4"])

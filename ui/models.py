@@ -77,6 +77,7 @@ def open_head(sentence: str, model: str, layer: int, head: int) -> None:
 
 MODEL_SHOWN = "_rm_model_shown"  # the model the real-model page drew last: the heads switched off are its own
 _HEADS_OFF_OF = "_rm_off_of"  # the heads switched off in each model the learner left, by model
+_LAYERS_OF = "_rm_layers_of"  # the page of layers each model the learner left showed, by model
 
 
 def open_model(name: str) -> None:
@@ -91,6 +92,9 @@ def open_model(name: str) -> None:
         kept = st.session_state.setdefault(_HEADS_OFF_OF, {})
         kept[shown] = list(st.session_state.get("rm_off") or [])
         st.session_state["rm_off"] = kept.pop(name, [])
+        pages = st.session_state.setdefault(_LAYERS_OF, {})  # its page of layers too: SmolLM2's 19–24 comes back
+        pages[shown] = st.session_state.get("rm_layers") or 0
+        st.session_state["rm_layers"] = pages.pop(name, 0)
         st.session_state[MODEL_SHOWN] = name
     st.session_state["rm_model"] = name
 
