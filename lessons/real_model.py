@@ -135,10 +135,12 @@ steps = steps_for(trace)  # the decoder has a RoPE step after Q, K, V
 # opens on the scores (n × n): step 3's real W_Q, W_K, W_V are 384 or 576 rows, three scrolling grids (+0.25 s a rerun)
 scores_step = next(k for k, (title, _, _) in enumerate(steps) if title.startswith("Scores"))
 same_step(steps, name)  # another model: the same step by its name (the decoder has a RoPE step, so numbers move)
+step_labels = {k: f"{k} · {title}" for k, (title, _, _) in enumerate(steps, start=1)}
+# a label the browser held is read back as its step first (as the generation step's menu does), so that only a step
+# the model lacks is named as no longer fitting
+ui.keep_menu_in_step("rm_step", step_labels, step_labels.values(), default=scores_step + 1)  # labels: the model's
 ui.forget_stale_choice("rm_step", range(1, len(steps) + 1), label="Step",
                        why=f"{info.title}'s head has steps 1–{len(steps)}", default=scores_step + 1)
-step_labels = {k: f"{k} · {title}" for k, (title, _, _) in enumerate(steps, start=1)}
-ui.keep_menu_in_step("rm_step", step_labels, step_labels.values(), default=scores_step + 1)  # labels: the model's
 step = st.selectbox("Step", list(step_labels), key="rm_step", persist_state="session", index=scores_step,
                     on_change=arrival.to_step, args=("rm_step", "rm-"), format_func=step_labels.__getitem__,
                     help="The walkthrough's steps on this head's real numbers.")
