@@ -84,13 +84,42 @@ def test_two_replicas_on_postgresql_let_one_network_past_200_wrong_codes():
         with store.transaction() as db:
             for k in range(S.FAILED_JOINS_ADDRESS - 1):
                 db.execute("INSERT INTO failed_joins (client, at, browser) VALUES (?, ?, ?)", (SCHOOL, now, f"b{k}"))
-        # two joins' transactions interleaved as two replicas run them (Store.join's first transaction, in order)
+        # Two joins' transactions as two replicas run them: the first counts (199) and adds its wrong code; the
+        # second starts while the first is still open (another connection, another thread). Once counting is
+        # locked, the second waits for the first to commit and then finds 200 ("Too many"); before, it counted
+        # 199 too and added a 201st. (The audit's first version ran both in one thread, nested: with the lock that
+        # waits for itself, so the second runs in a thread of its own here.)
+        import threading
+
+        second_said: list = []
+
+        def second() -> None:
+            try:
+                with store.transaction() as db:
+                    second_said.append(store._guessing(db, None, SCHOOL, "y" * 32, now + 1))
+            except ClassError as error:
+                second_said.append(str(error))
+
         with store.transaction() as first:
             assert store._guessing(first, None, SCHOOL, "x" * 32, now + 1) is None  # a wrong code, counted
-            with store.transaction() as second:
-                assert store._guessing(second, None, SCHOOL, "y" * 32, now + 1) is None  # counted too
+            other = threading.Thread(target=second)
+            other.start()
+            other.join(timeout=2.0)  # unlocked, the second is done by now, its 201st committed
+        other.join(timeout=30.0)
+        assert not other.is_alive()
         with store.transaction(write=False) as db:
             counted = db.one("SELECT COUNT(*) FROM failed_joins WHERE client = ?", (SCHOOL,))[0]
+        # and sixteen joins at once through Store.join, from one network, each a new browser: at most 200 counted
+        threads = [threading.Thread(target=_wrong_codes, args=(store, "192.0.2.77", 16, now + 2, f"t{k}"))
+                   for k in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        with store.transaction(write=False) as db:
+            many = db.one("SELECT COUNT(*) FROM failed_joins WHERE client = ?", ("192.0.2.77",))[0]
+    assert many <= S.FAILED_JOINS_ADDRESS, f"{many} wrong codes from one network at once"
+    assert second_said and "Too many" in str(second_said[0]), second_said
     assert counted <= S.FAILED_JOINS_ADDRESS, f"{counted} wrong codes from one network in ten minutes"
 
 
@@ -134,7 +163,9 @@ def test_a_class_is_deleted_a_day_after_its_last_activity(store):
     store.answer(teacher.code, "a" * 32, number, "is", then + 1)
     reopened = Store(store.url)  # the server started again, or simply a day later: nothing deletes it on its own
     assert reopened.teacher_code(teacher.secret) is None, "kept three days after its last activity"
-    assert reopened.all_answers(teacher.secret) == []
+    with pytest.raises(ClassError, match="belongs to no class"):  # the CSV's answers: gone with the class
+        reopened.all_answers(teacher.secret)
+    assert Store(store.url).public_view(teacher.code) is None  # the projector's read finds nothing either
 
 
 def test_a_timer_that_ends_is_not_the_teacher_closing_the_answers(store):
@@ -172,5 +203,13 @@ def test_a_guesser_finds_among_at_most_200_classes(store, monkeypatch):
     for closed in teachers[:2]:
         store.close(closed.secret)  # two teachers closed theirs: two more start
     teachers += [store.create_class({"page": ""}, now, browser=f"{k}" * 32, address=f"192.0.2.{k}") for k in (3, 4)]
-    findable = sum(1 for t in teachers if store.join(t.code, "g" * 32, "guesser", "198.51.100.99", now) is not None)
+    findable = 0
+    for t in teachers:
+        try:
+            findable += store.join(t.code, "g" * 32, "guesser", "198.51.100.99", now).code == t.code
+        except ClassError as refused:  # a closed class: refused, never joined
+            assert "This class is closed" in str(refused)
     assert findable <= S.MAX_OPEN_CLASSES, f"a guessed code finds {findable} classes, the cap is {S.MAX_OPEN_CLASSES}"
+    assert all(s.nickname != "guesser" for t in teachers[:2] for s in store.roster(t.secret))  # not on its roster
+    with store.transaction(write=False) as db:  # each closed class's code counted as a wrong code
+        assert db.one("SELECT COUNT(*) FROM failed_joins WHERE client = ?", ("198.51.100.99",))[0] == 2
