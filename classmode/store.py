@@ -573,7 +573,8 @@ class Store:
         with self.transaction() as db:
             row = db.one("SELECT id, closed FROM classes WHERE code = ?", (code.strip().upper(),))
             row = self._guessing(db, row, address, browser, now)
-            if row is not None and not row[1] and address:  # the projector is one of the class's pages: its room's network
+            # the projector is one of the class's pages: its room's network is one the class is taught from
+            if row is not None and not row[1] and address:
                 db.execute("INSERT INTO teacher_networks (class_id, network) VALUES (?, ?) ON CONFLICT (class_id, "
                            "network) DO NOTHING", (row[0], network(address)))
             return row is not None

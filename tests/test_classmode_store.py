@@ -200,7 +200,8 @@ def test_a_right_code_from_its_classs_network_joins_whatever_wrong_codes_came_be
 def test_a_guesser_elsewhere_is_slowed_to_its_limits_whatever_the_browser_ids(store):
     """The per-browser limit stops a browser; a script that sends a new id with every code is stopped by its
     address's limit; an IPv6 machine that sends every code from a new address of its /64 is stopped there too
-    (one machine may hold the whole /64), and so is every /64 of its /48 (one home line may hold a /48); the window's end frees it."""
+    (one machine may hold the whole /64), and so is every /64 of its /48 (one home line may hold a /48); the
+    window's end frees it."""
     target = store.create_class({}, browser="teacher", address="198.51.100.1")
     for k in range(S.FAILED_JOINS):
         with pytest.raises(ClassError, match="No class has this code"):
