@@ -484,7 +484,9 @@ def test_the_readmes_numbers_on_guessing_are_the_stores():
     assert f"at most {S.FAILED_JOINS_ADDRESS} of the {codes:,} codes in ten minutes" in text
     assert f"({a_day:,.0f} a day)" in text and a_day == int(a_day)
     assert f"{S.MAX_OPEN_CLASSES} open classes a database" in text
-    assert "with 200 classes in the database, less than 1 chance in 22,000" in text
+    assert "with 200 open classes in the database, less than 1 chance in 22,000" in text
+    assert "(an address; for IPv6, its /48, so one home line's /56 or /48 is one network)" in text
+    assert S.IPV6_NETWORK == 48
     assert S.FAILED_JOINS_ADDRESS * 200 / codes < 1 / 22_000
     assert "and less than 1 in 150 in a whole day" in text and a_day * 200 / codes < 1 / 150
     assert f"{S.MAX_STUDENTS} students a class; three open classes a browser, thirty new classes an hour" in text
