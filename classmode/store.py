@@ -11,15 +11,18 @@ read the class and answer its open question once (a changed answer replaces the 
 reveal, until the teacher closes the answers or until the timer runs out).
 
 Guessing codes is slowed without blocking a class (issues 33 and 43). Wrong codes count against the browser
-that sent them (30 in ten minutes) and against its network (its address; an IPv6 address's /64, which one
-machine may fill with addresses of its own: 200 in ten minutes). Past either, that browser or network may
-still join every class taught from its own network (the networks the class's teacher started it or opened
-its pages from) and no other. So a school is never locked out of its own classes by one prankster's script
-(the right code of its own teacher's class joins, whatever wrong codes came before; a student already in a
-class is never checked), and a script guessing from one network finds a class elsewhere with at most 200
-tries in ten minutes among 887 million codes. The projector's page counts a code it does not find the same
-way (else it would be a second door for guessing). A student is one browser (an id the browser keeps), not
-one tab.
+that sent them (30 in ten minutes) and against its network (200 in ten minutes): its address, or for IPv6 its
+/48 (one machine may fill its /64 with addresses of its own, and one home line is given a /56 or a /48). The
+count and the wrong code it lets through are one step: a lock on the browser and the network while counting
+(PostgreSQL's advisory locks; SQLite lets one writer at a time), so requests sent at once, to one replica or
+several, never get past the limit. Past either, that browser or network may still join every class taught
+from its own network (the networks the class's teacher started it or opened its pages from, the projector's
+page too) and no other. So a school is never locked out of its own classes by one prankster's script (the
+right code of its own teacher's class joins, whatever wrong codes came before; a student already in a class is
+never checked), and a script guessing from one network finds an open class elsewhere with at most 200 tries
+in ten minutes among 887 million codes: a closed class is, to a new join, a wrong code. The projector's page
+counts a code it does not find the same way (else it would be a second door for guessing). A student is one
+browser (an id the browser keeps), not one tab.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ CLASSES_AN_ADDRESS = 30  # … and an address may start this many in CREATION_WI
 CREATION_WINDOW = 3600.0
 MODES = ("follow", "explore", "pause")  # students' pages follow the teacher, may explore, or look up front
 ANSWER_INTERVAL = 0.5  # seconds a student waits between two answers
+IPV6_NETWORK = 48  # an IPv6 address counts as its /48 (a home line's /56 or /48 is one network)
 IDLE_CONNECTIONS = 8  # PostgreSQL connections a server keeps open between calls
 
 MIGRATIONS = (
@@ -222,8 +226,9 @@ def database_url() -> str:
 
 def network(address: str) -> str:
     """What wrong codes count against, for a browser at ``address``: the address itself (IPv4: a school behind
-    one NAT shares it), but an IPv6 address's /64, which one machine can fill with addresses of its own. An
-    IPv4 address written as IPv6 (::ffff:a.b.c.d) is that IPv4 address; text that is no address is itself."""
+    one NAT shares it), but an IPv6 address's /48: one machine can fill its /64 with addresses of its own, and
+    one home line is given a /56 or a /48 (RIPE-690), 256 /64s or more. An IPv4 address written as IPv6
+    (::ffff:a.b.c.d) is that IPv4 address; text that is no address is itself."""
     try:
         ip = ipaddress.ip_address(address.strip())
     except ValueError:
@@ -231,8 +236,16 @@ def network(address: str) -> str:
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+        return str(ipaddress.IPv6Network((ip, IPV6_NETWORK), strict=False))
     return str(ip)
+
+
+def lock_key(name: str) -> int:
+    """A PostgreSQL advisory lock's key (a signed 64-bit integer) for ``name``."""
+    return int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8).digest(), "big", signed=True)
+
+
+CLASSES_LOCK = "classes: the caps on open and new classes"
 
 
 def secret_hash(secret: str) -> str:
@@ -327,6 +340,7 @@ class Store:
         self.expire(now)
         secret = secrets.token_urlsafe(24)  # 192 bits
         with self.transaction() as db:
+            self._lock(db, CLASSES_LOCK)  # two teachers at once: the second counts the first's class
             if db.one("SELECT COUNT(*) FROM classes WHERE closed = 0")[0] >= MAX_OPEN_CLASSES:
                 raise ClassError(f"Class mode is full: this app's class database already holds {MAX_OPEN_CLASSES} open "
                                  "classes, counting every server that shares it. Close one of yours, or try again "
@@ -352,9 +366,19 @@ class Store:
                 db.execute("INSERT INTO teacher_networks (class_id, network) VALUES (?, ?)", (class_id, address))
         return Teacher(code, secret)
 
+    def _lock(self, db, *names: str) -> None:
+        """Hold these locks until the transaction ends (PostgreSQL; in ascending order of key, so two transactions
+        never wait for each other). SQLite needs none: a writing transaction (``BEGIN IMMEDIATE``) is the only
+        writer until it ends."""
+        if self.postgres:
+            for key in sorted({lock_key(n) for n in names}):
+                db.execute("SELECT pg_advisory_xact_lock(?)", (key,))
+
     def _expire_now_and_then(self, now: float) -> None:
-        """Idle classes are deleted at most every EXPIRY_CHECK seconds per process, on any teacher's or
-        student's visit (so they go even if nobody starts a new class)."""
+        """Idle classes are deleted at most every EXPIRY_CHECK seconds per process, before any call of the store
+        (a teacher's or a student's page, the projector, the pages' polls a few times a second, the export): so
+        they go even if nobody starts a new class, and a class idle a day is found by none of them once the server
+        looked (at most EXPIRY_CHECK later)."""
         if now - self._expired_at >= EXPIRY_CHECK:
             self.expire(now)
 
@@ -380,6 +404,7 @@ class Store:
 
     def set_state(self, secret: str, state: dict, now: float | None = None) -> None:
         """The teacher's lesson state becomes the class's (students following it see it next)."""
+        self._expire_now_and_then(time.time() if now is None else now)
         with self.transaction() as db:
             class_id, *_ = self._teacher_class(db, secret)
             db.execute("UPDATE classes SET state = ?, touched = ? WHERE id = ?",
@@ -388,6 +413,7 @@ class Store:
     def open_question(self, secret: str, question: dict, now: float | None = None) -> int:
         """Ask the class ``question`` (prompt, options, answer, explanation): a new number, answers reset, no
         timer. Asking a question again (re-ask) is a new number too: the earlier answers stay in the history."""
+        self._expire_now_and_then(time.time() if now is None else now)
         now = time.time() if now is None else now
         with self.transaction() as db:
             class_id, *_ = self._teacher_class(db, secret)
@@ -405,6 +431,7 @@ class Store:
 
     def set_timer(self, secret: str, seconds: float | None, now: float | None = None) -> None:
         """Answers to the open question close ``seconds`` from now (None: no timer)."""
+        self._expire_now_and_then(time.time() if now is None else now)
         now = time.time() if now is None else now
         with self.transaction() as db:
             class_id, *_ = self._teacher_class(db, secret)
@@ -413,6 +440,7 @@ class Store:
 
     def set_mode(self, secret: str, mode: str) -> None:
         """Students' pages follow the teacher, may explore on their own, or are paused ("eyes up front")."""
+        self._expire_now_and_then(time.time())
         if mode not in MODES:
             raise ClassError(f"A class's mode is one of {', '.join(MODES)}.")
         with self.transaction() as db:
@@ -425,12 +453,14 @@ class Store:
 
     def _set(self, secret: str, assignment: str) -> None:
         """One of the teacher's switches (``assignment`` is the store's own constant SQL, never user text)."""
+        self._expire_now_and_then(time.time())
         with self.transaction() as db:
             class_id, *_ = self._teacher_class(db, secret)
             db.execute(f"UPDATE classes SET {assignment}, touched = ? WHERE id = ?", (time.time(), class_id))
 
     def questions(self, secret: str) -> dict[int, dict]:
         """Every question the class was asked, by number (each with ``asked``, when)."""
+        self._expire_now_and_then(time.time())
         with self.transaction() as db:
             class_id, *_ = self._teacher_class(db, secret, closed_too=True)
             return {int(n): {**json.loads(q), "asked": float(at)} for n, q, at in
@@ -439,6 +469,7 @@ class Store:
 
     def roster(self, secret: str) -> list[Student]:
         """Every student of the class, in the order they joined, and whether they answered the open question."""
+        self._expire_now_and_then(time.time())
         with self.transaction(write=False) as db:
             class_id, *_ = self._teacher_class(db, secret, closed_too=True)
             number = db.one("SELECT question_no FROM classes WHERE id = ?", (class_id,))[0]
@@ -449,6 +480,7 @@ class Store:
 
     def all_answers(self, secret: str) -> list[Answer]:
         """Every answer of the class, in the order of the questions and of the answers (the export's rows)."""
+        self._expire_now_and_then(time.time())
         with self.transaction(write=False) as db:
             class_id, *_ = self._teacher_class(db, secret, closed_too=True)
             rows = db.all("SELECT a.question_no, a.student, s.nickname, a.answer, a.at FROM answers a JOIN students s "
@@ -457,6 +489,7 @@ class Store:
             return [Answer(int(q), str(s), str(n), str(a), float(t)) for q, s, n, a, t in rows]
 
     def reveal(self, secret: str) -> None:
+        self._expire_now_and_then(time.time())
         with self.transaction() as db:
             class_id, *_ = self._teacher_class(db, secret)
             db.execute("UPDATE classes SET revealed = 1, touched = ? WHERE id = ?", (time.time(), class_id))
@@ -464,6 +497,7 @@ class Store:
     def close(self, secret: str) -> None:
         """The class ends: students are told, nothing more is asked or answered. Its answers stay for the
         teacher's export until the class is deleted, a day after this."""
+        self._expire_now_and_then(time.time())
         with self.transaction() as db:
             class_id, *_ = self._teacher_class(db, secret)
             db.execute("UPDATE classes SET closed = 1, touched = ? WHERE id = ?", (time.time(), class_id))
@@ -471,18 +505,21 @@ class Store:
     def teacher_code(self, secret: str) -> tuple[str, bool] | None:
         """(code, closed) of the class this teacher's key opens, or None: a browser that remembers a key finds
         out whether its class is still there."""
+        self._expire_now_and_then(time.time())
         with self.transaction(write=False) as db:
             row = db.one("SELECT code, closed FROM classes WHERE teacher_hash = ?", (secret_hash(secret),))
         return None if row is None else (str(row[0]), bool(row[1]))
 
     def student_count(self, secret: str) -> int:
         """How many students have joined the class (each counted once, however often they came back)."""
+        self._expire_now_and_then(time.time())
         with self.transaction(write=False) as db:
             class_id, *_ = self._teacher_class(db, secret, closed_too=True)
             return int(db.one("SELECT COUNT(*) FROM students WHERE class_id = ?", (class_id,))[0])
 
     def answers(self, secret: str, question_no: int | None = None) -> list[tuple[int, str, str]]:
         """(question number, nickname, answer) of every answer in the class (or to one question)."""
+        self._expire_now_and_then(time.time())
         with self.transaction() as db:
             row = self._teacher_class(db, secret, closed_too=True)
             query = ("SELECT a.question_no, s.nickname, a.answer FROM answers a JOIN students s ON "
@@ -509,9 +546,11 @@ class Store:
             row = db.one("SELECT id, closed FROM classes WHERE code = ?", (code.strip().upper(),))
             known = None if row is None else db.one(
                 "SELECT nickname FROM students WHERE class_id = ? AND student = ?", (row[0], student))
-            if known is None:  # a new join: is this browser or network guessing?
-                row = self._guessing(db, row, address, browser, now)
-        if row is None:
+            if known is None:  # a new join: is this browser or network guessing? (a closed class: a wrong code)
+                found = self._guessing(db, row, address, browser, now)
+        if known is None and (found is None or found[1]):
+            if row is not None and row[1]:  # counted as a wrong code unless asked from its own network
+                raise ClassError("This class is closed. Ask your teacher for the code of the class they teach now.")
             raise ClassError("No class has this code. Check it with your teacher.")
         with self.transaction() as db:
             class_id = row[0]
@@ -530,20 +569,29 @@ class Store:
         """Whether a class has this code, for the projector's page (anyone may open it with a code): a code it
         does not find is counted, and refused past the limits, as a join's is (``_guessing``)."""
         now = time.time() if now is None else now
+        self._expire_now_and_then(now)
         with self.transaction() as db:
             row = db.one("SELECT id, closed FROM classes WHERE code = ?", (code.strip().upper(),))
-            return self._guessing(db, row, address, browser, now) is not None
+            row = self._guessing(db, row, address, browser, now)
+            # the projector is one of the class's pages: its room's network is one the class is taught from
+            if row is not None and not row[1] and address:
+                db.execute("INSERT INTO teacher_networks (class_id, network) VALUES (?, ?) ON CONFLICT (class_id, "
+                           "network) DO NOTHING", (row[0], network(address)))
+            return row is not None
 
     def _guessing(self, db, row: tuple | None, address: str, browser: str, now: float) -> tuple | None:
-        """``row`` (the class a code names, or None), asked for by someone not in it. A class taught from the
-        asker's network is theirs whatever wrong codes came from it. Otherwise, past FAILED_JOINS wrong codes from
-        ``browser`` or FAILED_JOINS_ADDRESS from the network of ``address`` in FAILED_JOIN_WINDOW seconds, the code
-        is not looked at (right or wrong, the same refusal: a guesser learns nothing); a wrong one is counted
-        (committed with the transaction) and None returned."""
+        """``row`` (the class a code names, (id, closed), or None), asked for by someone not in it. A class taught
+        from the asker's network is theirs whatever wrong codes came from it. Otherwise, past FAILED_JOINS wrong
+        codes from ``browser`` or FAILED_JOINS_ADDRESS from the network of ``address`` in FAILED_JOIN_WINDOW
+        seconds, the code is not looked at (right or wrong, the same refusal: a guesser learns nothing); a wrong
+        one, or a closed class's, is counted (committed with the transaction) and None returned for it (an open
+        class's row is returned). The browser and the network are locked while counting, so two requests at once
+        can't both find the count under the limit and both add to it."""
         address = network(address)
         if row is not None and address and db.one(
                 "SELECT COUNT(*) FROM teacher_networks WHERE class_id = ? AND network = ?", (row[0], address))[0]:
             return row
+        self._lock(db, f"wrong codes from browser {browser}", f"wrong codes from network {address}")
         since = now - FAILED_JOIN_WINDOW
         if (browser and db.one("SELECT COUNT(*) FROM failed_joins WHERE browser = ? AND at > ?",
                                (browser, since))[0] >= FAILED_JOINS) or \
@@ -551,13 +599,15 @@ class Store:
                                     (address, since))[0] >= FAILED_JOINS_ADDRESS):
             raise ClassError(f"Too many wrong codes from here; wait {FAILED_JOIN_WINDOW / 60:.0f} minutes and ask your "
                              "teacher for the code again.")
-        if row is None:
+        if row is None or row[1]:  # no class, or a closed one: nothing to join, a code a guesser may not count on
             db.execute("INSERT INTO failed_joins (client, at, browser) VALUES (?, ?, ?)", (address, now, browser))
+            return None
         return row
 
     def student_view(self, code: str, student: str) -> ClassView | None:
         """The class as a student who joined it sees it (the answer only after the reveal); None when the code is
         wrong or the student is not in the class. A read: a page that follows the class asks it every run."""
+        self._expire_now_and_then(time.time())
         with self.transaction(write=False) as db:
             row = db.one("SELECT c.id FROM classes c JOIN students s ON s.class_id = c.id WHERE c.code = ? AND "
                          "s.student = ?", (code.strip().upper(), student))
@@ -565,6 +615,7 @@ class Store:
 
     def nickname(self, code: str, student: str) -> str | None:
         """The nickname a student joined with (None: not in this class)."""
+        self._expire_now_and_then(time.time())
         with self.transaction(write=False) as db:
             row = db.one("SELECT s.nickname FROM students s JOIN classes c ON c.id = s.class_id WHERE c.code = ? "
                          "AND s.student = ?", (code.strip().upper(), student))
@@ -574,6 +625,7 @@ class Store:
         """What the projector shows (no key needed, nothing secret): the class as a student sees it, the open
         question's answers when the teacher shows them or after the reveal (else none), how many joined, and how
         many answered the open question (counted whether or not the answers are shown)."""
+        self._expire_now_and_then(time.time())
         with self.transaction(write=False) as db:
             row = db.one("SELECT id, question_no, revealed, show_results FROM classes WHERE code = ?",
                          (code.strip().upper(),))
@@ -589,6 +641,7 @@ class Store:
     def answer(self, code: str, student: str, question_no: int, answer: str, now: float | None = None) -> None:
         """The student's answer to open question ``question_no`` (a later one replaces it until the reveal, until the
         teacher closes the answers or until the timer runs out)."""
+        self._expire_now_and_then(time.time() if now is None else now)
         now = time.time() if now is None else now
         with self.transaction() as db:
             row = db.one("SELECT id, question_no, revealed, closed, question, answers_closed, closes_at FROM classes "
@@ -600,8 +653,10 @@ class Store:
                 raise ClassError("That question is no longer open.")
             if revealed:
                 raise ClassError("The answer has been revealed; answers are closed.")
-            if answers_closed or (closes_at is not None and now >= closes_at):
+            if answers_closed:
                 raise ClassError("Your teacher has closed the answers to this question.")
+            if closes_at is not None and now >= closes_at:
+                raise ClassError("The time is up for this question.")
             if answer not in _allowed_answers(json.loads(question)):
                 raise ClassError("That is not one of the answers.")
             last = db.one("SELECT last_answer FROM students WHERE class_id = ? AND student = ?", (class_id, student))
@@ -619,6 +674,7 @@ class Store:
     def version(self, code: str) -> Poll | None:
         """What a student's page polls, or None for no such class. One read; the page draws itself again
         only when this changes."""
+        self._expire_now_and_then(time.time())
         with self.transaction(write=False) as db:
             row = db.one("SELECT state, question_no, revealed, closed, mode, answers_closed, closes_at FROM classes "
                          "WHERE code = ?", (code,))
@@ -627,6 +683,7 @@ class Store:
     def pulses(self, codes: list[str]) -> dict[str, Pulse]:
         """What every page of these classes shows, in one read (ui/class_watch.py asks it a few times a second
         for the classes this server's pages show). A class that is gone is left out."""
+        self._expire_now_and_then(time.time())
         if not codes:
             return {}
         with self.transaction(write=False) as db:
@@ -640,6 +697,7 @@ class Store:
                                  None if r[11] is None else float(r[11])) for r in rows}
 
     def my_answer(self, code: str, student: str, question_no: int) -> str | None:
+        self._expire_now_and_then(time.time())
         with self.transaction() as db:
             row = db.one("SELECT a.answer FROM answers a JOIN classes c ON c.id = a.class_id WHERE c.code = ? AND "
                          "a.student = ? AND a.question_no = ?", (code, student, question_no))

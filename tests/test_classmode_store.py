@@ -5,6 +5,7 @@ limits, expiry, migrations, and hostile text kept as data."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,10 @@ import pytest
 from classmode import store as S
 from classmode.store import ClassError, Store
 from tests.postgres import throwaway_postgres
+
+# The tests' clock: a while before the test runs, so that a class they start is never a day idle when a call without
+# a time of its own (the store then looks for idle classes at the real time) deletes the idle ones.
+T = time.time() - 10_000.0
 
 QUESTION = {"prompt": "Which key will “forum” attend to most?", "options": ["This", "forum", "is", "awesome"],
             "answer": "is", "also": [], "explanation": "α row 2 is largest at “is” (0.41)."}
@@ -53,11 +58,11 @@ def test_a_database_of_the_first_schema_is_migrated_with_its_classes(tmp_path):
         for statement in filter(str.strip, S.MIGRATIONS[0].split(";")):
             db.execute(statement)
         db.execute("INSERT INTO schema_version VALUES (1)")
-        db.execute("INSERT INTO classes VALUES ('c1', 'ABCDEF', ?, '{}', NULL, 0, 0, 0, 1000.0)",
-                   (S.secret_hash("k" * 32),))
+        db.execute("INSERT INTO classes VALUES ('c1', 'ABCDEF', ?, '{}', NULL, 0, 0, 0, ?)",
+                   (S.secret_hash("k" * 32), T + 1000.0))
         db.execute("INSERT INTO students VALUES ('c1', 's1', 'Ann', 0)")
     store = Store(f"sqlite:///{path}")
-    view = store.teacher_view("k" * 32, now=1000.0)
+    view = store.teacher_view("k" * 32, now=T + 1000.0)
     assert (view.code, view.mode, view.show_results, view.answers_closed) == ("ABCDEF", "follow", False, False)
     assert [s.nickname for s in store.roster("k" * 32)] == ["Ann"]
 
@@ -120,8 +125,8 @@ def test_answers_to_a_closed_question_or_not_among_the_options_are_refused(store
                                             "explanation": ""})
     for bad in ("nan", "inf", "1e999", "x", "1" * 40):
         with pytest.raises(ClassError, match="not one of the answers"):
-            store.answer(t.code, "s1", number, bad, now=1000.0)
-    store.answer(t.code, "s1", number, "0.4", now=1000.0)
+            store.answer(t.code, "s1", number, bad, now=T + 1000.0)
+    store.answer(t.code, "s1", number, "0.4", now=T + 1000.0)
 
 
 def test_one_answer_at_a_time(store):
@@ -143,18 +148,18 @@ def test_a_pranksters_wrong_codes_keep_no_one_out_of_a_class_taught_from_their_n
     school, home = "10.0.0.1", "192.0.2.7"
     t = store.create_class({}, browser="teacher", address=school)  # started in the classroom
     away = store.create_class({}, browser="colleague", address=home)  # another teacher's class, taught elsewhere
-    store.join(t.code, "ann", "Ann", school, now=1000.0)  # in the class before the prankster starts
+    store.join(t.code, "ann", "Ann", school, now=T + 1000.0)  # in the class before the prankster starts
     for k in range(S.FAILED_JOINS):
         with pytest.raises(ClassError, match="No class has this code"):
-            store.join("ZZZZZZ", "prankster", "", school, now=1000.0 + k)
+            store.join("ZZZZZZ", "prankster", "", school, now=T + 1000.0 + k)
     with pytest.raises(ClassError, match="Too many wrong codes"):
-        store.join("ZZZZZY", "prankster", "", school, now=1100.0)  # the guesser's next wrong code waits
+        store.join("ZZZZZY", "prankster", "", school, now=T + 1100.0)  # the guesser's next wrong code waits
     with pytest.raises(ClassError, match="Too many wrong codes"):
-        store.join(away.code, "prankster", "", school, now=1100.0)  # and a class elsewhere is not looked at
-    assert store.join(t.code, "prankster", "", school, now=1100.0).code == t.code  # its own class: it joins
-    assert store.join(t.code, "ann", "", school, now=1100.0).code == t.code  # a joined student: never checked
-    assert store.join(t.code, "bob", "Bob", school, now=1100.0).code == t.code  # a classmate, same address
-    assert store.join(away.code, "prankster", "", school, now=1000.0 + S.FAILED_JOIN_WINDOW + 40).code == away.code
+        store.join(away.code, "prankster", "", school, now=T + 1100.0)  # and a class elsewhere is not looked at
+    assert store.join(t.code, "prankster", "", school, now=T + 1100.0).code == t.code  # its own class: it joins
+    assert store.join(t.code, "ann", "", school, now=T + 1100.0).code == t.code  # a joined student: never checked
+    assert store.join(t.code, "bob", "Bob", school, now=T + 1100.0).code == t.code  # a classmate, same address
+    assert store.join(away.code, "prankster", "", school, now=T + 1000.0 + S.FAILED_JOIN_WINDOW + 40).code == away.code
 
 
 def test_a_thousand_wrong_codes_from_a_school_keep_no_new_student_out_and_stop_the_guesser(store):
@@ -166,12 +171,12 @@ def test_a_thousand_wrong_codes_from_a_school_keep_no_new_student_out_and_stop_t
     elsewhere = store.create_class({}, browser="colleague", address="198.51.100.9")
     for k in range(1000):
         with pytest.raises(ClassError, match=r"No class has this code|Too many wrong codes"):
-            store.join(f"ZZ{k:04d}", f"bot{k}", "", school, now=1000.0 + k * 0.1)
-    assert store.join(t.code, "late-student", "Lee", school, now=1200.0).code == t.code
-    assert store.join(t.code, "bot999", "", school, now=1200.0).code == t.code  # the right code joins, whoever
+            store.join(f"ZZ{k:04d}", f"bot{k}", "", school, now=T + 1000.0 + k * 0.1)
+    assert store.join(t.code, "late-student", "Lee", school, now=T + 1200.0).code == t.code
+    assert store.join(t.code, "bot999", "", school, now=T + 1200.0).code == t.code  # the right code joins, whoever
     with pytest.raises(ClassError, match="Too many wrong codes"):
-        store.join(elsewhere.code, "bot-new", "", school, now=1200.0)
-    assert store.join(elsewhere.code, "far", "", "198.51.100.10", now=1200.0).code == elsewhere.code
+        store.join(elsewhere.code, "bot-new", "", school, now=T + 1200.0)
+    assert store.join(elsewhere.code, "far", "", "198.51.100.10", now=T + 1200.0).code == elsewhere.code
     with store.transaction() as db:  # the script was stopped at the limit: its later codes were never looked at
         assert db.one("SELECT COUNT(*) FROM failed_joins WHERE client = ?", (school,))[0] == S.FAILED_JOINS_ADDRESS
 
@@ -195,21 +200,24 @@ def test_a_right_code_from_its_classs_network_joins_whatever_wrong_codes_came_be
 def test_a_guesser_elsewhere_is_slowed_to_its_limits_whatever_the_browser_ids(store):
     """The per-browser limit stops a browser; a script that sends a new id with every code is stopped by its
     address's limit; an IPv6 machine that sends every code from a new address of its /64 is stopped there too
-    (one machine may hold the whole /64); the window's end frees it."""
+    (one machine may hold the whole /64), and so is every /64 of its /48 (one home line may hold a /48); the
+    window's end frees it."""
     target = store.create_class({}, browser="teacher", address="198.51.100.1")
     for k in range(S.FAILED_JOINS):
         with pytest.raises(ClassError, match="No class has this code"):
-            store.join(f"X{k:05d}", "guesser", "", "192.0.2.50", now=2000.0)
+            store.join(f"X{k:05d}", "guesser", "", "192.0.2.50", now=T + 2000.0)
     with pytest.raises(ClassError, match="Too many wrong codes"):
-        store.join(target.code, "guesser", "", "192.0.2.50", now=2000.0)  # its right guess is not looked at
+        store.join(target.code, "guesser", "", "192.0.2.50", now=T + 2000.0)  # its right guess is not looked at
     for k in range(S.FAILED_JOINS_ADDRESS):
         with pytest.raises(ClassError, match="No class has this code"):
-            store.join(f"W{k:05d}", f"id{k}", "", f"2001:db8:1:2::{k + 1:x}", now=2000.0)
+            store.join(f"W{k:05d}", f"id{k}", "", f"2001:db8:1:2::{k + 1:x}", now=T + 2000.0)
     with pytest.raises(ClassError, match="Too many wrong codes"):
-        store.join(target.code, "id-new", "", "2001:db8:1:2:ffff::1", now=2000.0)
-    assert store.join(target.code, "neighbour", "", "2001:db8:1:3::1", now=2000.0).code == target.code  # next /64
+        store.join(target.code, "id-new", "", "2001:db8:1:2:ffff::1", now=T + 2000.0)
+    with pytest.raises(ClassError, match="Too many wrong codes"):  # another /64 of the same /48: one home line
+        store.join(target.code, "id-next", "", "2001:db8:1:3::1", now=T + 2000.0)
+    assert store.join(target.code, "neighbour", "", "2001:db8:2::1", now=T + 2000.0).code == target.code  # next /48
     assert store.join(target.code, "guesser", "", "192.0.2.50",
-                      now=2000.0 + S.FAILED_JOIN_WINDOW + 1).code == target.code
+                      now=T + 2000.0 + S.FAILED_JOIN_WINDOW + 1).code == target.code
 
 
 def test_a_class_started_at_home_is_taught_from_school_once_its_teacher_opens_it_there(store):
@@ -218,11 +226,11 @@ def test_a_class_started_at_home_is_taught_from_school_once_its_teacher_opens_it
     t = store.create_class({}, browser="teacher", address="192.0.2.7")  # at home, the night before
     for k in range(S.FAILED_JOINS_ADDRESS):
         with pytest.raises(ClassError):
-            store.join(f"V{k:05d}", f"bot{k}", "", "203.0.113.8", now=3000.0)
+            store.join(f"V{k:05d}", f"bot{k}", "", "203.0.113.8", now=T + 3000.0)
     with pytest.raises(ClassError, match="Too many wrong codes"):
-        store.join(t.code, "pupil", "", "203.0.113.8", now=3000.0)
-    store.teacher_view(t.secret, now=3000.0, address="203.0.113.8")  # the teacher's laptop in the classroom
-    assert store.join(t.code, "pupil", "", "203.0.113.8", now=3000.0).code == t.code
+        store.join(t.code, "pupil", "", "203.0.113.8", now=T + 3000.0)
+    store.teacher_view(t.secret, now=T + 3000.0, address="203.0.113.8")  # the teacher's laptop in the classroom
+    assert store.join(t.code, "pupil", "", "203.0.113.8", now=T + 3000.0).code == t.code
 
 
 def test_the_projectors_page_counts_a_code_it_does_not_find_as_a_join_does(store):
@@ -230,27 +238,27 @@ def test_the_projectors_page_counts_a_code_it_does_not_find_as_a_join_does(store
     no wrong-code count watched."""
     t = store.create_class({}, browser="teacher", address="10.1.1.1")
     elsewhere = store.create_class({}, browser="colleague", address="10.2.2.2")
-    assert store.find(t.code, "10.3.3.3", now=4000.0) and not store.find("ZZZZZZ", "10.3.3.3", now=4000.0)
+    assert store.find(t.code, "10.3.3.3", now=T + 4000.0) and not store.find("ZZZZZZ", "10.3.3.3", now=T + 4000.0)
     for k in range(S.FAILED_JOINS_ADDRESS - 1):
-        assert not store.find(f"U{k:05d}", "10.3.3.3", now=4000.0)
+        assert not store.find(f"U{k:05d}", "10.3.3.3", now=T + 4000.0)
     with pytest.raises(ClassError, match="Too many wrong codes"):
-        store.find(elsewhere.code, "10.3.3.3", now=4000.0)
+        store.find(elsewhere.code, "10.3.3.3", now=T + 4000.0)
     with pytest.raises(ClassError, match="Too many wrong codes"):
-        store.join(elsewhere.code, "s", "", "10.3.3.3", now=4000.0)  # one count for the page and the join
-    assert store.find(t.code, "10.1.1.1", now=4000.0)  # the teacher's own projector, in the classroom
+        store.join(elsewhere.code, "s", "", "10.3.3.3", now=T + 4000.0)  # one count for the page and the join
+    assert store.find(t.code, "10.1.1.1", now=T + 4000.0)  # the teacher's own projector, in the classroom
 
 
 def test_wrong_codes_count_against_a_network(store):
     assert [S.network(a) for a in ("10.0.0.1", " 10.0.0.1", "2001:db8:1:2:3:4:5:6", "2001:DB8:1:2::9",
                                    "::ffff:192.0.2.1", "127.0.0.1", "ip", "")] == [
-        "10.0.0.1", "10.0.0.1", "2001:db8:1:2::/64", "2001:db8:1:2::/64", "192.0.2.1", "127.0.0.1", "ip", ""]
+        "10.0.0.1", "10.0.0.1", "2001:db8:1::/48", "2001:db8:1::/48", "192.0.2.1", "127.0.0.1", "ip", ""]
 
 
 def test_a_reload_keeps_the_nickname_and_one_browser_is_one_student(store):
     t = store.create_class({})
-    store.join(t.code, "ann-browser", "Ann", "ip", now=1000.0)
-    store.join(t.code, "ann-browser", "", "ip", now=1001.0)  # a reload: the box is empty
-    store.join(t.code, "ann-browser", "", "ip", now=1002.0)  # a second tab of the same browser
+    store.join(t.code, "ann-browser", "Ann", "ip", now=T + 1000.0)
+    store.join(t.code, "ann-browser", "", "ip", now=T + 1001.0)  # a reload: the box is empty
+    store.join(t.code, "ann-browser", "", "ip", now=T + 1002.0)  # a second tab of the same browser
     assert [(s.id, s.nickname) for s in store.roster(t.secret)] == [("ann-browser", "Ann")]
     assert store.nickname(t.code, "ann-browser") == "Ann" and store.nickname(t.code, "nobody") is None
 
@@ -299,12 +307,12 @@ def test_the_cap_on_open_classes_is_the_databases_and_its_message_says_so(store,
 
 
 def test_a_class_idle_for_a_day_is_deleted_with_its_answers(store):
-    t = store.create_class({}, now=1000.0)
-    store.join(t.code, "s1", "", "ip", now=1000.0)
+    t = store.create_class({}, now=T + 1000.0)
+    store.join(t.code, "s1", "", "ip", now=T + 1000.0)
     number = store.open_question(t.secret, QUESTION)
-    store.answer(t.code, "s1", number, "is", now=2000.0)
-    assert store.expire(now=2000.0 + S.IDLE_SECONDS - 1) == 0  # the answer kept it alive
-    assert store.expire(now=2000.0 + S.IDLE_SECONDS + 1) == 1
+    store.answer(t.code, "s1", number, "is", now=T + 2000.0)
+    assert store.expire(now=T + 2000.0 + S.IDLE_SECONDS - 1) == 0  # the answer kept it alive
+    assert store.expire(now=T + 2000.0 + S.IDLE_SECONDS + 1) == 1
     with store.transaction() as db:
         assert [db.one(f"SELECT COUNT(*) FROM {table}")[0]
                 for table in ("classes", "students", "answers", "questions")] == [0, 0, 0, 0]
@@ -330,13 +338,13 @@ def test_hostile_nicknames_and_states_are_kept_as_data(store):
 
 def test_idle_classes_go_even_when_nobody_starts_a_new_class(store):
     """A student's visit (or a teacher's) deletes the classes idle for a day, at most every 10 minutes."""
-    old = store.create_class({}, now=1000.0)
-    live = store.create_class({}, now=1000.0 + S.IDLE_SECONDS)
-    store.join(live.code, "s1", "", "ip", now=1000.0 + S.IDLE_SECONDS + 10)  # within 10 minutes of the last look
-    assert store.teacher_view(old.secret, now=1000.0 + S.IDLE_SECONDS + 20).code == old.code
-    store.join(live.code, "s1", "", "ip", now=1000.0 + S.IDLE_SECONDS + S.EXPIRY_CHECK + 10)
+    old = store.create_class({}, now=T + 1000.0)
+    live = store.create_class({}, now=T + 1000.0 + S.IDLE_SECONDS)
+    store.join(live.code, "s1", "", "ip", now=T + 1000.0 + S.IDLE_SECONDS + 10)  # within 10 minutes of the last look
+    assert store.teacher_view(old.secret, now=T + 1000.0 + S.IDLE_SECONDS + 20).code == old.code
+    store.join(live.code, "s1", "", "ip", now=T + 1000.0 + S.IDLE_SECONDS + S.EXPIRY_CHECK + 10)
     with pytest.raises(ClassError, match="no class"):
-        store.teacher_view(old.secret, now=1000.0 + S.IDLE_SECONDS + S.EXPIRY_CHECK + 11)
+        store.teacher_view(old.secret, now=T + 1000.0 + S.IDLE_SECONDS + S.EXPIRY_CHECK + 11)
 
 
 def test_the_teacher_counts_each_student_once(store):
@@ -375,30 +383,30 @@ def test_the_teachers_switches_reach_the_poll_and_close_the_answers(store):
     """Pause, explore, a timer, answers closed without the reveal: each changes what a student's page draws,
     and closed answers refuse an answer until the next question."""
     t = store.create_class({})
-    store.join(t.code, "ann", "", "ip", now=1000.0)
-    number = store.open_question(t.secret, QUESTION, now=1000.0)
+    store.join(t.code, "ann", "", "ip", now=T + 1000.0)
+    number = store.open_question(t.secret, QUESTION, now=T + 1000.0)
     store.set_mode(t.secret, "pause")
     assert store.version(t.code).mode == "pause" and store.teacher_view(t.secret).mode == "pause"
     with pytest.raises(ClassError, match="mode"):
         store.set_mode(t.secret, "'; DROP TABLE classes; --")
-    store.set_timer(t.secret, 30, now=1000.0)
-    assert store.version(t.code).closes_at == 1030.0
-    store.answer(t.code, "ann", number, "is", now=1029.0)
-    with pytest.raises(ClassError, match="closed the answers"):
-        store.answer(t.code, "ann", number, "forum", now=1031.0)  # the timer ran out
-    number = store.open_question(t.secret, QUESTION, now=1040.0)  # asked again: a new number, no timer
+    store.set_timer(t.secret, 30, now=T + 1000.0)
+    assert store.version(t.code).closes_at == T + 1030.0
+    store.answer(t.code, "ann", number, "is", now=T + 1029.0)
+    with pytest.raises(ClassError, match="The time is up for this question"):
+        store.answer(t.code, "ann", number, "forum", now=T + 1031.0)  # the timer ran out (not the teacher)
+    number = store.open_question(t.secret, QUESTION, now=T + 1040.0)  # asked again: a new number, no timer
     store.close_answers(t.secret)
     with pytest.raises(ClassError, match="closed the answers"):
-        store.answer(t.code, "ann", number, "is", now=1041.0)
+        store.answer(t.code, "ann", number, "is", now=T + 1041.0)
     assert not store.teacher_view(t.secret).revealed and store.version(t.code).answers_closed
     assert [q["prompt"] for q in store.questions(t.secret).values()] == [QUESTION["prompt"]] * 2  # the history
 
 
 def test_the_projector_shows_answers_only_when_the_teacher_does(store):
     t = store.create_class({})
-    store.join(t.code, "ann", "", "ip", now=1000.0)
+    store.join(t.code, "ann", "", "ip", now=T + 1000.0)
     number = store.open_question(t.secret, QUESTION)
-    store.answer(t.code, "ann", number, "is", now=1000.0)
+    store.answer(t.code, "ann", number, "is", now=T + 1000.0)
     view, answers, joined, answered = store.public_view(t.code)
     assert answers == [] and joined == 1 and "answer" not in view.question  # hidden, and so is the answer
     assert answered == 1  # but counted (issue 47: the projector said "0 of 2 answered" while the desk said 2 of 2)
@@ -411,10 +419,10 @@ def test_the_projector_shows_answers_only_when_the_teacher_does(store):
 
 
 def test_a_closed_class_keeps_its_answers_for_the_export_until_it_expires(store):
-    t = store.create_class({}, now=1000.0)
-    store.join(t.code, "ann", "Ann", "ip", now=1000.0)
-    number = store.open_question(t.secret, QUESTION, now=1000.0)
-    store.answer(t.code, "ann", number, "is", now=1001.0)
+    t = store.create_class({}, now=T + 1000.0)
+    store.join(t.code, "ann", "Ann", "ip", now=T + 1000.0)
+    number = store.open_question(t.secret, QUESTION, now=T + 1000.0)
+    store.answer(t.code, "ann", number, "is", now=T + 1001.0)
     store.close(t.secret)
     assert [(a.nickname, a.answer) for a in store.all_answers(t.secret)] == [("Ann", "is")]
     assert store.teacher_code(t.secret) == (t.code, True)
@@ -476,7 +484,9 @@ def test_the_readmes_numbers_on_guessing_are_the_stores():
     assert f"at most {S.FAILED_JOINS_ADDRESS} of the {codes:,} codes in ten minutes" in text
     assert f"({a_day:,.0f} a day)" in text and a_day == int(a_day)
     assert f"{S.MAX_OPEN_CLASSES} open classes a database" in text
-    assert "with 200 classes in the database, less than 1 chance in 22,000" in text
+    assert "with 200 open classes in the database, less than 1 chance in 22,000" in text
+    assert "(an address; for IPv6, its /48, so one home line's /56 or /48 is one network)" in text
+    assert S.IPV6_NETWORK == 48
     assert S.FAILED_JOINS_ADDRESS * 200 / codes < 1 / 22_000
     assert "and less than 1 in 150 in a whole day" in text and a_day * 200 / codes < 1 / 150
     assert f"{S.MAX_STUDENTS} students a class; three open classes a browser, thirty new classes an hour" in text

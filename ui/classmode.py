@@ -732,8 +732,10 @@ def _question(code: str, view: ClassView) -> None:
         if view.closes_at and not closed:
             with st.container(key="cm-timer"):
                 _time_left(view, "cm_countdown")
-        if closed:
+        if view.answers_closed:
             st.caption("Your teacher has closed the answers; the answer comes next.")
+        elif closed:
+            st.caption("The time is up for this question; the answer comes next.")
         else:
             # One form: the first click or tap on the button, or Enter in the box, sends what is typed or chosen
             # (a button disabled until the box was committed took the first click only to commit it, issue 47)
@@ -750,7 +752,7 @@ def _question(code: str, view: ClassView) -> None:
                 st.warning(markdown_text(said[1]), icon=":material/error:")
         if mine is not None:
             st.success(f"Received: your answer {markdown_text(mine)}."
-                       + ("" if closed else " You can change it until your teacher closes the answers."),
+                       + ("" if closed else " You can change it until the answers close."),
                        icon=":material/check_circle:")
 
 

@@ -50,9 +50,17 @@ def in_range(question: dict, answer: str) -> bool:
 
 def is_right(question: dict, answer: str) -> bool:
     """As the lessons' exercises judge it: a chosen key (or an exactly tied one), or a number to two decimals
-    (every value the question's range accepts)."""
+    that the question's range accepts (its explanation's "only A counts" / "an answer from A to B counts"). The
+    box asks for two decimals and keeps the digits as typed: a number with more (0.234) is none of the answers
+    that count, so it is not right (the lessons' own box takes two decimals only)."""
     q = _question(question)
-    return q.is_correct(answer if q.options else float(answer))
+    if q.options:
+        return q.is_correct(answer)
+    try:
+        typed = Fraction(answer)
+    except (ValueError, ZeroDivisionError):
+        return False
+    return (typed * 100).denominator == 1 and q.is_correct(float(answer))
 
 
 def _question(question: dict) -> Question:

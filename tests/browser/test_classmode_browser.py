@@ -77,7 +77,7 @@ def answer(page, k: int) -> None:
     expect(radio.first).to_be_visible(timeout=TIMEOUT_MS)
     radio.nth(k % radio.count()).click()
     page.locator("[class*=st-key-cm_send_] button").click()
-    page.get_by_text("You can change it until your teacher closes the answers").wait_for()
+    page.get_by_text("You can change it until the answers close").wait_for()
 
 
 def shown_shape(page) -> str:
