@@ -455,8 +455,9 @@ def assert_draw_reads(text: str, u: float, start: float, end: float, p: float) -
     length = Fraction(end) - Fraction(start)  # the slice as the engine laid it, exactly
     if s is None:  # no decimals give p, nor within rounding: "b − a = …; its p sampled from is …, which no number …"
         s = re.search(r"slice, \[[0-9.]+, [0-9.]+\) \(([0-9.]+) − ([0-9.]+) = ([0-9.]+); its p sampled from is (.+?), "
-                      r"which no number of decimals gives here: the slices' ends are running sums held as 64-bit "
-                      r"floats, rounded to about 16 significant digits\)", text)
+                      r"which no number of decimals gives here: (?:the slices' ends are running sums held as 64-bit "
+                      r"floats, rounded to about 16 significant digits|its slice ends at p held as a 64-bit float, "
+                      r"about 16 significant digits, and that float is not p)\)", text)
         assert s and (s.group(1), s.group(2)) == (inside.group(2), inside.group(1)), text
         assert read(s.group(3))[0] == b - a, text  # the subtraction as written
         assert_reads(s.group(4), p)

@@ -100,13 +100,12 @@ class Written:
 
 
 def fixed(x: float, decimals: int) -> Written:
-    """``x`` ≥ 0 at ``decimals`` decimals: up to six as ``viz.arithmetic`` writes every number, beyond (a slice of
-    [0, 1) narrower than 10⁻⁶) rounded from the float's exact value."""
-    if decimals <= arithmetic.HELD:
-        text = arithmetic.text(x, decimals)
-    else:
-        exact = Context(prec=decimals + 30)  # a float's exact value, however many decimals
-        text = format(Decimal(x).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP, context=exact), "f")
+    """``x`` ≥ 0 at ``decimals`` decimals, rounded half up from the float's exact value (so also beyond six decimals,
+    for a slice of [0, 1) narrower than 10⁻⁶)."""
+    # rounded once, from the float's exact value: viz.arithmetic holds numbers at six decimals first, and rounding
+    # 0.00063452… to 0.000635 and then to five decimals wrote 0.00064, not p's own two digits (the third audit)
+    exact = Context(prec=decimals + 30)  # a float's exact value, however many decimals
+    text = format(Decimal(x).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP, context=exact), "f")
     return Written(text, Fraction(text), Fraction(1, 10**decimals))
 
 
@@ -322,9 +321,11 @@ def draw_text(s: Sampled, seed: int) -> str:
         length = f"{b.text} − {a.text} {relation} {p.text}, its p sampled from"
     else:  # the float ends: p within 10⁻¹⁶ of a rounding boundary of its last digit, or a sliver after many floats
         difference = format(Context(prec=d + 10).subtract(Decimal(b.text), Decimal(a.text)), "f")  # exact
+        why = ("its slice ends at p held as a 64-bit float, about 16 significant digits, and that float is not p"
+               if s.slice_start == 0 else  # the first slice: no sum (the third audit: 1 − 2.2 × 10⁻²⁷ is no float)
+               "the slices' ends are running sums held as 64-bit floats, rounded to about 16 significant digits")
         length = (f"{b.text} − {a.text} = {difference}; its p sampled from is {p.text}, which no number of decimals "
-                  "gives here: the slices' ends are running sums held as 64-bit floats, rounded to about 16 "
-                  "significant digits")
+                  f"gives here: {why}")
     return (f"**The draw (seed {seed}):** u = {u.text}, a number drawn uniformly from [0, 1). Laid end to end, "
             "likeliest first, each kept token takes a slice of [0, 1) as long as its probability; u falls in "
             f"“{token}”'s slice, [{a.text}, {b.text}) ({length}), so the next token is **“{token}”**. Another seed "

@@ -425,6 +425,10 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_sampling::test_the_distribution_sampled_from_equals_hugging_faces_logits_processors"),
     ],
     "viz/sampling.py": [
+        ("its slice ends at p held as a 64-bit float, about 16 significant digits, and that float is not p",
+         "tests.test_audit3_issue43::test_a_first_slice_is_not_blamed_on_running_sums"),
+        ("the slices' ends are running sums held as 64-bit floats",
+         "tests.test_audit3_issue43::test_the_draw_does_not_say_no_decimals_give_p_when_the_slice_is_p_to_1e_16"),
         ("of the probability at T", "tests.test_sampling::test_the_page_shows_the_engines_sampling_of_the_learners_sentence"),
         ("none is cut: every token can be drawn", "tests.test_sampling::test_the_page_shows_the_engines_sampling_of_the_learners_sentence"),
         ("u falls in", "tests.test_sampling::test_the_draw_lands_on_the_kept_token_whose_slice_holds_u"),
@@ -447,8 +451,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_sampling::test_the_draw_writes_u_inside_its_slice_at_the_decimals_it_shows"),
         ("{relation} {p.text}, its p sampled from",
          "tests.test_sampling::test_the_draw_says_approximately_only_within_rounding_and_otherwise_what_b_minus_a_is"),
-        ("its p sampled from is {p.text}, which no number of decimals gives here: the slices' ends are running sums "
-         "held as 64-bit floats, rounded to about 16 significant digits",
+        ("its p sampled from is {p.text}, which no number of decimals "
+         "gives here: {why}",
          "tests.test_sampling::test_the_draw_says_approximately_only_within_rounding_and_otherwise_what_b_minus_a_is"),
         ("of what top-k left ", "tests.test_sampling::test_a_share_or_mass_below_1_reads_below_1_with_two_digits_of_what_it_leaves"),
         ('"<0.01"', "tests.test_sampling::test_every_probability_in_the_table_reads_the_engines_number_and_none_above_0_reads_0"),
@@ -496,6 +500,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("Each is written with at least two significant digits, and one of 0.5 or more with two of what it leaves "
          "to 1, so that no probability above 0 reads as 0 and none below 1 reads as 1.",
          "tests.test_sampling::test_every_probability_in_the_table_reads_the_engines_number_and_none_above_0_reads_0"),
+        ("Each is written with at least two significant digits",
+         "tests.test_audit3_issue43::test_a_probability_is_rounded_from_its_own_value_not_from_six_decimals_first"),
         ("whose probabilities add up to at least p, measured on what top-k left.",
          "tests.test_sampling::test_top_p_is_said_to_measure_what_top_k_left_and_the_sum_it_keeps_is_the_one_shown"),
     ],
