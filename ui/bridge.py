@@ -49,9 +49,12 @@ def _model(name: str) -> str:
     return MODELS[name].title.split(" (")[0]
 
 
-def weights_words(preset: str, seed: int) -> str:
+def weights_words(preset: str, seed: int | None) -> str:
     """The walkthrough's W_Q, W_K, W_V as they are: ``preset`` is a trace's ("random", "identity", or "custom" for
-    hand-edited matrices, on either preset)."""
+    hand-edited matrices, on either preset). ``seed`` None leaves the seed unnamed: the real-model page does not read
+    the seed (ui.settings.USED_BY), so its way back names none and its content stays the same whatever the seed."""
+    if preset == "random" and seed is None:
+        return "seeded random W_Q, W_K, W_V"
     return {"random": f"seeded random W_Q, W_K, W_V (seed {seed})",
             "identity": "the identity preset's W_Q, W_K, W_V (W = I)",
             "custom": "your hand-edited W_Q, W_K, W_V"}[preset]
@@ -187,20 +190,20 @@ def _to_trained(trace: AttentionTrace, step: int, name: str) -> None:
     st.switch_page(REAL_MODEL)
 
 
-def walkthrough_preset() -> tuple[str, int]:
+def walkthrough_preset() -> str:
     """The walkthrough's W_Q, W_K, W_V as its page will make them (lessons/walkthrough.py), read from the session on
-    another page: its preset, or "custom" when hand edits will apply; and the seed."""
+    another page: its preset, or "custom" when hand edits will apply."""
     state = st.session_state
     seed, d_model = state.get("seed", default("seed")), state.get("d_model", default("d_model"))
     preset = state.get("preset") or default("preset")
     edited = (hand_edited((d_model, state.get("d_k", default("d_k")), preset, seed))
               or (state.get(EDIT_STATE) is None and bool(state.get(LINK_STATE))))  # a link's edits, not yet applied
-    return ("custom" if edited else preset), seed
+    return "custom" if edited else preset
 
 
 def offer_random(trace: AttentionTrace, name: str, layer: int, head: int, step: int) -> None:
     """Under a real head's step: the same step in the walkthrough, with its own W_Q, W_K, W_V, on the same sentence."""
-    label = f"The same step in the walkthrough, with {weights_words(*walkthrough_preset())}"
+    label = f"The same step in the walkthrough, with {weights_words(walkthrough_preset(), None)}"
     if st.button(label, key="bridge_random", icon=":material/compare_arrows:"):
         st.session_state["step"] = _walkthrough_step(trace, step)
         st.session_state["all_steps"] = False  # "the same step": the walkthrough opens on that one step

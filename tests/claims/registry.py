@@ -479,6 +479,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_bridge::test_the_head_picked_is_the_most_focused_of_those_that_are_not_sinks"),
         ('"random": f"seeded random W_Q, W_K, W_V (seed {seed})"',
          "tests.test_bridge::test_the_bridge_names_the_walkthroughs_weights_as_they_are_for_every_preset_and_hand_edits"),
+        ('return "seeded random W_Q, W_K, W_V"',
+         "tests.test_bridge::test_the_bridge_names_the_walkthroughs_weights_as_they_are_for_every_preset_and_hand_edits"),
         ('"identity": "the identity preset\'s W_Q, W_K, W_V (W = I)"',
          "tests.test_bridge::test_the_bridge_names_the_walkthroughs_weights_as_they_are_for_every_preset_and_hand_edits"),
         ('"custom": "your hand-edited W_Q, W_K, W_V"',
