@@ -30,6 +30,7 @@ too, and the learner's text arrives as typed (``100%``).
 from __future__ import annotations
 
 import functools
+import importlib
 import socket
 import sys
 from pathlib import Path
@@ -45,24 +46,30 @@ def no_delay(sock: socket.socket) -> socket.socket:
     return sock
 
 
+def _wrap(module: str, name: str, wrapper) -> bool:
+    """Replace ``name`` in ``module`` (an object: a module or a class, given by its dotted path, "package.module" or
+    "package.module:Class") with ``wrapper(original)``, once: a second call finds the mark and leaves it. False if
+    the import or the name is not where Streamlit 1.67 has it (then nothing is changed)."""
+    path, _, attribute = module.partition(":")
+    try:
+        owner = importlib.import_module(path)
+    except ImportError:
+        return False
+    owner = getattr(owner, attribute) if attribute else owner
+    original = getattr(owner, name, None)
+    if original is None or getattr(original, "attention_lab", False):
+        return original is not None
+    wrapped = functools.wraps(original)(wrapper(original))
+    wrapped.attention_lab = True
+    setattr(owner, name, wrapped)
+    return True
+
+
 def patch_streamlit() -> bool:
     """Wrap Streamlit's socket binding so that its listening socket has TCP_NODELAY; False if the
     function is not where Streamlit 1.67 keeps it."""
-    try:
-        from streamlit.web.server.starlette import starlette_server
-    except ImportError:
-        return False
-    bind = getattr(starlette_server, "_bind_socket", None)
-    if bind is None or getattr(bind, "no_delay", False):
-        return bind is not None
-
-    @functools.wraps(bind)
-    def bind_without_delay(*args, **kwargs) -> socket.socket:
-        return no_delay(bind(*args, **kwargs))
-
-    bind_without_delay.no_delay = True
-    starlette_server._bind_socket = bind_without_delay
-    return True
+    return _wrap("streamlit.web.server.starlette.starlette_server", "_bind_socket",
+                 lambda bind: lambda *args, **kwargs: no_delay(bind(*args, **kwargs)))
 
 
 def whole_if_unknown(session, client_state):
@@ -83,21 +90,8 @@ def whole_if_unknown(session, client_state):
 def rerun_unknown_fragments_whole() -> bool:
     """Wrap ``AppSession.request_rerun`` with ``whole_if_unknown``. Later requests stay Streamlit's: a fragment a
     full run removed is rightly dropped. False if the method is not where Streamlit 1.67 has it."""
-    try:
-        from streamlit.runtime.app_session import AppSession
-    except ImportError:
-        return False
-    request = getattr(AppSession, "request_rerun", None)
-    if request is None or getattr(request, "whole", False):
-        return request is not None
-
-    @functools.wraps(request)
-    def request_rerun(self, client_state):
-        return request(self, whole_if_unknown(self, client_state))
-
-    request_rerun.whole = True
-    AppSession.request_rerun = request_rerun
-    return True
+    return _wrap("streamlit.runtime.app_session:AppSession", "request_rerun",
+                 lambda request: lambda self, client_state: request(self, whole_if_unknown(self, client_state)))
 
 
 _HEX = frozenset(b"0123456789abcdefABCDEF")
@@ -175,25 +169,18 @@ class RedirectMalformed:
 def redirect_malformed_addresses() -> bool:
     """Put ``RedirectMalformed`` in Streamlit's middleware, right after its path security check (which refuses
     ``//host`` paths first); False if the function is not where Streamlit 1.67 has it."""
-    try:
-        from streamlit.web.server.starlette import starlette_app
-    except ImportError:
-        return False
-    create = getattr(starlette_app, "create_streamlit_middleware", None)
-    if create is None or getattr(create, "well_formed", False):
-        return create is not None
 
-    @functools.wraps(create)
-    def create_streamlit_middleware():
-        from starlette.middleware import Middleware
+    def with_redirect(create):
+        def create_streamlit_middleware():
+            from starlette.middleware import Middleware
 
-        middleware = create()
-        middleware.insert(1, Middleware(RedirectMalformed))
-        return middleware
+            middleware = create()
+            middleware.insert(1, Middleware(RedirectMalformed))
+            return middleware
 
-    create_streamlit_middleware.well_formed = True
-    starlette_app.create_streamlit_middleware = create_streamlit_middleware
-    return True
+        return create_streamlit_middleware
+
+    return _wrap("streamlit.web.server.starlette.starlette_app", "create_streamlit_middleware", with_redirect)
 
 
 def freeze_startup_heap(script: str) -> None:

@@ -28,7 +28,7 @@ def test_the_launcher_wraps_streamlits_own_socket_binding():
     """If a Streamlit upgrade moves ``_bind_socket``, this fails (and the launcher says so in its log)."""
     from streamlit.web.server.starlette import starlette_server
 
-    assert patch_streamlit() and starlette_server._bind_socket.no_delay
+    assert patch_streamlit() and starlette_server._bind_socket.attention_lab
     assert patch_streamlit()  # twice is harmless
 
 
@@ -58,7 +58,7 @@ def test_a_new_sessions_request_for_an_unknown_fragment_runs_the_whole_page():
     from streamlit.proto.ClientState_pb2 import ClientState
     from streamlit.runtime.app_session import AppSession
 
-    assert rerun_unknown_fragments_whole() and AppSession.request_rerun.whole
+    assert rerun_unknown_fragments_whole() and AppSession.request_rerun.attention_lab
     assert rerun_unknown_fragments_whole()  # twice is harmless
 
     class Session:
