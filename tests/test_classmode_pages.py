@@ -497,3 +497,76 @@ def test_reopening_the_app_in_a_fresh_tab_never_changes_the_classs_lesson(databa
     linked = browser(TEACHER, "lessons/walkthrough.py", held, sentence="a link I chose")  # a link: published
     assert_no_exception(linked)
     assert database.teacher_view(secret).state["query"]["sentence"] == "a link I chose"
+
+
+def _tables(at: AppTest) -> list[list[list[str]]]:
+    """Every Markdown table the page shows, as its cells' text (header first)."""
+    from tests.table_reading import cells
+
+    return [cells(e.value) for e in at.markdown if e.value.lstrip().startswith("|")]
+
+
+@pytest.mark.parametrize("kind", ["alpha", "value"])
+def test_a_question_shows_the_numbers_it_asks_about_on_a_students_device_and_the_projector(database, kind):
+    """Issue 47: "From row 1 of Z (the query 'This'), compute α for the key 'forum'" was asked with the lesson hidden
+    and the projector showing only the question: no one could see Z. Now the row it names is shown with it, on the
+    student's device (a table and its text alternative) and on the projector; and it is the row the class's own
+    lesson shows (read from the student's page once the answer is revealed)."""
+    teacher, secret, code = start_class(sentence="the cat sat on the mat", causal="1")
+    ann = join(ANN, code, "Ann")
+    teacher = on(teacher, "lessons/walkthrough.py")
+    question = next(q for q in teacher.session_state["_page_questions"] if q["key"].endswith(f"-{kind}"))
+    database.open_question(secret, question)
+    ann = stay(ann.run())
+    row = int(re.search(r"row (\d+)", question["prompt"]).group(1))
+    matrix, panel = ("Z", "scaled") if kind == "alpha" else ("α", "weights")
+    projector = browser("p" * 32, PAGE, None, projector=code)
+    shown = {}
+    for who, at in (("student", ann), ("projector", projector)):
+        assert_no_exception(at)
+        assert f"Row {row} of {matrix}" in texts(at).replace("\\", ""), who
+        tables = _tables(at)
+        assert len(tables) == 1 and len(tables[0]) == 2, (who, tables)  # a header and one row
+        shown[who] = tables[0]
+    assert shown["student"] == shown["projector"]
+    header, cells = shown["student"]
+    assert "key by key:" in texts(ann).replace("\\", "")  # the text alternative
+    database.reveal(secret)
+    ann = stay(ann.run())
+    ann.selectbox(key="step").set_value(6 if kind == "alpha" else 7)
+    ann = ann.run()
+    lesson = view_panels(ann)[panel]  # the student's own lesson, as its table shows it
+    from tests.table_reading import cell_text
+
+    assert header[1:] == lesson["cols"]
+    assert cells[1:] == [cell_text(v, lesson, row - 1, c) for c, v in enumerate(lesson["values"][row - 1])]
+
+
+def test_the_projectors_status_is_large_text_not_a_grey_caption(database):
+    """Issue 47: the projector's "N of M students answered" and "hidden until…" lines were 12 px grey captions;
+    they are now in the projector's large status box (its size and colours: tests/test_class_questions.py)."""
+    teacher, _secret, code = start_class()
+    join(ANN, code)
+    on(teacher, "lessons/walkthrough.py").sidebar.button(key="cm_ask").click().run()
+    projector = browser("p" * 32, PAGE, None, projector=code)
+    captions = " ".join(c.value for c in projector.caption)
+    assert "answered" not in captions and "hidden until" not in captions
+    status = " ".join(m.value for m in _keyed(projector, "projector-status").markdown)
+    assert "0 of 1 student answered" in status and "hidden until your teacher shows them" in status
+
+
+def _keyed(at: AppTest, key: str):
+    """The container drawn with ``key`` (its id ends in it; the browser marks it ``st-key-<key>``)."""
+    from streamlit.testing.v1.element_tree import Block
+
+    found = []
+
+    def walk(node) -> None:
+        if isinstance(node, Block) and str(getattr(getattr(node, "proto", None), "id", "")).endswith(f"-{key}"):
+            found.append(node)
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    assert found, f"no container {key}"
+    return found[-1]

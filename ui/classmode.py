@@ -56,6 +56,17 @@ CODE_CSS = """<style>
 .class-code.small { font-size: 2.2rem; letter-spacing: .1em; }
 .st-key-projector-question p { font-size: 2rem; line-height: 1.3; }
 </style>"""
+# The projector, read from the back of a room (issue 47): the status, the results and the question's numbers in
+# large type, in the theme's own text colours written out (tests/test_classmode_pages.py computes their contrast
+# on Streamlit's light and dark backgrounds; a caption's grey was 12 px).
+PROJECTOR_TEXT = ("#262730", "#fafafa")  # light theme, dark theme
+PROJECTOR_CSS = """<style>
+.st-key-projector-status p, .st-key-projector-spread p, .st-key-projector-answer p,
+.st-key-projector-numbers p, .st-key-projector-numbers table {
+  font-size: 1.75rem; line-height: 1.35; color: light-dark(%s, %s); }
+.st-key-projector-status p { font-weight: 600; }
+.st-key-projector-numbers [data-testid="stCaptionContainer"] p { font-size: 1.25rem; }
+</style>""" % PROJECTOR_TEXT
 NOT_FOLLOWED = PRIVATE | {"class"}  # in a link, but not the lesson: keys, ids and the class code
 SHARED_KEYS = SHARED_SETTINGS  # the sidebar's: every lesson reads them
 QUESTIONS = "_page_questions"  # this run's page's questions (records), set by the page that can ask them
@@ -531,26 +542,49 @@ def _question_results(view: ClassView, answers: list[str], joined: int, *, big: 
     if big:
         with st.container(key="projector-question"):
             st.markdown(text)
+            _numbers(q, "projector-numbers")
     else:
         st.markdown(text)
+        _numbers(q, "cm-desk-numbers")
     state = ("revealed" if view.revealed else "answers closed" if view.answers_closed or _timed_out(view) else
              "answers close when the timer ends" if view.closes_at else "open")
     answered = len(answers) if answered is None else answered
-    st.caption(f"{answered} of {_students(joined)} answered · {state}.")
+    status = f"{answered} of {_students(joined)} answered · {state}."
+    if big:  # large, in the page's text colour (PROJECTOR_CSS), not a caption's 12 px grey (issue 47)
+        with st.container(key="projector-status"):
+            st.markdown(status)
+            if not (shown or view.revealed):
+                st.markdown("The answers are hidden until your teacher shows them.")
+    else:
+        st.caption(status)
     if state.startswith("answers close when"):
         with st.container(key=f"cm-timer{'-big' if big else ''}"):
             _time_left(view, f"cm_countdown{'_big' if big else ''}", big)
     if shown or view.revealed:
-        if q["options"]:
-            ui.chart(V.tally_figure(q, answers, view.revealed), f"cm-tally{'-big' if big else ''}")
-            if not big:
-                ui.table(V.tally_frame(q, answers, view.revealed), "cm-tally-table", decimals=None)
+        if q["options"] and big:
+            ui.chart(V.projector_tally_figure(q, answers, view.revealed), "cm-tally-big")
+        elif q["options"]:
+            ui.chart(V.tally_figure(q, answers, view.revealed), "cm-tally")
+            ui.table(V.tally_frame(q, answers, view.revealed), "cm-tally-table", decimals=None)
         else:
-            st.markdown(V.spread_text(q, answers, view.revealed))
-    elif big:
-        st.caption("The answers are hidden until your teacher shows them.")
+            with st.container(key="projector-spread" if big else None):
+                st.markdown(V.spread_text(q, answers, view.revealed))
     if view.revealed:
-        st.success(V.right_text(q, answers), icon=":material/check_circle:")
+        with st.container(key="projector-answer" if big else None):
+            st.success(V.right_text(q, answers), icon=":material/check_circle:")
+
+
+def _numbers(q: dict, key: str) -> None:
+    """The numbers a question asks about, under it (issue 47: while it is open the lesson is hidden, and the
+    projector shows only the question): the row of the lesson's table as it showed it, and the same as a sentence
+    (the table's text alternative; on a phone, its reading without scrolling sideways)."""
+    shown = V.shown_of(q)
+    if shown is None:
+        return
+    with st.container(key=key):
+        st.markdown(f"**{markdown_text(shown.title)}**")
+        st.markdown(V.numbers_table(shown))
+        st.caption(markdown_text(shown.text()))
 
 
 # ---- the projector -----------------------------------------------------------------------------------------
@@ -559,7 +593,7 @@ def projector(code: str, base_url: str) -> None:
     """A page for the projector: no key, nothing a student could not see, large type. The open question comes
     first (at 1280 × 720 it must be in view), the join code under it. Anyone may open it with a code, so the code
     is looked up as a join's is (a wrong one counts against this browser and network), once a session."""
-    st.html(CODE_CSS)
+    st.html(CODE_CSS + PROJECTOR_CSS)
     code = code.strip().upper()
     if st.session_state.get("_cm_projector", (None,))[0] != code:
         try:
@@ -716,6 +750,7 @@ def _question(code: str, view: ClassView) -> None:
     with st.container(border=True, key="cm-question"):
         st.markdown(f"**Question {number}**")
         st.markdown(markdown_text(q["prompt"]))
+        _numbers(q, "cm-numbers")
         mine = store().my_answer(code, me, number)
         if view.revealed:
             if mine is None:
