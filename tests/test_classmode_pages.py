@@ -122,7 +122,9 @@ def test_the_revealed_answer_is_the_lessons_own_numbers_at_d_k_8_with_identity_a
     assert "w" in teacher.query_params
     questions = {q["key"].rsplit("-", 1)[1]: q for q in teacher.session_state["_page_questions"]}
     assert questions["shape"]["answer"] == "4 × 8"  # the screen's d_k
-    teacher.sidebar.selectbox(key="cm_pick").set_value(list(questions).index("most"))
+    teacher.sidebar.toggle(key="cm_every_step").set_value(True)  # step 3 asks the shape; "most" is step 6's
+    teacher = teacher.run()
+    teacher.sidebar.radio(key="cm_pick").set_value(list(questions).index("most"))
     teacher = teacher.sidebar.button(key="cm_ask").click().run()
     teacher = teacher.sidebar.button(key="cm_reveal").click().run()
     ann = stay(ann.run())
@@ -570,3 +572,33 @@ def _keyed(at: AppTest, key: str):
     walk(at._tree)
     assert found, f"no container {key}"
     return found[-1]
+
+
+@pytest.mark.parametrize("step", [1, 3, 6, 7, 8])
+def test_the_teachers_list_opens_on_the_open_steps_questions_and_shows_each_whole(database, step):
+    """Issue 47: on step 7 the list preselected step 3's question, and its select box cut questions off mid-formula.
+    It now opens on the open step's first question (a step without one: the latest earlier step's, else the first),
+    in the lesson's sidebar and on the desk alike, and lists each question whole (a radio, each option the prompt)."""
+    from tests.table_reading import readable
+
+    teacher, secret, code = start_class()
+    teacher = on(teacher, "lessons/walkthrough.py")
+    teacher.selectbox(key="step").set_value(step)
+    teacher = teacher.run()
+    questions = teacher.session_state["_page_questions"]
+    steps = [q["step"] for q in questions]
+    before = [s for s in steps if s <= step]
+    expected = steps.index(max(before)) if before else 0  # the open step's first, or the latest earlier step's
+    desk = browser(TEACHER, PAGE, {"teach": {"secret": secret, "code": code}})
+    for at in (teacher, desk):
+        picked = at.sidebar.radio(key="cm_pick")
+        assert picked.value == expected, (step, steps, picked.value)
+        labels = [readable(o) for o in picked.options]
+        offered = [q for q in questions if q["step"] == step] or questions
+        assert len(labels) == len(offered)
+        assert all(label.endswith(q["prompt"]) for label, q in zip(labels, offered, strict=True))
+    if step in steps and len(set(steps)) > 1:  # the other steps' questions, when asked for
+        teacher.sidebar.toggle(key="cm_every_step").set_value(True)
+        teacher = teacher.run()
+        assert len(teacher.sidebar.radio(key="cm_pick").options) == len(questions)
+        assert teacher.sidebar.radio(key="cm_pick").value == steps.index(step)

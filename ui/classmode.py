@@ -380,9 +380,8 @@ def _teacher_controls(secret: str, page: str) -> None:
     view = store().teacher_view(secret, address=client())  # the class is taught from this network (the store's limits)
     questions = st.session_state.get(QUESTIONS) if page != "classmode" else view.state.get("questions")
     if questions:
-        chosen = st.selectbox("A question about this lesson's numbers", range(len(questions)), key="cm_pick",
-                              format_func=lambda k: questions[k]["prompt"])
-        st.button("Ask the class", key="cm_ask", on_click=_ask, args=(secret, questions[chosen or 0]),
+        chosen = _pick(questions, _open_step(page, view.state))
+        st.button("Ask the class", key="cm_ask", on_click=_ask, args=(secret, questions[chosen]),
                   type="primary", icon=":material/campaign:", width="stretch")
     elif page != "classmode":
         st.caption("This lesson has no questions to ask; the walkthrough and multi-head attention have.")
@@ -406,6 +405,41 @@ def _teacher_controls(secret: str, page: str) -> None:
     show = st.toggle("Show the answers on the projector as they arrive", key="cm_show", value=view.show_results)
     if show != view.show_results:
         store().show_results(secret, show)
+
+
+def _open_step(page: str, state: dict) -> int | None:
+    """The walkthrough's open step on the teacher's page (on the desk: the class's lesson's), or None (another
+    lesson, or all steps on one page)."""
+    if page == "classmode":
+        page, query = state.get("page"), state.get("query") or {}
+        if page != "" or query.get("all_steps") in ("1", "true", "True"):
+            return None
+        step = query.get("step", "1")
+        return int(step) if isinstance(step, str) and step.isdigit() else 1
+    if page != "" or st.session_state.get("all_steps"):
+        return None
+    return int(st.session_state.get("step") or 1)
+
+
+def _pick(questions: list[dict], step: int | None) -> int:
+    """The teacher's list (issue 47: it opened on step 3's question on step 7, and cut questions off mid-formula in a
+    select box): a radio list of whole questions that opens on the open step's (``V.ask_list``). Returns the index
+    of the chosen question."""
+    here = step is not None and any(V.step_of(q) == step for q in questions)
+    every = here and len(questions) > sum(V.step_of(q) == step for q in questions) and st.toggle(
+        "Every step's questions", key="cm_every_step", help=f"Show the questions of the other steps too, not only "
+                                                            f"step {step}'s.")
+    offered, opens, note = V.ask_list(questions, step, every)
+    signature = (step, tuple(q["key"] for q in questions), every)
+    if st.session_state.get("_cm_pick_for") != signature:  # another step or lesson: open on its questions again
+        st.session_state["_cm_pick_for"] = signature
+        st.session_state.pop("cm_pick", None)
+    if note:
+        st.caption(markdown_text(note))
+    several = len({V.step_of(questions[k]) for k in offered}) > 1
+    chosen = st.radio("A question about this lesson's numbers", offered, index=offered.index(opens), key="cm_pick",
+                      format_func=lambda k: markdown_text(V.ask_label(questions[k], several)))
+    return opens if chosen is None or chosen not in offered else chosen
 
 
 def _ask(secret: str, question: dict) -> None:

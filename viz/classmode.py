@@ -30,6 +30,37 @@ def question_record(q: Question) -> dict:
                                                    "columns": list(q.shown.columns), "values": list(q.shown.values)}}
 
 
+def ask_list(questions: list[dict], step: int | None, every: bool = False) -> tuple[list[int], int, str]:
+    """The teacher's "Ask the class" list on a lesson whose open step is ``step`` (None: a page without steps, or all
+    steps on one page): the questions it offers (their indices), the one it opens on, and a line above it.
+
+    The open step's questions when it has some (``every``: all of the lesson's, still opening on the step's first);
+    when it has none, every step's, opening on the latest step before it that has some (its numbers were shown), else
+    on the first."""
+    everything = list(range(len(questions)))
+    here = [k for k in everything if step_of(questions[k]) == step] if step is not None else []
+    if step is None:
+        return everything, 0, ""
+    if here:
+        return (everything if every else here), here[0], ""
+    earlier = [k for k in everything if 0 < step_of(questions[k]) < step]
+    latest = max((step_of(questions[k]) for k in earlier), default=None)
+    opens = next((k for k in earlier if step_of(questions[k]) == latest), 0)
+    return everything, opens, f"Step {step} asks no question of its own; these are the lesson's other steps'."
+
+
+def step_of(question: dict) -> int:
+    """The walkthrough step a stored question belongs to (0: any, or a record without one)."""
+    step = question.get("step")
+    return step if isinstance(step, int) and not isinstance(step, bool) else 0
+
+
+def ask_label(question: dict, several_steps: bool) -> str:
+    """A question as the teacher's list shows it: whole (its step first when the list spans several steps)."""
+    step = step_of(question)
+    return (f"Step {step}: " if several_steps and step else "") + question["prompt"]
+
+
 def shown_of(question: dict) -> Shown | None:
     """The numbers a stored question asks about (``Question.shown``, as the lesson's table showed them when it was
     asked), or None: a question without them (its prompt holds its numbers), or a record that is not well formed
