@@ -602,3 +602,42 @@ def test_the_teachers_list_opens_on_the_open_steps_questions_and_shows_each_whol
         teacher = teacher.run()
         assert len(teacher.sidebar.radio(key="cm_pick").options) == len(questions)
         assert teacher.sidebar.radio(key="cm_pick").value == steps.index(step)
+
+
+def _main_sentences(at: AppTest) -> list[str]:
+    """Every sentence the page's main area says (the sidebar aside), escapes undone."""
+    from tests.table_reading import readable
+
+    said = [readable(e.value) for kind in ("markdown", "caption", "success", "error", "warning", "info")
+            for e in getattr(at.main, kind)]
+    return [s.strip() for text in said for s in re.split(r"(?<=[.:])\s+", text) if s.strip()]
+
+
+def test_the_desk_says_nothing_twice(database):
+    """Issue 47: "the desk says the same thing twice": with no question asked it said "No question asked yet." in
+    "Now" and again under "The class's questions", and the class's size two or three times ("1 student joined.",
+    "1 student in the class.", "The roster (1 student)"). In every state of a class (no one joined; students and no
+    question; a question open; revealed) no sentence of the desk's main area is said twice, and the class's size
+    once."""
+    teacher, secret, code = start_class()
+
+    def desk() -> AppTest:
+        return browser(TEACHER, PAGE, {"teach": {"secret": secret, "code": code}})
+
+    def check(at: AppTest, size: str | None) -> None:
+        sentences = _main_sentences(at)
+        repeated = {s for s in sentences if sentences.count(s) > 1}
+        assert not repeated, repeated
+        if size is not None:
+            said = " ".join(sentences) + " " + " ".join(e.label for e in at.main.expander)
+            assert len(re.findall(rf"(?<![\d.]){size}\b", said)) == 1, said
+
+    check(desk(), None)
+    ann = join(ANN, code, "Ann")
+    join(BOB, code, "Bob")  # joins, and does not answer
+    check(desk(), "2 students")
+    on(teacher, "lessons/walkthrough.py").sidebar.button(key="cm_ask").click().run()
+    answer(ann.run(), database.teacher_view(secret).question["answer"])
+    check(desk(), "2 students")
+    database.reveal(secret)
+    check(desk(), "2 students")

@@ -470,12 +470,10 @@ def teacher_desk(secret: str, code: str, base_url: str) -> None:
     _loopback_warning(base_url)
     st.link_button("Open the projector view (a new tab: no key on it)", projector, icon=":material/present_to_all:")
     _teacher_live(secret, code)
-    st.subheader("The class's questions", divider="gray")
+    st.subheader("The class's questions and answers", divider="gray")
     questions = db.questions(secret)
-    if questions:
+    if questions:  # none yet: "Now" says so (issue 47: the desk said "No question asked yet." twice)
         ui.table(V.history_frame(questions, db.all_answers(secret)), "cm-history", decimals=None)
-    else:
-        st.caption("No question asked yet. Ask from any lesson's sidebar (its questions come from its own numbers).")
     _export(secret, code, "cm_csv")
     with st.expander("Go on from another device (your teacher link: keep it to yourself)", icon=":material/key:"):
         st.code(f"{origin.scheme}://{origin.netloc}/classmode?teach={secret}", language=None)
@@ -539,16 +537,21 @@ def _teacher_live(secret: str, code: str) -> None:
     joined = len(roster)
     st.subheader("Now", divider="gray")
     if view.question is None:
-        st.caption(f"{_students(joined)} joined. No question asked yet.")
+        st.caption("No question asked yet. Ask from any lesson's sidebar (its questions come from its own numbers).")
     else:
         answers = [a for _, _, a in store().answers(secret, view.question_no)]
-        _question_results(view, answers, joined, big=False)
-    if roster:
-        missing = [s.nickname or "(no nickname)" for s in roster if not s.answered] if view.question else []
-        st.caption(f"Not answered yet: {markdown_text(', '.join(missing))}." if missing and not view.revealed else
-                   f"{_students(joined)} in the class.")
-        with st.expander(f"The roster ({_students(joined)})", icon=":material/group:"):
-            ui.table(V.roster_frame(roster), "cm-roster", decimals=None)
+        _question_results(view, answers, joined, big=False)  # "k of N students answered"
+    if not roster:
+        st.caption("No student has joined yet.")
+        return
+    missing = [s.nickname or "(no nickname)" for s in roster if not s.answered] if view.question else []
+    # the class's size once: in the question's count, else here (issue 47: the desk said it twice or three times)
+    if missing and not view.revealed:
+        st.caption(f"Not answered yet: {markdown_text(', '.join(missing))}.")
+    elif view.question is None:
+        st.caption(f"{_students(joined)} in the class.")
+    with st.expander("The roster: who joined, when, and who answered", icon=":material/group:"):
+        ui.table(V.roster_frame(roster), "cm-roster", decimals=None)
 
 
 def _watch_as_teacher(code: str) -> None:
