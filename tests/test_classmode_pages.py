@@ -641,3 +641,30 @@ def test_the_desk_says_nothing_twice(database):
     check(desk(), "2 students")
     database.reveal(secret)
     check(desk(), "2 students")
+
+
+def test_a_following_student_is_never_told_to_change_the_sentence(database):
+    """Issue 47: a following phone kept "Sentence: … (change it in the sidebar: » at the top left)" on screen, even
+    while paused; a student following the class cannot change it. Following: the line names the sentence as the
+    teacher's; paused or with a question open (no lesson drawn): no line; exploring: the sidebar is theirs, and the
+    line says so; a learner outside a class is told as before."""
+
+    def line(at: AppTest) -> str | None:
+        try:
+            return " ".join(c.value for c in _keyed(at, "phone-sentence").caption)
+        except AssertionError:
+            return None
+
+    assert "change it in the sidebar" in line(browser("x" * 32, "lessons/walkthrough.py"))
+    teacher, secret, code = start_class(sentence="the cat sat on the mat")
+    teacher = on(teacher, "lessons/walkthrough.py")  # the class's lesson: the walkthrough, on that sentence
+    ann = on(join(ANN, code, "Ann"), "lessons/walkthrough.py")
+    said = line(ann)
+    assert "the cat sat on the mat" in said and "change it" not in said and "your teacher" in said
+    database.set_mode(secret, "pause")
+    assert not line(stay(ann.run()))  # paused: nothing of the lesson
+    database.set_mode(secret, "explore")
+    assert "change it in the sidebar" in line(stay(ann.run()))
+    database.set_mode(secret, "follow")
+    database.open_question(secret, teacher.session_state["_page_questions"][0])
+    assert not line(stay(ann.run()))  # a question open: the lesson is hidden

@@ -255,7 +255,7 @@ def join_class() -> None:
 def leave_class() -> None:
     identity.remember(**{"class": None})
     class_watch.forget("student")
-    for held in ("_cm_student", "_cm_applied", "_cm_target", "_cm_seen", "_cm_drawing"):
+    for held in ("_cm_student", "_cm_applied", "_cm_target", "_cm_seen", "_cm_drawing", "_cm_mode"):
         st.session_state.pop(held, None)
 
 
@@ -744,6 +744,7 @@ def student_banner(code: str) -> bool:
         leave_class()
         return True
     nickname = store().nickname(code, me) or ""
+    st.session_state["_cm_mode"] = view.mode
     with st.container(border=True, key="cm-student-banner"):
         left, right = st.columns([4, 1], vertical_alignment="center")
         said = {"follow": "your page follows your teacher", "explore": "you may explore on your own",
@@ -761,6 +762,12 @@ def student_banner(code: str) -> bool:
         _question(code, view)
         return view.revealed
     return True
+
+
+def exploring() -> bool:
+    """Whether this student's teacher lets the class explore (then the sidebar's settings are the student's own), as
+    this run's banner read it."""
+    return st.session_state.get("_cm_mode") == "explore"
 
 
 def _banner(code: str, text: str) -> None:
