@@ -633,6 +633,7 @@ def test_the_desk_says_nothing_twice(database):
             assert len(re.findall(rf"(?<![\d.]){size}\b", said)) == 1, said
 
     check(desk(), None)
+    assert "No student has joined yet." in _main_sentences(desk())
     ann = join(ANN, code, "Ann")
     join(BOB, code, "Bob")  # joins, and does not answer
     check(desk(), "2 students")
