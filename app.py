@@ -43,9 +43,10 @@ st.session_state["_shared"] = draw_shared_sidebar(page.url_path)
 
 st.session_state["_page"] = page.url_path  # whose settings the link holds
 sentence_shown = sentence_on_phones(page.url_path)  # a line at the top of a phone's page, filled below
-if not student or classmode.student_banner(student):
+drawn = not student or classmode.student_banner(student)
+if drawn:
     page.run()  # a student's lesson is hidden while a question is open, or the class is paused
-sentence_shown()
+sentence_shown(drawn=drawn, changeable=not student or classmode.exploring())  # a follower can't change it
 write_link()  # the URL holds this run's settings
 if student:
     classmode.drawn(student)  # the page now shows the class as this run read it

@@ -122,7 +122,9 @@ def test_the_revealed_answer_is_the_lessons_own_numbers_at_d_k_8_with_identity_a
     assert "w" in teacher.query_params
     questions = {q["key"].rsplit("-", 1)[1]: q for q in teacher.session_state["_page_questions"]}
     assert questions["shape"]["answer"] == "4 × 8"  # the screen's d_k
-    teacher.sidebar.selectbox(key="cm_pick").set_value(list(questions).index("most"))
+    teacher.sidebar.toggle(key="cm_every_step").set_value(True)  # step 3 asks the shape; "most" is step 6's
+    teacher = teacher.run()
+    teacher.sidebar.radio(key="cm_pick").set_value(list(questions).index("most"))
     teacher = teacher.sidebar.button(key="cm_ask").click().run()
     teacher = teacher.sidebar.button(key="cm_reveal").click().run()
     ann = stay(ann.run())
@@ -497,3 +499,173 @@ def test_reopening_the_app_in_a_fresh_tab_never_changes_the_classs_lesson(databa
     linked = browser(TEACHER, "lessons/walkthrough.py", held, sentence="a link I chose")  # a link: published
     assert_no_exception(linked)
     assert database.teacher_view(secret).state["query"]["sentence"] == "a link I chose"
+
+
+def _tables(at: AppTest) -> list[list[list[str]]]:
+    """Every Markdown table the page shows, as its cells' text (header first)."""
+    from tests.table_reading import cells
+
+    return [cells(e.value) for e in at.markdown if e.value.lstrip().startswith("|")]
+
+
+@pytest.mark.parametrize("kind", ["alpha", "value"])
+def test_a_question_shows_the_numbers_it_asks_about_on_a_students_device_and_the_projector(database, kind):
+    """Issue 47: "From row 1 of Z (the query 'This'), compute α for the key 'forum'" was asked with the lesson hidden
+    and the projector showing only the question: no one could see Z. Now the row it names is shown with it, on the
+    student's device (a table and its text alternative) and on the projector; and it is the row the class's own
+    lesson shows (read from the student's page once the answer is revealed)."""
+    teacher, secret, code = start_class(sentence="the cat sat on the mat", causal="1")
+    ann = join(ANN, code, "Ann")
+    teacher = on(teacher, "lessons/walkthrough.py")
+    question = next(q for q in teacher.session_state["_page_questions"] if q["key"].endswith(f"-{kind}"))
+    database.open_question(secret, question)
+    ann = stay(ann.run())
+    row = int(re.search(r"row (\d+)", question["prompt"]).group(1))
+    matrix, panel = ("Z", "scaled") if kind == "alpha" else ("α", "weights")
+    projector = browser("p" * 32, PAGE, None, projector=code)
+    shown = {}
+    for who, at in (("student", ann), ("projector", projector)):
+        assert_no_exception(at)
+        assert f"Row {row} of {matrix}" in texts(at).replace("\\", ""), who
+        tables = _tables(at)
+        assert len(tables) == 1 and len(tables[0]) == 2, (who, tables)  # a header and one row
+        shown[who] = tables[0]
+    assert shown["student"] == shown["projector"]
+    header, cells = shown["student"]
+    assert "key by key:" in texts(ann).replace("\\", "")  # the text alternative
+    database.reveal(secret)
+    ann = stay(ann.run())
+    ann.selectbox(key="step").set_value(6 if kind == "alpha" else 7)
+    ann = ann.run()
+    lesson = view_panels(ann)[panel]  # the student's own lesson, as its table shows it
+    from tests.table_reading import cell_text
+
+    assert header[1:] == lesson["cols"]
+    assert cells[1:] == [cell_text(v, lesson, row - 1, c) for c, v in enumerate(lesson["values"][row - 1])]
+
+
+def test_the_projectors_status_is_large_text_not_a_grey_caption(database):
+    """Issue 47: the projector's "N of M students answered" and "hidden until…" lines were 12 px grey captions;
+    they are now in the projector's large status box (its size and colours: tests/test_class_questions.py)."""
+    teacher, _secret, code = start_class()
+    join(ANN, code)
+    on(teacher, "lessons/walkthrough.py").sidebar.button(key="cm_ask").click().run()
+    projector = browser("p" * 32, PAGE, None, projector=code)
+    captions = " ".join(c.value for c in projector.caption)
+    assert "answered" not in captions and "hidden until" not in captions
+    status = " ".join(m.value for m in _keyed(projector, "projector-status").markdown)
+    assert "0 of 1 student answered" in status and "hidden until your teacher shows them" in status
+
+
+def _keyed(at: AppTest, key: str):
+    """The container drawn with ``key`` (its id ends in it; the browser marks it ``st-key-<key>``)."""
+    from streamlit.testing.v1.element_tree import Block
+
+    found = []
+
+    def walk(node) -> None:
+        if isinstance(node, Block) and str(getattr(getattr(node, "proto", None), "id", "")).endswith(f"-{key}"):
+            found.append(node)
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    assert found, f"no container {key}"
+    return found[-1]
+
+
+@pytest.mark.parametrize("step", [1, 3, 6, 7, 8])
+def test_the_teachers_list_opens_on_the_open_steps_questions_and_shows_each_whole(database, step):
+    """Issue 47: on step 7 the list preselected step 3's question, and its select box cut questions off mid-formula.
+    It now opens on the open step's first question (a step without one: the latest earlier step's, else the first),
+    in the lesson's sidebar and on the desk alike, and lists each question whole (a radio, each option the prompt)."""
+    from tests.table_reading import readable
+
+    teacher, secret, code = start_class()
+    teacher = on(teacher, "lessons/walkthrough.py")
+    teacher.selectbox(key="step").set_value(step)
+    teacher = teacher.run()
+    questions = teacher.session_state["_page_questions"]
+    steps = [q["step"] for q in questions]
+    before = [s for s in steps if s <= step]
+    expected = steps.index(max(before)) if before else 0  # the open step's first, or the latest earlier step's
+    desk = browser(TEACHER, PAGE, {"teach": {"secret": secret, "code": code}})
+    for at in (teacher, desk):
+        picked = at.sidebar.radio(key="cm_pick")
+        assert picked.value == expected, (step, steps, picked.value)
+        labels = [readable(o) for o in picked.options]
+        offered = [q for q in questions if q["step"] == step] or questions
+        assert len(labels) == len(offered)
+        assert all(label.endswith(q["prompt"]) for label, q in zip(labels, offered, strict=True))
+    if step in steps and len(set(steps)) > 1:  # the other steps' questions, when asked for
+        teacher.sidebar.toggle(key="cm_every_step").set_value(True)
+        teacher = teacher.run()
+        assert len(teacher.sidebar.radio(key="cm_pick").options) == len(questions)
+        assert teacher.sidebar.radio(key="cm_pick").value == steps.index(step)
+
+
+def _main_sentences(at: AppTest) -> list[str]:
+    """Every sentence the page's main area says (the sidebar aside), escapes undone."""
+    from tests.table_reading import readable
+
+    said = [readable(e.value) for kind in ("markdown", "caption", "success", "error", "warning", "info")
+            for e in getattr(at.main, kind)]
+    return [s.strip() for text in said for s in re.split(r"(?<=[.:])\s+", text) if s.strip()]
+
+
+def test_the_desk_says_nothing_twice(database):
+    """Issue 47: "the desk says the same thing twice": with no question asked it said "No question asked yet." in
+    "Now" and again under "The class's questions", and the class's size two or three times ("1 student joined.",
+    "1 student in the class.", "The roster (1 student)"). In every state of a class (no one joined; students and no
+    question; a question open; revealed) no sentence of the desk's main area is said twice, and the class's size
+    once."""
+    teacher, secret, code = start_class()
+
+    def desk() -> AppTest:
+        return browser(TEACHER, PAGE, {"teach": {"secret": secret, "code": code}})
+
+    def check(at: AppTest, size: str | None) -> None:
+        sentences = _main_sentences(at)
+        repeated = {s for s in sentences if sentences.count(s) > 1}
+        assert not repeated, repeated
+        if size is not None:
+            said = " ".join(sentences) + " " + " ".join(e.label for e in at.main.expander)
+            assert len(re.findall(rf"(?<![\d.]){size}\b", said)) == 1, said
+
+    check(desk(), None)
+    assert "No student has joined yet." in _main_sentences(desk())
+    ann = join(ANN, code, "Ann")
+    join(BOB, code, "Bob")  # joins, and does not answer
+    check(desk(), "2 students")
+    on(teacher, "lessons/walkthrough.py").sidebar.button(key="cm_ask").click().run()
+    answer(ann.run(), database.teacher_view(secret).question["answer"])
+    check(desk(), "2 students")
+    database.reveal(secret)
+    check(desk(), "2 students")
+
+
+def test_a_following_student_is_never_told_to_change_the_sentence(database):
+    """Issue 47: a following phone kept "Sentence: … (change it in the sidebar: » at the top left)" on screen, even
+    while paused; a student following the class cannot change it. Following: the line names the sentence as the
+    teacher's; paused or with a question open (no lesson drawn): no line; exploring: the sidebar is theirs, and the
+    line says so; a learner outside a class is told as before."""
+
+    def line(at: AppTest) -> str | None:
+        try:
+            return " ".join(c.value for c in _keyed(at, "phone-sentence").caption)
+        except AssertionError:
+            return None
+
+    assert "change it in the sidebar" in line(browser("x" * 32, "lessons/walkthrough.py"))
+    teacher, secret, code = start_class(sentence="the cat sat on the mat")
+    teacher = on(teacher, "lessons/walkthrough.py")  # the class's lesson: the walkthrough, on that sentence
+    ann = on(join(ANN, code, "Ann"), "lessons/walkthrough.py")
+    said = line(ann)
+    assert "the cat sat on the mat" in said and "change it" not in said and "your teacher" in said
+    database.set_mode(secret, "pause")
+    assert not line(stay(ann.run()))  # paused: nothing of the lesson
+    database.set_mode(secret, "explore")
+    assert "change it in the sidebar" in line(stay(ann.run()))
+    database.set_mode(secret, "follow")
+    database.open_question(secret, teacher.session_state["_page_questions"][0])
+    assert not line(stay(ann.run()))  # a question open: the lesson is hidden

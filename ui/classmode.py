@@ -56,6 +56,17 @@ CODE_CSS = """<style>
 .class-code.small { font-size: 2.2rem; letter-spacing: .1em; }
 .st-key-projector-question p { font-size: 2rem; line-height: 1.3; }
 </style>"""
+# The projector, read from the back of a room (issue 47): the status, the results and the question's numbers in
+# large type, in the theme's own text colours written out (tests/test_classmode_pages.py computes their contrast
+# on Streamlit's light and dark backgrounds; a caption's grey was 12 px).
+PROJECTOR_TEXT = ("#262730", "#fafafa")  # light theme, dark theme
+PROJECTOR_CSS = """<style>
+.st-key-projector-status p, .st-key-projector-spread p, .st-key-projector-answer p,
+.st-key-projector-numbers p, .st-key-projector-numbers table {
+  font-size: 1.75rem; line-height: 1.35; color: light-dark(%s, %s); }
+.st-key-projector-status p { font-weight: 600; }
+.st-key-projector-numbers [data-testid="stCaptionContainer"] p { font-size: 1.25rem; }
+</style>""" % PROJECTOR_TEXT
 NOT_FOLLOWED = PRIVATE | {"class"}  # in a link, but not the lesson: keys, ids and the class code
 SHARED_KEYS = SHARED_SETTINGS  # the sidebar's: every lesson reads them
 QUESTIONS = "_page_questions"  # this run's page's questions (records), set by the page that can ask them
@@ -244,7 +255,7 @@ def join_class() -> None:
 def leave_class() -> None:
     identity.remember(**{"class": None})
     class_watch.forget("student")
-    for held in ("_cm_student", "_cm_applied", "_cm_target", "_cm_seen", "_cm_drawing"):
+    for held in ("_cm_student", "_cm_applied", "_cm_target", "_cm_seen", "_cm_drawing", "_cm_mode"):
         st.session_state.pop(held, None)
 
 
@@ -369,9 +380,8 @@ def _teacher_controls(secret: str, page: str) -> None:
     view = store().teacher_view(secret, address=client())  # the class is taught from this network (the store's limits)
     questions = st.session_state.get(QUESTIONS) if page != "classmode" else view.state.get("questions")
     if questions:
-        chosen = st.selectbox("A question about this lesson's numbers", range(len(questions)), key="cm_pick",
-                              format_func=lambda k: questions[k]["prompt"])
-        st.button("Ask the class", key="cm_ask", on_click=_ask, args=(secret, questions[chosen or 0]),
+        chosen = _pick(questions, _open_step(page, view.state))
+        st.button("Ask the class", key="cm_ask", on_click=_ask, args=(secret, questions[chosen]),
                   type="primary", icon=":material/campaign:", width="stretch")
     elif page != "classmode":
         st.caption("This lesson has no questions to ask; the walkthrough and multi-head attention have.")
@@ -395,6 +405,41 @@ def _teacher_controls(secret: str, page: str) -> None:
     show = st.toggle("Show the answers on the projector as they arrive", key="cm_show", value=view.show_results)
     if show != view.show_results:
         store().show_results(secret, show)
+
+
+def _open_step(page: str, state: dict) -> int | None:
+    """The walkthrough's open step on the teacher's page (on the desk: the class's lesson's), or None (another
+    lesson, or all steps on one page)."""
+    if page == "classmode":
+        page, query = state.get("page"), state.get("query") or {}
+        if page != "" or query.get("all_steps") in ("1", "true", "True"):
+            return None
+        step = query.get("step", "1")
+        return int(step) if isinstance(step, str) and step.isdigit() else 1
+    if page != "" or st.session_state.get("all_steps"):
+        return None
+    return int(st.session_state.get("step") or 1)
+
+
+def _pick(questions: list[dict], step: int | None) -> int:
+    """The teacher's list (issue 47: it opened on step 3's question on step 7, and cut questions off mid-formula in a
+    select box): a radio list of whole questions that opens on the open step's (``V.ask_list``). Returns the index
+    of the chosen question."""
+    here = step is not None and any(V.step_of(q) == step for q in questions)
+    every = here and len(questions) > sum(V.step_of(q) == step for q in questions) and st.toggle(
+        "Every step's questions", key="cm_every_step", help=f"Show the questions of the other steps too, not only "
+                                                            f"step {step}'s.")
+    offered, opens, note = V.ask_list(questions, step, every)
+    signature = (step, tuple(q["key"] for q in questions), every)
+    if st.session_state.get("_cm_pick_for") != signature:  # another step or lesson: open on its questions again
+        st.session_state["_cm_pick_for"] = signature
+        st.session_state.pop("cm_pick", None)
+    if note:
+        st.caption(markdown_text(note))
+    several = len({V.step_of(questions[k]) for k in offered}) > 1
+    chosen = st.radio("A question about this lesson's numbers", offered, index=offered.index(opens), key="cm_pick",
+                      format_func=lambda k: markdown_text(V.ask_label(questions[k], several)))
+    return opens if chosen is None or chosen not in offered else chosen
 
 
 def _ask(secret: str, question: dict) -> None:
@@ -425,12 +470,10 @@ def teacher_desk(secret: str, code: str, base_url: str) -> None:
     _loopback_warning(base_url)
     st.link_button("Open the projector view (a new tab: no key on it)", projector, icon=":material/present_to_all:")
     _teacher_live(secret, code)
-    st.subheader("The class's questions", divider="gray")
+    st.subheader("The class's questions and answers", divider="gray")
     questions = db.questions(secret)
-    if questions:
+    if questions:  # none yet: "Now" says so (issue 47: the desk said "No question asked yet." twice)
         ui.table(V.history_frame(questions, db.all_answers(secret)), "cm-history", decimals=None)
-    else:
-        st.caption("No question asked yet. Ask from any lesson's sidebar (its questions come from its own numbers).")
     _export(secret, code, "cm_csv")
     with st.expander("Go on from another device (your teacher link: keep it to yourself)", icon=":material/key:"):
         st.code(f"{origin.scheme}://{origin.netloc}/classmode?teach={secret}", language=None)
@@ -494,16 +537,21 @@ def _teacher_live(secret: str, code: str) -> None:
     joined = len(roster)
     st.subheader("Now", divider="gray")
     if view.question is None:
-        st.caption(f"{_students(joined)} joined. No question asked yet.")
+        st.caption("No question asked yet. Ask from any lesson's sidebar (its questions come from its own numbers).")
     else:
         answers = [a for _, _, a in store().answers(secret, view.question_no)]
-        _question_results(view, answers, joined, big=False)
-    if roster:
-        missing = [s.nickname or "(no nickname)" for s in roster if not s.answered] if view.question else []
-        st.caption(f"Not answered yet: {markdown_text(', '.join(missing))}." if missing and not view.revealed else
-                   f"{_students(joined)} in the class.")
-        with st.expander(f"The roster ({_students(joined)})", icon=":material/group:"):
-            ui.table(V.roster_frame(roster), "cm-roster", decimals=None)
+        _question_results(view, answers, joined, big=False)  # "k of N students answered"
+    if not roster:
+        st.caption("No student has joined yet.")
+        return
+    missing = [s.nickname or "(no nickname)" for s in roster if not s.answered] if view.question else []
+    # the class's size once: in the question's count, else here (issue 47: the desk said it twice or three times)
+    if missing and not view.revealed:
+        st.caption(f"Not answered yet: {markdown_text(', '.join(missing))}.")
+    elif view.question is None:
+        st.caption(f"{_students(joined)} in the class.")
+    with st.expander("The roster: who joined, when, and who answered", icon=":material/group:"):
+        ui.table(V.roster_frame(roster), "cm-roster", decimals=None)
 
 
 def _watch_as_teacher(code: str) -> None:
@@ -531,26 +579,49 @@ def _question_results(view: ClassView, answers: list[str], joined: int, *, big: 
     if big:
         with st.container(key="projector-question"):
             st.markdown(text)
+            _numbers(q, "projector-numbers")
     else:
         st.markdown(text)
+        _numbers(q, "cm-desk-numbers")
     state = ("revealed" if view.revealed else "answers closed" if view.answers_closed or _timed_out(view) else
              "answers close when the timer ends" if view.closes_at else "open")
     answered = len(answers) if answered is None else answered
-    st.caption(f"{answered} of {_students(joined)} answered · {state}.")
+    status = f"{answered} of {_students(joined)} answered · {state}."
+    if big:  # large, in the page's text colour (PROJECTOR_CSS), not a caption's 12 px grey (issue 47)
+        with st.container(key="projector-status"):
+            st.markdown(status)
+            if not (shown or view.revealed):
+                st.markdown("The answers are hidden until your teacher shows them.")
+    else:
+        st.caption(status)
     if state.startswith("answers close when"):
         with st.container(key=f"cm-timer{'-big' if big else ''}"):
             _time_left(view, f"cm_countdown{'_big' if big else ''}", big)
     if shown or view.revealed:
-        if q["options"]:
-            ui.chart(V.tally_figure(q, answers, view.revealed), f"cm-tally{'-big' if big else ''}")
-            if not big:
-                ui.table(V.tally_frame(q, answers, view.revealed), "cm-tally-table", decimals=None)
+        if q["options"] and big:
+            ui.chart(V.projector_tally_figure(q, answers, view.revealed), "cm-tally-big")
+        elif q["options"]:
+            ui.chart(V.tally_figure(q, answers, view.revealed), "cm-tally")
+            ui.table(V.tally_frame(q, answers, view.revealed), "cm-tally-table", decimals=None)
         else:
-            st.markdown(V.spread_text(q, answers, view.revealed))
-    elif big:
-        st.caption("The answers are hidden until your teacher shows them.")
+            with st.container(key="projector-spread" if big else None):
+                st.markdown(V.spread_text(q, answers, view.revealed))
     if view.revealed:
-        st.success(V.right_text(q, answers), icon=":material/check_circle:")
+        with st.container(key="projector-answer" if big else None):
+            st.success(V.right_text(q, answers), icon=":material/check_circle:")
+
+
+def _numbers(q: dict, key: str) -> None:
+    """The numbers a question asks about, under it (issue 47: while it is open the lesson is hidden, and the
+    projector shows only the question): the row of the lesson's table as it showed it, and the same as a sentence
+    (the table's text alternative; on a phone, its reading without scrolling sideways)."""
+    shown = V.shown_of(q)
+    if shown is None:
+        return
+    with st.container(key=key):
+        st.markdown(f"**{markdown_text(shown.title)}**")
+        st.markdown(V.numbers_table(shown))
+        st.caption(markdown_text(shown.text()))
 
 
 # ---- the projector -----------------------------------------------------------------------------------------
@@ -559,7 +630,7 @@ def projector(code: str, base_url: str) -> None:
     """A page for the projector: no key, nothing a student could not see, large type. The open question comes
     first (at 1280 × 720 it must be in view), the join code under it. Anyone may open it with a code, so the code
     is looked up as a join's is (a wrong one counts against this browser and network), once a session."""
-    st.html(CODE_CSS)
+    st.html(CODE_CSS + PROJECTOR_CSS)
     code = code.strip().upper()
     if st.session_state.get("_cm_projector", (None,))[0] != code:
         try:
@@ -673,6 +744,7 @@ def student_banner(code: str) -> bool:
         leave_class()
         return True
     nickname = store().nickname(code, me) or ""
+    st.session_state["_cm_mode"] = view.mode
     with st.container(border=True, key="cm-student-banner"):
         left, right = st.columns([4, 1], vertical_alignment="center")
         said = {"follow": "your page follows your teacher", "explore": "you may explore on your own",
@@ -690,6 +762,12 @@ def student_banner(code: str) -> bool:
         _question(code, view)
         return view.revealed
     return True
+
+
+def exploring() -> bool:
+    """Whether this student's teacher lets the class explore (then the sidebar's settings are the student's own), as
+    this run's banner read it."""
+    return st.session_state.get("_cm_mode") == "explore"
 
 
 def _banner(code: str, text: str) -> None:
@@ -716,6 +794,7 @@ def _question(code: str, view: ClassView) -> None:
     with st.container(border=True, key="cm-question"):
         st.markdown(f"**Question {number}**")
         st.markdown(markdown_text(q["prompt"]))
+        _numbers(q, "cm-numbers")
         mine = store().my_answer(code, me, number)
         if view.revealed:
             if mine is None:

@@ -149,13 +149,17 @@ def sentence_on_phones(page: str):
     Returns a function to call once the lesson has run: it writes the sentence the lesson showed (the last
     one that worked, when the box holds text it could not show)."""
     if "sentence" not in settings_used(page):
-        return lambda: None
+        return lambda **_: None
     box = st.container(key="phone-sentence")
 
-    def write() -> None:
+    def write(*, drawn: bool = True, changeable: bool = True) -> None:
+        """``drawn``: the lesson was drawn (a class's student sees none while paused or while a question is open);
+        ``changeable``: this reader may change the sentence (not a student following the class, issue 47)."""
+        if not drawn:
+            return
         sentence = st.session_state.get(SHOWN, {}).get("sentence", shared().sentence)
         box.caption(f"Sentence: “{markdown_text(_clipped(sentence, 120))}” "
-                    "(change it in the sidebar: » at the top left)")
+                    + ("(change it in the sidebar: » at the top left)" if changeable else "(your teacher's)"))
     return write
 
 

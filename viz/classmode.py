@@ -12,9 +12,10 @@ from fractions import Fraction
 import pandas as pd
 
 from viz import svg
-from viz.exercises import Question
+from viz.exercises import Question, Shown
 from viz.exports import to_csv
 from viz.labels import markdown_text
+from viz.tables import markdown_table
 
 BAR = "#0072b2"  # Okabe–Ito blue
 RIGHT = "#009e73"  # Okabe–Ito bluish green: the right answer, after the reveal
@@ -24,7 +25,61 @@ NUMBER = re.compile(r"\s*([+\-−]?)(\d{0,6})(?:[.,](\d{0,6}))?\s*")  # "0.3", "
 def question_record(q: Question) -> dict:
     """A generated question as the class stores it (JSON)."""
     return {"key": q.key, "prompt": q.prompt, "options": list(q.options), "answer": q.answer, "also": list(q.also),
-            "explanation": q.explanation, "low": q.low, "high": q.high}
+            "explanation": q.explanation, "low": q.low, "high": q.high, "step": q.step,
+            "shown": None if q.shown is None else {"title": q.shown.title, "row": q.shown.row,
+                                                   "columns": list(q.shown.columns), "values": list(q.shown.values)}}
+
+
+def ask_list(questions: list[dict], step: int | None, every: bool = False) -> tuple[list[int], int, str]:
+    """The teacher's "Ask the class" list on a lesson whose open step is ``step`` (None: a page without steps, or all
+    steps on one page): the questions it offers (their indices), the one it opens on, and a line above it.
+
+    The open step's questions when it has some (``every``: all of the lesson's, still opening on the step's first);
+    when it has none, every step's, opening on the latest step before it that has some (its numbers were shown), else
+    on the first."""
+    everything = list(range(len(questions)))
+    here = [k for k in everything if step_of(questions[k]) == step] if step is not None else []
+    if step is None:
+        return everything, 0, ""
+    if here:
+        return (everything if every else here), here[0], ""
+    earlier = [k for k in everything if 0 < step_of(questions[k]) < step]
+    latest = max((step_of(questions[k]) for k in earlier), default=None)
+    opens = next((k for k in earlier if step_of(questions[k]) == latest), 0)
+    return everything, opens, f"Step {step} asks no question of its own; these are the lesson's other steps'."
+
+
+def step_of(question: dict) -> int:
+    """The walkthrough step a stored question belongs to (0: any, or a record without one)."""
+    step = question.get("step")
+    return step if isinstance(step, int) and not isinstance(step, bool) else 0
+
+
+def ask_label(question: dict, several_steps: bool) -> str:
+    """A question as the teacher's list shows it: whole (its step first when the list spans several steps)."""
+    step = step_of(question)
+    return (f"Step {step}: " if several_steps and step else "") + question["prompt"]
+
+
+def shown_of(question: dict) -> Shown | None:
+    """The numbers a stored question asks about (``Question.shown``, as the lesson's table showed them when it was
+    asked), or None: a question without them (its prompt holds its numbers), or a record that is not well formed
+    (a stored question is read as data from anyone)."""
+    shown = question.get("shown")
+    if not isinstance(shown, dict):
+        return None
+    title, row, columns, values = (shown.get(k) for k in ("title", "row", "columns", "values"))
+    texts = [title, row, *(columns if isinstance(columns, list) else [None]),
+             *(values if isinstance(values, list) else [None])]
+    if not all(isinstance(t, str) for t in texts) or len(columns) != len(values) or not columns:
+        return None
+    return Shown(title, row, tuple(columns), tuple(values))
+
+
+def numbers_table(shown: Shown) -> str:
+    """Markdown: the numbers as one row of the lesson's table (the query's label, then a cell a key; escaped)."""
+    frame = pd.DataFrame([list(shown.values)], index=pd.Index([shown.row], name="query"), columns=list(shown.columns))
+    return markdown_table(frame, decimals=None)
 
 
 def parse_number(text: str) -> str | None:
@@ -98,6 +153,22 @@ def tally_figure(question: dict, answers: list[str], revealed: bool) -> svg.Svg:
     return svg.bars(list(frame.index), [svg.Series("answers", counts, colours, [str(c) for c in counts])],
                     title=f"The class's answers ({len(answers)})", x_title="answer", y_title="students",
                     y_range=(0, top * 1.15), whole=True)
+
+
+PROJECTOR_SIZE = 28  # px: the projector chart's labels (the room's back row reads them)
+PROJECTOR_WIDTH = 1100  # px: the projector chart's width (a 1280 px projector's page)
+
+
+def projector_tally_figure(question: dict, answers: list[str], revealed: bool) -> svg.Svg:
+    """The projector's chart of the class's answers: a row an option, its whole text at the left, large; after the
+    reveal, a right option is marked "✓" as well as coloured (colour is never the only sign)."""
+    frame = tally_frame(question, answers, revealed)
+    right = [revealed and is_right(question, o) for o in frame.index]
+    counts = [int(c) for c in frame["students"]]
+    return svg.rows_of_bars([("✓ " if r else "") + str(o) for o, r in zip(frame.index, right, strict=True)], counts,
+                            [RIGHT if r else BAR for r in right], [str(c) for c in counts],
+                            title=f"The class's answers ({len(answers)})", value_title="students",
+                            size=PROJECTOR_SIZE, width=PROJECTOR_WIDTH)
 
 
 def median_text(values: list[str]) -> str:

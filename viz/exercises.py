@@ -33,6 +33,22 @@ MASK_OPTIONS = ("its own value vector v_1", "the average of all the value vector
 
 
 @dataclass(frozen=True)
+class Shown:
+    """The numbers a question asks about, as the lesson's table shows them: one row of a matrix (issue 47: a class
+    answers with the lesson hidden, so the question carries its numbers). Taken from the trace, never recomputed."""
+
+    title: str  # "Row 1 of Z (the query “This”)": which numbers, as the prompt names them
+    row: str  # the row's label (the query)
+    columns: tuple[str, ...]  # the keys' labels
+    values: tuple[str, ...]  # as the table shows them: two decimals, "−∞" for a masked score, "—" for a masked α
+
+    def text(self) -> str:
+        """The table as one sentence (its text alternative, and a narrow screen's reading of it)."""
+        cells = "; ".join(f"“{c}” {v}" for c, v in zip(self.columns, self.values, strict=True))
+        return f"{self.title}, key by key: {cells}."
+
+
+@dataclass(frozen=True)
 class Question:
     key: str  # stable within one lesson state; part of the widget key
     prompt: str  # plain text (escape before Markdown)
@@ -44,6 +60,7 @@ class Question:
     reveals: int = 0  # the step that shows the answer
     low: float | None = None  # a number answer: every value from ``low`` to ``high`` counts (to two decimals)
     high: float | None = None
+    shown: Shown | None = None  # the numbers it asks about, when the prompt does not hold them
 
     def is_correct(self, response: str | float | None) -> bool:
         if response is None:
@@ -161,6 +178,20 @@ def _tied(trace: AttentionTrace, best: tuple[int, ...], labels: list[str], what:
     return f"on {names}, an exact tie: {why}. Each of them is a right answer."
 
 
+def _z_row(trace: AttentionTrace, i: int, labels: list[str]) -> Shown:
+    """Row i of the scaled scores Z as step 6's table shows it (masked keys −∞)."""
+    z = np.where(trace.mask[i], trace.masked_scores[i], -np.inf)
+    return Shown(f"Row {i + 1} of Z (the query “{labels[i]}”)", labels[i], tuple(labels),
+                 tuple(format_number(float(x)) for x in z))
+
+
+def _alpha_row(trace: AttentionTrace, i: int, labels: list[str]) -> Shown:
+    """Row i of α as step 7's table shows it (masked keys —)."""
+    return Shown(f"Row {i + 1} of α (the query “{labels[i]}”)", labels[i], tuple(labels),
+                 tuple(format_number(float(a)) if ok else "—" for a, ok in zip(trace.weights[i], trace.mask[i],
+                                                                              strict=True)))
+
+
 def _winner_question(trace: AttentionTrace, i: int, lid: str, labels: list[str]) -> Question:
     """Step 6: which key wins α, from row i of the scaled scores (softmax keeps a row's order)."""
     z = np.where(trace.mask[i], trace.masked_scores[i], -np.inf)
@@ -178,7 +209,7 @@ def _winner_question(trace: AttentionTrace, i: int, lid: str, labels: list[str])
         key=f"{lid}-most", prompt=f"Which key will the softmax give the largest weight in row {i + 1}, the query "
                                   f"“{labels[i]}”?",
         options=tuple(labels), answer=labels[best[0]], also=tuple(labels[j] for j in best[1:]), step=6, reveals=7,
-        explanation=explanation,
+        explanation=explanation, shown=_z_row(trace, i, labels),
     )
 
 
@@ -206,6 +237,7 @@ def _alpha_question(trace: AttentionTrace, i: int, j: int, lid: str, labels: lis
         prompt=f"From row {i + 1} of Z (the query “{labels[i]}”), compute α for the key “{labels[j]}” to two "
                "decimals: e^z of its score over the sum of e^z of the row (masked keys, −∞, give 0).",
         options=(), answer=round(float(trace.weights[i, j]), 2), low=low, high=high, step=6, reveals=7,
+        shown=_z_row(trace, i, labels),
         explanation=_alpha_written_out(trace, i, j) + " The table's scores are rounded to two decimals, so "
         + Question("", "", (), 0.0, "", low=low, high=high).counts_text() + ".",
     )
@@ -258,7 +290,7 @@ def _value_question(trace: AttentionTrace, i: int, lid: str, labels: list[str]) 
         key=f"{lid}-value",
         prompt=f"Whose value vector gets the largest share of the output of the query “{labels[i]}” (row {i + 1})?",
         options=tuple(labels), answer=labels[best[0]], also=tuple(labels[j] for j in best[1:]), step=7, reveals=8,
-        explanation=explanation,
+        explanation=explanation, shown=_alpha_row(trace, i, labels),
     )
 
 

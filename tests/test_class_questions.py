@@ -1,0 +1,143 @@
+"""Issue 47, class mode: a question carries the numbers it asks about (the lesson is hidden while it is open), as
+the lesson's table shows them, and an answer worked out from those shown numbers counts.
+
+Over a family of lessons (sentences, seeds, the causal mask, positional encodings, d_k), each question is checked
+against the trace itself, not against the builder's own text: the shown numbers are the trace's row at two decimals,
+and a learner who works from them (the softmax of the shown scores; the largest shown score or weight) is right.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import xml.etree.ElementTree as ET
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+import attention as A
+from viz import classmode as V
+from viz.exercises import MASK_OPTIONS, head_questions, make_questions
+from viz.labels import token_labels
+
+SENTENCES = ["This forum is awesome", "the cat sat on the mat", "a b", "the the the", "I",
+             "an unusually long sentence with many different words in it for twelve"]
+NEEDS_NUMBERS = {"most": "Z", "alpha": "Z", "value": "α"}  # a question's kind -> the matrix whose row it asks about
+TWO_DECIMALS = re.compile(r"−?\d+\.\d\d")
+
+
+def value_of(cell: str) -> float:
+    """A shown cell as the learner reads it: a number at two decimals, or −∞ (a masked score)."""
+    if cell == "−∞":
+        return -math.inf
+    assert TWO_DECIMALS.fullmatch(cell), cell  # the lesson's tables show two decimals
+    return float(cell.replace("−", "-"))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(SENTENCES), st.integers(0, 100_000), st.booleans(), st.booleans(),
+       st.sampled_from([1, 2, 4, 8]))
+@example("This forum is awesome", 42, False, False, 4)  # the app's default lesson (the issue's question)
+def test_every_question_that_needs_numbers_shows_them_as_the_trace_has_them_and_they_give_a_right_answer(
+        sentence, seed, causal, positional, d_k):
+    trace = A.trace_self_attention(sentence, seed=seed, causal=causal, positional=positional, d_k=d_k)
+    labels = token_labels(trace.tokens)
+    for q in make_questions(trace):
+        kind = q.key.rsplit("-", 1)[1]
+        record = V.question_record(q)
+        shown = V.shown_of(record)  # as the class stores it (JSON) and shows it
+        if kind not in NEEDS_NUMBERS:
+            # the shape question's numbers are in its prompt; the mask question asks what the mask does
+            assert shown is None, q.key
+            if kind == "shape":
+                n, d_model, _, d_k_ = map(int, re.findall(r"\d+", q.prompt))  # X [n × d_model], W_Q [d_model × d_k]
+                assert (n, d_model, d_k_) == (trace.n, trace.d_model, trace.d_k) and q.answer == f"{n} × {d_k_}"
+            else:
+                assert kind == "mask" and q.answer == MASK_OPTIONS[0]
+            continue
+        assert shown is not None, f"{q.key} asks about numbers it does not show"
+        i = int(re.search(r"row (\d+)", q.prompt).group(1)) - 1
+        assert shown.title.startswith(f"Row {i + 1} of {NEEDS_NUMBERS[kind]} ") and labels[i] in shown.title
+        assert shown.row == labels[i] and list(shown.columns) == labels
+        matrix = trace.masked_scores if NEEDS_NUMBERS[kind] == "Z" else trace.weights
+        cells = []
+        for j, cell in enumerate(shown.values):
+            if not trace.mask[i, j]:
+                assert cell == ("−∞" if NEEDS_NUMBERS[kind] == "Z" else "—"), (q.key, j, cell)
+                cells.append(-math.inf)
+                continue
+            value = value_of(cell)
+            assert abs(value - float(matrix[i, j])) <= 0.005 + 1e-9, (q.key, j, cell, matrix[i, j])
+            cells.append(value)
+        # the text alternative says the same numbers, key by key
+        assert all(f"“{c}” {v}" in shown.text() for c, v in zip(shown.columns, shown.values, strict=True))
+        if kind == "alpha":  # a learner's α from the shown scores, to two decimals, counts
+            j = labels.index(re.search(r"for the key “(.+?)” to two", q.prompt).group(1))
+            top = max(cells)
+            e = [math.exp(z - top) for z in cells]
+            worked = round(e[j] / sum(e), 2)
+            assert q.is_correct(worked) and V.is_right(record, f"{worked:.2f}"), (worked, q.low, q.high)
+        else:  # the largest shown number: every key that shows it is a right answer
+            best = [labels[j] for j, c in enumerate(cells) if c == max(cells)]
+            assert all(q.is_correct(b) and V.is_right(record, b) for b in best), (best, q.answer, q.also)
+
+
+def test_a_stored_question_whose_numbers_are_not_well_formed_shows_none_and_labels_stay_text():
+    """A stored question is data from anyone: a record with a missing or mistyped part shows no numbers; a label
+    with Markdown in it is a cell's text, not a link."""
+    trace = A.trace_self_attention("[x](http://e.org) | b", seed=1)
+    q = next(q for q in make_questions(trace) if q.shown is not None)
+    record = V.question_record(q)
+    table = V.numbers_table(V.shown_of(record))
+    assert "](http" not in table and table.count("\n") == 2  # one header, one rule, one row
+    for broken in ({**record["shown"], "values": record["shown"]["values"][:-1]}, {**record["shown"], "row": 3},
+                   {**record["shown"], "columns": "abc"}, "row 1", None):
+        assert V.shown_of({**record, "shown": broken}) is None
+
+
+def test_the_multi_head_pages_shape_questions_hold_their_numbers_in_the_prompt():
+    """Their answers are shapes worked out from d_model and h, which the prompts state (no table needed)."""
+    for q in head_questions(5, 8, 2, "x"):
+        assert q.shown is None and ("d_model = 8" in q.prompt or "2 heads" in q.prompt)
+
+
+def _texts(fig) -> list[ET.Element]:
+    return [e for e in ET.fromstring(fig.markup).iter() if e.tag.endswith("text")]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(SENTENCES), st.integers(0, 10_000), st.booleans(), st.booleans(),
+       st.lists(st.integers(0, 40), min_size=1, max_size=12))
+def test_the_projectors_answers_chart_is_wide_and_its_labels_large_and_whole(sentence, seed, causal, revealed,
+                                                                              counts):
+    """Issue 47: after the reveal the projector's chart was ~200 px wide with 11–12 px labels. Its chart is now as
+    wide as the projector's page (1,000 px or more) and every text in it is 28 px or larger; every option is
+    written whole (a mask option is a phrase), a count a row; a right option is marked ✓, not by colour alone."""
+    trace = A.trace_self_attention(sentence, seed=seed, causal=causal)
+    for q in (q for q in make_questions(trace) if q.options):
+        record = V.question_record(q)
+        answers = [o for o, c in zip(q.options, counts * len(q.options), strict=False) for _ in range(c)]
+        fig = V.projector_tally_figure(record, answers, revealed)
+        assert fig.width >= 1000, fig.width
+        texts = _texts(fig)
+        assert all(float(t.get("font-size", 13)) >= 28 for t in texts), sorted({t.get("font-size") for t in texts})
+        written = ["".join(t.itertext()) for t in texts]
+        for option in q.options:
+            mark = "✓ " if revealed and V.is_right(record, option) else ""
+            assert mark + option in written, (option, written)
+            assert str(sum(a == option for a in answers)) in written
+
+
+def test_the_projectors_status_and_results_are_large_and_read_at_4_5_to_1_in_both_themes():
+    """Issue 47: the projector's status line was a 12 px grey caption. Its status, results and the question's numbers
+    are 1.75 rem (28 px) in the theme's text colours, whose contrast on Streamlit's light and dark backgrounds is
+    computed here from the colours the page's CSS uses (WCAG AA: 4.5:1 for text)."""
+    from tests.test_view import STREAMLIT_DARK, contrast
+    from ui import classmode as C
+
+    light, dark = re.search(r"color: light-dark\((#[0-9a-f]{6}), (#[0-9a-f]{6})\)", C.PROJECTOR_CSS).groups()
+    assert (light, dark) == C.PROJECTOR_TEXT
+    assert contrast(light, (255, 255, 255)) >= 4.5
+    assert all(contrast(dark, background) >= 4.5 for background in STREAMLIT_DARK)
+    rule = re.search(r"\.st-key-projector-status p,[^{]*\{([^}]*)\}", C.PROJECTOR_CSS).group(1)
+    assert float(re.search(r"font-size: ([\d.]+)rem", rule).group(1)) * 16 >= 24  # large text, from afar
