@@ -352,6 +352,8 @@ def _cell_size(count: int) -> float:
 # chart there is shrunk to 564 / 660 = 0.85 at worst. A heatmap whose numbers would make it wider is drawn
 # without them (its table has them).
 MAX_CHART_WIDTH = 660
+LABEL_GAP = 1.0  # pixels kept between a bar's label and another label
+TITLE_BOTTOM = 26.0  # a chart's title (15 px at y = 16) ends above this
 
 
 def _every(labels: Sequence[str], step: int) -> list[str]:
@@ -578,7 +580,40 @@ def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_t
     plot_h = 200
     bottom = (longest * 0.72 + 16 if slanted else 24) + 28 + (24 if show_legend else 0)
     width = max(left + n * slot + 10, text_width(title, 15, bold=True) + 10, 300)
-    frame = Frame(left, top, n * slot, plot_h, (0, n), y_range)
+    inner = slot * 0.8 / k
+    label_size = 11 if k > 1 else 12
+    labelled = [(s_idx, j) for s_idx, s in enumerate(series) if s.labels is not None for j in range(n)]
+
+    def layout(top: float) -> tuple[Frame, list[tuple[float, float, float, float]], dict[tuple[int, int], float]]:
+        """The frame, each bar's box (x0, y0, x1, y1) and each label's baseline: over its bar, lifted above every
+        bar and every label placed before it that its box would touch (issue 47: a pair's two labels, side by
+        side at the same height, printed over each other, "0.250.25")."""
+        frame = Frame(left, top, n * slot, plot_h, (0, n), y_range)
+        boxes = []
+        for s_idx, s in enumerate(series):
+            for j, v in enumerate(s.values):
+                x = left + j * slot + slot * 0.1 + s_idx * inner
+                y0, y1 = float(frame.py(max(0.0, min(v, y_range[1])))), float(frame.py(min(0.0, v)))
+                boxes.append((x, y0, x + inner, y0 + max(y1 - y0, 0.5)))
+        placed: list[tuple[float, float, float, float]] = []
+        baselines = {}
+        for s_idx, j in labelled:
+            x0 = boxes[s_idx * n + j][0]
+            w = text_width(series[s_idx].labels[j], label_size)
+            lx0, lx1 = x0 + inner / 2 - w / 2 - LABEL_GAP, x0 + inner / 2 + w / 2 + LABEL_GAP
+            y = min(b[1] for b in boxes if b[0] < lx1 and lx0 < b[2]) - 4  # over every bar it spans
+            while clash := [b for b in placed if b[0] < lx1 and lx0 < b[2] and b[1] - LABEL_GAP < y
+                            and y - label_size < b[3] + LABEL_GAP]:
+                y = min(b[1] for b in clash) - LABEL_GAP
+            placed.append((lx0, y - label_size, lx1, y))
+            baselines[s_idx, j] = y
+        return frame, boxes, baselines
+
+    frame, boxes, baselines = layout(top)
+    highest = min(baselines.values(), default=top) - label_size  # a lifted label stays under the title
+    if highest < TITLE_BOTTOM:
+        top += TITLE_BOTTOM - highest
+        frame, boxes, baselines = layout(top)
     out = [text(0, 16, title, size=15, weight="bold", cls="title")]
     y_ticks = None
     if whole:  # no "0.5 students"
@@ -586,16 +621,14 @@ def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_t
         if len(y_ticks) < 2:
             y_ticks = [float(t) for t in range(int(y_range[0]), int(y_range[1]) + 1)]
     out.append(frame.axes(x_title="", y_title=y_title, x_ticks=[], x_tick_text=[], y_ticks=y_ticks))
-    inner = slot * 0.8 / k
     for s_idx, s in enumerate(series):
         fills = [s.colour] * n if isinstance(s.colour, str) else list(s.colour)
-        for j, v in enumerate(s.values):
-            x = left + j * slot + slot * 0.1 + s_idx * inner
-            y0, y1 = float(frame.py(max(0.0, min(v, y_range[1])))), float(frame.py(min(0.0, v)))
+        for j in range(n):
+            x, y0, _, y1 = boxes[s_idx * n + j]
             out.append(f'<rect class="bar" x="{_num(x)}" y="{_num(y0)}" width="{_num(inner)}" '
-                       f'height="{_num(max(y1 - y0, 0.5))}" fill="{fills[j]}" stroke="#444" stroke-width="0.6"/>')
+                       f'height="{_num(y1 - y0)}" fill="{fills[j]}" stroke="#444" stroke-width="0.6"/>')
             if s.labels is not None:
-                out.append(text(x + inner / 2, y0 - 4, s.labels[j], size=11 if k > 1 else 12, anchor="middle",
+                out.append(text(x + inner / 2, baselines[s_idx, j], s.labels[j], size=label_size, anchor="middle",
                                 cls="barlabel", baseline="auto"))
     out += category_ticks(categories, left=left, step=slot, y=top + plot_h + 6, size=tick, slanted=slanted)
     height = top + plot_h + bottom
