@@ -647,6 +647,79 @@ def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_t
 # ---------------------------------------------------------------------------------------------
 # x–y plots: lines, histograms, arrows
 
+ARROW_LABEL_SIZE = 12
+ARROW_LABEL_HEIGHT = 14.0  # a label's box: its type's height and a pixel either side
+LEADER_FROM = 16.0  # a label whose box is further than this from its arrow's tip gets a dotted line to it
+
+
+def arrow_label_box(x: float, y: float, label: str) -> tuple[float, float, float, float]:
+    """The box (x0, y0, x1, y1) of an arrow's label centred at (x, y): its measured width, its type's height."""
+    w = text_width(label, ARROW_LABEL_SIZE)
+    return (x - w / 2, y - ARROW_LABEL_HEIGHT / 2, x + w / 2, y + ARROW_LABEL_HEIGHT / 2)
+
+
+def _crosses(box: tuple[float, float, float, float], p0: tuple[float, float], p1: tuple[float, float]) -> bool:
+    """Whether the segment p0–p1 passes through the box (Liang–Barsky clipping)."""
+    t0, t1 = 0.0, 1.0
+    dx, dy = p1[0] - p0[0], p1[1] - p0[1]
+    for p, q in ((-dx, p0[0] - box[0]), (dx, box[2] - p0[0]), (-dy, p0[1] - box[1]), (dy, box[3] - p0[1])):
+        if p == 0:
+            if q < 0:
+                return False
+        elif p < 0:
+            t0 = max(t0, q / p)
+        else:
+            t1 = min(t1, q / p)
+        if t0 > t1:
+            return False
+    return True
+
+
+def _arrow_label_spots(arrows: Sequence[Arrow], tips: Sequence[tuple[float, float]], origin: tuple[float, float],
+                       bounds: tuple[float, float, float, float]) -> list[tuple[tuple[float, float],
+                                                                               tuple[float, float]] | None]:
+    """Where each labelled arrow's label goes (its centre, and the point of its box nearest the tip), or None.
+
+    Labels are placed from the last arrow drawn (the one on top, the most important) to the first, each at the
+    first spot, going outwards from its tip along the arrow and then to either side, whose box touches no label
+    placed before it and no arrow's tip, within ``bounds`` (issue 47: labels of tips near one another printed over
+    each other)."""
+    taken = [(x - 5, y - 5, x + 5, y + 5) for x, y in tips]  # every arrowhead
+    shafts = [tip for a, tip in zip(arrows, tips, strict=True) if a.opacity >= 0.5]  # the arrows not faded
+    spots: list = [None] * len(arrows)
+    x_min, y_min, x_max, y_max = bounds
+    for k in reversed(range(len(arrows))):
+        a = arrows[k]
+        if not a.labelled:
+            continue
+        tx, ty = tips[k]
+        dx, dy = tx - origin[0], ty - origin[1]
+        norm = math.hypot(dx, dy)
+        ux, uy = (dx / norm, dy / norm) if norm > 1e-9 else (0.0, -1.0)
+        w = text_width(a.label, ARROW_LABEL_SIZE)
+        reach = math.hypot(w / 2, ARROW_LABEL_HEIGHT / 2)
+        candidates = [(tx + ux * (reach + 4 + step) + -uy * side, ty + uy * (reach + 4 + step) + ux * side)
+                      for step in range(0, 241, 12) for side in (0, 16, -16, 32, -32, 56, -56)]
+        candidates += [(tx - ux * (reach + 4 + step) + -uy * side, ty - uy * (reach + 4 + step) + ux * side)
+                       for step in range(0, 121, 12) for side in (0, 16, -16, 32, -32)]
+        for cx, cy in candidates:
+            box = arrow_label_box(cx, cy, a.label)
+            if box[0] < x_min or box[2] > x_max or box[1] < y_min or box[3] > y_max:
+                continue
+            if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in taken):
+                continue
+            if any(_crosses(box, origin, tip) for tip in shafts):
+                continue
+            taken.append(box)
+            spots[k] = ((cx, cy), (min(max(tx, box[0]), box[2]), min(max(ty, box[1]), box[3])))
+            break
+        else:  # no free spot (never met in the tests' sentences): beside its tip all the same, never dropped
+            cx, cy = tx + ux * (reach + 4), ty + uy * (reach + 4)
+            box = arrow_label_box(cx, cy, a.label)
+            taken.append(box)
+            spots[k] = ((cx, cy), (min(max(tx, box[0]), box[2]), min(max(ty, box[1]), box[3])))
+    return spots
+
 
 @dataclass(frozen=True)
 class Line:
@@ -678,6 +751,7 @@ class Arrow:
     label: str
     width: float = 1.8
     opacity: float = 1.0
+    labelled: bool = True  # its label drawn at its tip (always named in the text alternative)
 
 
 @dataclass(frozen=True)
@@ -731,22 +805,39 @@ def plot(p: Plot, *, width: float = 420, height: float = 240, show_legend: bool 
             out += [f'<circle cx="{_num(a)}" cy="{_num(b)}" r="3" fill="{line.colour}"/>'
                     for a, b in zip(px, py, strict=True)]
     ox, oy = float(frame.px(0.0)) if p.arrows else 0.0, float(frame.py(0.0)) if p.arrows else 0.0
-    for a in p.arrows:
-        tx, ty = float(frame.px(a.x)), float(frame.py(a.y))
+    tips = [(float(frame.px(a.x)), float(frame.py(a.y))) for a in p.arrows]
+    spots = _arrow_label_spots(p.arrows, tips, (ox, oy), (left, top, left + plot_w, top + plot_h))
+    for a, (tx, ty), spot in zip(p.arrows, tips, spots, strict=True):
         angle = math.atan2(ty - oy, tx - ox)
         head = 9 + a.width
         wing = [(tx - head * math.cos(angle + s), ty - head * math.sin(angle + s)) for s in (0.4, -0.4)]
+        label = ""
+        if spot is not None:
+            (lx, ly), (bx, by) = spot
+            if math.hypot(bx - tx, by - ty) > LEADER_FROM:  # a label moved away from its tip points back to it
+                label += (f'<line class="leader" x1="{_num(tx)}" y1="{_num(ty)}" x2="{_num(bx)}" y2="{_num(by)}" '
+                          f'stroke="{a.colour}" stroke-width="0.8" stroke-dasharray="2,2"/>')
+            label += text(lx, ly, a.label, size=ARROW_LABEL_SIZE, anchor="middle", cls="arrowlabel", fill=a.colour)
         out.append(f'<g class="arrow" opacity="{a.opacity}"><line x1="{_num(ox)}" y1="{_num(oy)}" x2="{_num(tx)}" '
                    f'y2="{_num(ty)}" stroke="{a.colour}" stroke-width="{a.width}"/>'
                    f'<polygon points="{_num(tx)},{_num(ty)} {_num(wing[0][0])},{_num(wing[0][1])} '
-                   f'{_num(wing[1][0])},{_num(wing[1][1])}" fill="{a.colour}"/>'
-                   + text(tx, ty - 8, a.label, size=12, anchor="middle", cls="arrowlabel", fill=a.colour,
-                          baseline="auto") + "</g>")
+                   f'{_num(wing[1][0])},{_num(wing[1][1])}" fill="{a.colour}"/>' + label + "</g>")
     named = [(line.name, line.colour) for line in p.lines] + [(c.name, c.colour) for c in p.columns]
     total_h = top + plot_h + 50
-    if show_legend and named:
-        out.append(legend(named, left, total_h + 6))
-        total_h += 22
+    if show_legend and named:  # in as many rows as it takes to stay within the chart
+        room = max(left + plot_w + 14, text_width(p.title, 15, bold=True) + 10) - left
+        rows: list[list[tuple[str, str]]] = [[]]
+        used = 0.0
+        for entry in named:
+            w = 17 + text_width(entry[0], 12) + 18
+            if rows[-1] and used + w - 18 > room:
+                rows.append([])
+                used = 0.0
+            rows[-1].append(entry)
+            used += w
+        for row in rows:
+            out.append(legend(row, left, total_h + 6))
+            total_h += 22
     alt = (f"{p.title}: {p.y_title or 'values'} against {p.x_title}"
            + (f"; {'lines' if p.lines else 'histograms'}: {listing([name for name, _ in named])}" if named else "")
            + (f"; arrows: {listing([a.label for a in p.arrows])}" if p.arrows else "") + ".")
