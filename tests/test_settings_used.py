@@ -89,3 +89,25 @@ def test_a_phones_sentence_line_names_the_sentence_the_lesson_shows(page, shown)
         return
     assert line(fine).startswith("Sentence: “a dog ran”")
     assert line(too_long).startswith(f"Sentence: “{shown}”")
+
+
+@pytest.mark.parametrize("page", ["", "multihead"])
+def test_the_phones_sentence_line_carries_the_rule_that_hides_it_on_a_wider_screen(page):
+    """Issue 47: a desktop page's first paint flashed the phone-only line. The rule hiding it came only through
+    st.html, whose code the browser loads after the first paint; the line's own box now starts with that rule in
+    Markdown (drawn with the first paint), ahead of the line."""
+    from ui.settings import PHONE_ONLY_CSS
+    at = open_app(page, sentence="a dog ran")
+
+    def boxes(block):
+        for child in getattr(block, "children", {}).values():
+            yield child
+            yield from boxes(child)
+
+    box = next(b for b in boxes(at.main) if getattr(b, "proto", None) is not None
+               and "phone-sentence" in str(getattr(b.proto, "id", "")) + str(b.proto))
+    kinds = [(c.type, getattr(c, "value", None)) for c in box.children.values()]
+    assert kinds[0] == ("markdown", PHONE_ONLY_CSS) and kinds[1][1].startswith("Sentence: “a dog ran”"), kinds
+    assert box.children[0].proto.allow_html
+    assert "@media (min-width: 769px)" in PHONE_ONLY_CSS and ".st-key-phone-sentence { display: none; }" in \
+        PHONE_ONLY_CSS

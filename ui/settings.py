@@ -143,6 +143,9 @@ def draw_shared_sidebar(page: str = "") -> Shared:
     )
 
 
+PHONE_ONLY_CSS = "<style>@media (min-width: 769px) { .st-key-phone-sentence { display: none; } }</style>"
+
+
 def sentence_on_phones(page: str):
     """On a phone the sidebar starts closed, and the sentence every number comes from was hidden behind it:
     a line at the top of the page names it there (ui.components.TABLE_CSS shows it on narrow screens only).
@@ -154,6 +157,10 @@ def sentence_on_phones(page: str):
 
     def write() -> None:
         sentence = st.session_state.get(SHOWN, {}).get("sentence", shared().sentence)
+        # the rule that hides the line on a wider screen travels with it, in an element the first paint draws:
+        # TABLE_CSS's copy comes through st.html, whose code Streamlit loads only once the page has painted, and
+        # a desktop page flashed the line meanwhile (issue 47)
+        box.markdown(PHONE_ONLY_CSS, unsafe_allow_html=True)
         box.caption(f"Sentence: “{markdown_text(_clipped(sentence, 120))}” "
                     "(change it in the sidebar: » at the top left)")
     return write
