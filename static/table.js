@@ -68,7 +68,15 @@ export function drawTable(panel, view, parts, choose) {
   const all = panel.cols.map((_, c) => c);
   // the columns of each block: all of them in a scrolling box, else as many as fit the room (columnBlocks)
   const scale = parseFloat(getComputedStyle(view.parent || document.body).getPropertyValue("--alv-table-scale")) || 1;
-  const roomNow = () => (view.parent && view.parent.clientWidth) || FALLBACK_ROOM;
+  // The room: the view's element, or, inside columns, the outermost row of columns: a column that holds a table
+  // is as wide as its content (ui/components.py's TABLE_CSS) and wraps under its neighbour when it does not fit
+  // beside it, so its own width follows the table and would feed the blocks back into the next measure
+  const roomBox = () => {
+    let box = view.parent;
+    for (let e = view.parent; e; e = e.parentElement) if (e.dataset && e.dataset.testid === "stHorizontalBlock") box = e;
+    return box;
+  };
+  const roomNow = () => (view.parent && roomBox().clientWidth) || FALLBACK_ROOM;
   let blocks = panel.scroll ? [all] : columnBlocks(panel, scale, roomNow());
   const drawRow = (r, columns) => {
     const tr = el("tr");
@@ -117,8 +125,8 @@ export function drawTable(panel, view, parts, choose) {
   if (!panel.scroll) {
     const fill = (into) => blocks.forEach((columns, k) => { for (let r = 0; r < n; r++) into[k].appendChild(drawRow(r, columns)); });
     fill(bodies);
-    // The room is the view's own width, known once it is laid out and followed as it changes (a window resized,
-    // the sidebar opened, presenter mode). The blocks depend on that width alone, never on what they draw, so a
+    // The room (roomBox) is known once the view is laid out and followed as it changes (a window resized, the
+    // sidebar opened, presenter mode). The blocks depend on that width alone, never on what they draw, so a
     // redraw cannot feed back into the next measure. The first measure also corrects the estimate by the real
     // width of the drawn first block (a token of wide letters), once, clamped.
     if (view.parent && typeof ResizeObserver !== "undefined") {
@@ -126,7 +134,7 @@ export function drawTable(panel, view, parts, choose) {
       const estimate = (cols) => labels + cols.reduce((sum, c) => sum + columns[c], 0);
       let factor = null;
       const relayout = () => {
-        const room = view.parent.clientWidth;
+        const room = roomBox().clientWidth;
         if (!room || !box.isConnected) return;
         if (factor === null) {
           const first = box.querySelector("table");
@@ -142,13 +150,14 @@ export function drawTable(panel, view, parts, choose) {
         if (parts.detail) light(panel, parts, parts.detail);
       };
       let width = null;
+      const observed = roomBox();
       const observer = new ResizeObserver(() => {
-        const now = view.parent.clientWidth;
+        const now = observed.clientWidth;
         if (now === width) return;
         width = now;
         requestAnimationFrame(relayout);
       });
-      observer.observe(view.parent);
+      observer.observe(observed);
       view.observers.push(observer);
     }
   } else {
