@@ -61,7 +61,10 @@ config = TrainingConfig(task=name, heads=int(heads), optimizer=optimizer, learni
                         steps=int(steps), seed=settings.seed)
 
 
-run = finished_run(config)
+# A run trained by any session is kept for all (ui/training.py), but a session sees one only once it has asked for it
+# (Train, or a link with lt_run): a newcomer first meets the untrained head and presses Train, which a kept run
+# answers at once (issue 47: the page opened trained for anyone after the first learner, skipping "watch it learn")
+run = finished_run(config) if st.session_state.get("lt_run") else None
 training = None
 asked = st.session_state.get("_lt_training")
 if asked is not None and (asked != config or not st.session_state.get("lt_run")):  # settings changed, or cancelled
@@ -95,9 +98,17 @@ else:
     kept = list(run.snapshot_steps)
     saved = ", ".join(map(str, kept[:2])) + (f", … {kept[-1]}" if len(kept) > 2 else "")
     ui.forget_stale_choice("lt_step", kept, label="Training step", why=f"this run saved steps {saved}",
-                           default=kept[-1])
-    step = st.select_slider("Training step", kept, key="lt_step", persist_state="session", value=kept[-1],
+                           default=kept[0])
+    # the run opens at its first saved state, the head before training, so that the learner watches it learn
+    step = st.select_slider("Training step", kept, key="lt_step", persist_state="session", value=kept[0],
                             help="Move back and forth through the saved states of the run.")
+    later = [k for k in kept if k > step]
+    st.button("Next saved step", key="lt_next", icon=":material/skip_next:", disabled=not later,
+              on_click=lambda: st.session_state.update(lt_step=later[0]) if later else None,
+              help="Moves the training step to the next saved state of the run.")
+    if step == kept[0]:
+        st.caption(f"Step {step}: the head before any training. Move the slider, or press **Next saved step**, to "
+                   "watch it learn.")
     at = kept.index(step)
     loss, accuracy = V.curves_figures(run, step)
     ui.chart_row([(loss, "lt-loss"), (accuracy, "lt-accuracy")])

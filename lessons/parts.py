@@ -20,9 +20,12 @@ ui.lesson("parts/00_intro")
 map_slot = st.container()  # filled once the stage's trace is made
 
 settings = shared()
+# each stage's ingredient is in its option's own label, not a caption under it: a click or a tap on the words
+# selects the stage (issue 47: a radio's caption lay outside its clickable label), and a screen reader reads them
+STAGE_NAMES = {1: "similarity: softmax(X·Xᵀ/√d)·X", 2: "+ values: W_V", 3: "+ queries and keys: W_Q, W_K"}
 stage = st.radio(
     "Stage", [1, 2, 3], horizontal=True, key="stage", persist_state="session",
-    captions=["similarity: softmax(X·Xᵀ/√d)·X", "+ values: W_V", "+ queries and keys: W_Q, W_K"],
+    format_func=lambda k: f"{k} · {STAGE_NAMES[k]}",
     help="Each stage adds one ingredient to the stage before.",
 ) or 1
 # stage 1 has no stage before it: no switch that can do nothing (the choice is kept for stages 2 and 3)

@@ -11,7 +11,7 @@ from ui.settings import shared, trace_or_explain
 from viz import figures as F
 from viz import tables as T
 from viz.labels import markdown_text, token_labels
-from viz.relevance import arrows_figure, no_lead_text, nudge_text, similarity_summary
+from viz.relevance import arrow_scales, arrows_figure, no_lead_text, nudge_text, scale_note, similarity_summary
 
 st.title("Similar is not relevant")
 ui.lesson("relevance/00_intro")
@@ -77,12 +77,14 @@ ui.lesson("relevance/03_geometry")
 q2, k2, kept = plane_coordinates(after.q, after.k)
 left, right = st.columns([3, 2])
 with left:
-    ui.chart(arrows_figure(q2, k2, after.tokens, selected=i, exact=d_k == 2), "arrows")
+    ui.chart(arrows_figure(q2, k2, after.tokens, selected=i, target=t, exact=d_k == 2), "arrows")
 with right:
     if d_k == 2:
-        st.caption("d_k = 2: these are the true vectors q_i and k_j (after the change).")
+        st.caption("d_k = 2: these are the true vectors q_i and k_j (after the change). "
+                   + scale_note(*arrow_scales(q2, k2)))
     else:
         st.caption(f"d_k = {d_k}: a projection onto the 2 directions that keep the most of Q and K "
-                   f"({kept:.0%} of their squared length). Angles and lengths are only approximate.")
+                   f"({kept:.0%} of their squared length). Angles and lengths are only approximate. "
+                   + scale_note(*arrow_scales(q2, k2)))
     st.markdown(f"Scores of query “{query}” against each key (after the change):")
     ui.table(T.query_key_frame(after, after.scores).iloc[[i]], "arrow-scores")

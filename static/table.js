@@ -1,5 +1,6 @@
-// The view's number table (static/view.js): a panel's values as the server would write them, in blocks of columns
-// that fit the page, or, past 400 cells, in a box of its own that scrolls and draws only the rows in view.
+// The view's number table (static/view.js): a panel's values as the server would write them, in one block or in
+// blocks of columns that fit the room the view has, or, past 400 cells, in a box of its own that scrolls and draws
+// only the rows in view.
 // Every module of the view is imported with this file's own version (the ?v= of its URL), so that a browser never
 // pairs one file of a release with another's.
 
@@ -8,12 +9,15 @@ const { el } = await import(new URL("dom.js" + new URL(import.meta.url).search, 
 const { hide, light, show } = await import(new URL("hover.js" + new URL(import.meta.url).search, import.meta.url).href);
 
 const ROW_MARGIN = 12;  // a long table draws the rows in its box and this many above and below
-// A table wider than the page is drawn as blocks of columns, one under another, each with the rows' labels:
-// a real model's [4 × 64] Q ran past the page at column 18, and the cache lesson's table of seven columns
-// of text past a 1024 px screen's (issue 34). A block holds at most BLOCK_COLUMNS columns and about
-// BLOCK_WIDTH pixels (the page beside the sidebar at 1024 px is 564), judged from the texts' lengths.
+// A table wider than the room it has is drawn as blocks of columns, one under another, each with the rows'
+// labels: a real model's [4 × 64] Q ran past the page at column 18, and the cache lesson's table of seven columns
+// of text past a 1024 px screen's (issue 34). A table is one block whenever its estimated width fits the room (the
+// width of the view's element, measured in the browser and followed as it changes); else each block holds as many
+// columns as fit, in order, and only a column wider than the room alone stands in a block wider than it (issue 47:
+// a fixed 550 px and at most 8 columns split a 12 × 12 α into 7 + 5 at 1280, with 820 px of room).
+// BLOCK_COLUMNS is now only the most rows a scrolling table may have to stand a row to a column.
 export const BLOCK_COLUMNS = 8;
-const BLOCK_WIDTH = 550;
+export const FALLBACK_ROOM = 550;  // before the view is laid out (or while it is hidden): the page beside the sidebar at 1024 px is 564
 const CHAR_PX = 7.5;  // a character of the table's 14 px type, about its average (digits are 7.8, most letters less)
 const CELL_PADDING_PX = 17;
 
@@ -23,17 +27,24 @@ export function cellText(panel, r, c) {
   return v === null ? (panel.masked || "—") : formatNumber(v, decimalsAt(panel, r, c));
 }
 
+// The estimated widths in pixels of the rows' labels (0 without them) and of each column, from the texts' lengths.
 // ``scale``: the table's type against its usual 14 px (presenter mode's is larger: ui/presenter.py sets
 // --alv-table-scale)
-export function columnBlocks(panel, scale) {
-  const text = (r, c) => cellText(panel, r, c);
+export function columnWidths(panel, scale) {
   const width = (texts) => (Math.max(0, ...texts.map((t) => String(t).length)) * CHAR_PX + CELL_PADDING_PX) * scale;
-  const labels = panel.rowHeaders !== false ? width([panel.corner || "", ...panel.rows]) : 0;
+  return {
+    labels: panel.rowHeaders !== false ? width([panel.corner || "", ...panel.rows]) : 0,
+    columns: panel.cols.map((name, c) => width([name, ...panel.rows.map((_, r) => cellText(panel, r, c))])),
+  };
+}
+
+// The columns of each block for a room of ``room`` pixels: a block takes columns in order while they fit
+export function columnBlocks(panel, scale, room) {
+  const { labels, columns } = columnWidths(panel, scale);
   const blocks = [];
   let block = [], used = labels;
-  panel.cols.forEach((name, c) => {
-    const w = width([name, ...panel.rows.map((_, r) => text(r, c))]);
-    if (block.length && (block.length >= BLOCK_COLUMNS || used + w > BLOCK_WIDTH)) {
+  columns.forEach((w, c) => {
+    if (block.length && used + w > room) {
       blocks.push(block);
       block = [];
       used = labels;
@@ -55,9 +66,18 @@ export function drawTable(panel, view, parts, choose) {
   // scrolling box, a row of the table a column of the box: it scrolls down, never sideways
   const standing = panel.scroll && n <= BLOCK_COLUMNS && panel.cols.length > n;
   const all = panel.cols.map((_, c) => c);
-  // the columns of each block: all of them in a scrolling box, else as many as fit the page (columnBlocks)
+  // the columns of each block: all of them in a scrolling box, else as many as fit the room (columnBlocks)
   const scale = parseFloat(getComputedStyle(view.parent || document.body).getPropertyValue("--alv-table-scale")) || 1;
-  const blocks = panel.scroll ? [all] : columnBlocks(panel, scale);
+  // The room: the view's element, or, inside columns, the outermost row of columns: a column that holds a table
+  // is as wide as its content (ui/components.py's TABLE_CSS) and wraps under its neighbour when it does not fit
+  // beside it, so its own width follows the table and would feed the blocks back into the next measure
+  const roomBox = () => {
+    let box = view.parent;
+    for (let e = view.parent; e; e = e.parentElement) if (e.dataset && e.dataset.testid === "stHorizontalBlock") box = e;
+    return box;
+  };
+  const roomNow = () => (view.parent && roomBox().clientWidth) || FALLBACK_ROOM;
+  let blocks = panel.scroll ? [all] : columnBlocks(panel, scale, roomNow());
   const drawRow = (r, columns) => {
     const tr = el("tr");
     if (panel.rowHeaders !== false) {
@@ -77,7 +97,7 @@ export function drawTable(panel, view, parts, choose) {
     });
     return tr;
   };
-  const bodies = blocks.map((columns, k) => {
+  const drawBlocks = () => blocks.map((columns, k) => {
     const table = el("table");
     if (panel.caption && k === 0) table.appendChild(el("caption", null, panel.caption));
     const head = el("thead");
@@ -101,8 +121,45 @@ export function drawTable(panel, view, parts, choose) {
     body.addEventListener("pointerleave", () => hide(view, panel));
     return body;
   });
+  const bodies = drawBlocks();
   if (!panel.scroll) {
-    blocks.forEach((columns, k) => { for (let r = 0; r < n; r++) bodies[k].appendChild(drawRow(r, columns)); });
+    const fill = (into) => blocks.forEach((columns, k) => { for (let r = 0; r < n; r++) into[k].appendChild(drawRow(r, columns)); });
+    fill(bodies);
+    // The room (roomBox) is known once the view is laid out and followed as it changes (a window resized, the
+    // sidebar opened, presenter mode). The blocks depend on that width alone, never on what they draw, so a
+    // redraw cannot feed back into the next measure. The first measure also corrects the estimate by the real
+    // width of the drawn first block (a token of wide letters), once, clamped.
+    if (view.parent && typeof ResizeObserver !== "undefined") {
+      const { labels, columns } = columnWidths(panel, scale);
+      const estimate = (cols) => labels + cols.reduce((sum, c) => sum + columns[c], 0);
+      let factor = null;
+      const relayout = () => {
+        const room = roomBox().clientWidth;
+        if (!room || !box.isConnected) return;
+        if (factor === null) {
+          const first = box.querySelector("table");
+          if (!first || !first.offsetWidth) return;
+          factor = Math.min(1.5, Math.max(0.75, first.offsetWidth / estimate(blocks[0])));
+        }
+        const next = columnBlocks(panel, scale * factor, room);
+        if (JSON.stringify(next) === JSON.stringify(blocks)) return;
+        blocks = next;
+        parts.cells.clear();
+        box.replaceChildren();
+        fill(drawBlocks());
+        if (parts.detail) light(panel, parts, parts.detail);
+      };
+      let width = null;
+      const observed = roomBox();
+      const observer = new ResizeObserver(() => {
+        const now = observed.clientWidth;
+        if (now === width) return;
+        width = now;
+        requestAnimationFrame(relayout);
+      });
+      observer.observe(observed);
+      view.observers.push(observer);
+    }
   } else {
     const body = bodies[0];
     const count = standing ? panel.cols.length : n;  // the rows drawn: the table's, or the one row's columns

@@ -62,6 +62,15 @@ def all_widget_keys(at: AppTest) -> set[str]:
             if getattr(w, "key", None)}
 
 
+def read_option(key: str, label: str):
+    """A radio's value from its option's label: the label itself as the link writes it, or, for an option that names
+    its value and then its meaning ("2 · + values: W_V", the parts page's stages), that value."""
+    try:
+        return SETTINGS[key].read(label)
+    except ValueError:
+        return SETTINGS[key].read(label.split(" · ", 1)[0])
+
+
 def set_control(kind: str, widget, data) -> None:
     """Set ``widget`` to a value drawn from everything it can take (the next run applies it)."""
     key = widget.key
@@ -73,7 +82,7 @@ def set_control(kind: str, widget, data) -> None:
             widget.set_value(index)
     elif kind == "radio" and widget.options:
         label = data.draw(st.sampled_from(widget.options), label=key)
-        widget.set_value(SETTINGS[key].read(label) if key in SETTINGS else label)
+        widget.set_value(read_option(key, label) if key in SETTINGS else label)
     elif kind == "select_slider":
         options = [o for o in widget.options if key not in SLOW or o in SLOW[key]]
         widget.set_value(data.draw(st.sampled_from(options), label=key))

@@ -587,3 +587,32 @@ def test_the_written_tables_first_row_counts_the_prompts_tokens_in_good_grammar(
                           seconds_cached=[0.01, 0.01], seconds_recomputed=[0.01, 0.02])
     frame = G.written_frame(gen, lambda t, cached: 1_000_000)
     assert frame["reads"].iloc[0] == f"the prompt, {prompt} token" + ("s" if prompt > 1 else "")
+
+
+def test_the_scan_reports_progress_after_every_layer_its_variants_run(smollm2):
+    """Issue 47: "Which heads matter here?" sat at 0 % for 40 s: the scan reported only after each scanned layer,
+    whose variants run every later layer too (layer 1's: 30 of the 465 layer runs of a whole scan). It now reports
+    after each layer run: as many reports as layer runs (layer ℓ's variants run layers ℓ … 29), one more each time,
+    ending at all of them; and the drops are the same as without reports."""
+    layers = (26, 28)
+    calls: list[tuple[int, int]] = []
+    scan = smollm2.scan("This forum is awesome", layers, lambda done, total: calls.append((done, total)))
+    total = sum(30 - layer for layer in layers)  # 4 + 2
+    assert calls == [(k, total) for k in range(1, total + 1)]
+    np.testing.assert_array_equal(scan.drops, smollm2.scan("This forum is awesome", layers).drops)
+
+
+def test_work_begun_never_reads_zero_percent():
+    """A share above 0 never reads "0%" (a whole scan's first report is 1/465), and the text reads back the share:
+    whole percents from 10 %, tenths below."""
+    from fractions import Fraction
+
+    from ui.background import share_text
+    assert share_text(0.0) == "0%" and share_text(1 / 465) == "0.2%" and share_text(0.0004) == "<0.1%"
+    for k in range(1, 2001):
+        done = k / 2000
+        text = share_text(done)
+        assert text != "0%" and text != "0.0%"
+        if not text.startswith("<"):
+            shown, unit = Fraction(text[:-1]) / 100, Fraction(1, 1000 if "." in text else 100)
+            assert abs(shown - Fraction(done)) <= unit / 2 + Fraction(1, 10**12), (done, text)

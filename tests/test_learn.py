@@ -140,12 +140,35 @@ def test_the_page_waits_for_train_then_shows_the_runs_own_numbers():
     assert_no_exception(at)
     run = train(TrainingConfig())  # the page's defaults: copy the previous token, Adam, η 0.01, 300 steps
     assert at.success[0].value == V.verdict_text(verdict(run), run)
-    assert at.select_slider(key="lt_step").value == 300
+    assert at.select_slider(key="lt_step").value == 0  # the head before training first: watch it learn (issue 47)
+    at.select_slider(key="lt_step").set_value(300).run()
     expected = head_trace(run, len(run.snapshots) - 1, 0, 0).weights
     shown = table(at, "lt-alpha")
     allowed = np.tril(np.ones((8, 8), dtype=bool))
     np.testing.assert_allclose(shown[allowed], expected[allowed], atol=0.005 + 1e-9)
     assert np.isnan(shown[~allowed]).all()  # keys after the query: "—"
+
+
+def test_a_newcomer_meets_the_untrained_head_though_another_session_trained_the_run():
+    """Issue 47: runs are shared across sessions, and the page opened already trained (at its last step) for anyone
+    after the first learner, skipping "watch it learn". A newcomer is asked to press Train; the kept run then
+    answers at once, opening at step 0, the head before training, and Next saved step walks it forward."""
+    first = open_learn(lt_run="true")  # another learner trains the default run
+    assert_no_exception(first)
+    run = train(TrainingConfig())
+    newcomer = open_learn()
+    assert_no_exception(newcomer)
+    assert any("Press **Train**" in i.value for i in newcomer.info)
+    assert "lt-alpha" not in view_panels(newcomer) and not newcomer.success
+    newcomer.button(key="lt_train").click().run()
+    assert newcomer.select_slider(key="lt_step").value == 0
+    assert any("the head before any training" in c.value for c in newcomer.caption)
+    np.testing.assert_allclose(np.nan_to_num(table(newcomer, "lt-alpha")), head_trace(run, 0, 0, 0).weights,
+                               atol=0.005 + 1e-9)
+    for k in run.snapshot_steps[1:3]:
+        newcomer.button(key="lt_next").click().run()
+        assert newcomer.select_slider(key="lt_step").value == k and f"step {k}" in newcomer.subheader[0].value
+    assert not any("the head before any training" in c.value for c in newcomer.caption)
 
 
 def test_moving_the_step_moves_alpha_back_in_time():
@@ -193,12 +216,15 @@ def test_changing_heads_keeps_a_valid_head_and_a_bad_link_is_named():
     assert at.radio(key="lt_head").value == 1
 
 
-def test_a_step_the_new_run_did_not_keep_starts_again_at_its_end():
+def test_a_step_the_new_run_did_not_keep_starts_again_at_its_beginning():
     at = open_learn(lt_run="true")
     at.select_slider(key="lt_step").set_value(150).run()
     at.select_slider(key="lt_steps").set_value(100).run()  # keeps steps 0, 4, 8, …: not 150
     assert_no_exception(at)
-    assert at.select_slider(key="lt_step").value == 100 and "step 100" in at.subheader[0].value
+    # a new run is watched learning from its first state, as a first run is (issue 47)
+    assert at.select_slider(key="lt_step").value == 0 and "step 0" in at.subheader[0].value
+    assert any("Training step 150 no longer fits" in i.value and "Training step 0 is shown instead" in i.value
+               for i in at.info)
     assert not [w.value for w in at.warning if "Session State" in w.value]  # nor a warning about it
     at.select_slider(key="lt_step").set_value(0).run()
     at.select_slider(key="lt_steps").set_value(300).run()  # step 0 is kept by every run: it stays
@@ -206,10 +232,10 @@ def test_a_step_the_new_run_did_not_keep_starts_again_at_its_end():
 
 
 def test_the_head_opens_in_the_walkthroughs_steps_with_its_learned_matrices():
-    at = open_learn(lt_run="true", lt_task="Look up a value (a tiny phonebook)")
+    run = train(TrainingConfig(task="lookup"))
+    at = open_learn(lt_run="true", lt_task="Look up a value (a tiny phonebook)", lt_step=str(run.snapshot_steps[-1]))
     at.session_state["lt-steps"] = True  # open the expander
     at.run()
-    run = train(TrainingConfig(task="lookup"))
     trace = head_trace(run, len(run.snapshots) - 1, 0, 0)
     assert any("are **learned**" in m.value for m in at.markdown)  # step 3's text for a trained head
     assert not any("seeded random" in m.value for m in at.markdown)

@@ -368,3 +368,15 @@ def test_the_cross_attention_page_shows_the_engine_numbers_and_survives_a_bad_se
     np.testing.assert_allclose(table(at, "ca-weights"), other.weights, atol=ROUNDING)
     at = set_widget(at, "ca_preset", "aligned")
     assert any("constructed, not learned" in i.value for i in at.info)
+
+
+def test_a_stages_words_are_its_options_label_so_that_clicking_them_selects_it():
+    """Issue 47: the parts page's stage choice had its ingredients as radio captions, drawn outside the clickable
+    label: clicking "+ values: W_V" did nothing. Each option's own label now names its stage and its ingredient (a
+    click, a tap or a screen reader meets them in the option), with no separate caption."""
+    at = open_page(PARTS, stage=1)
+    radio = at.radio(key="stage")
+    assert list(radio.proto.captions) == []
+    labels = list(radio.options)
+    for k, words in enumerate(["similarity: softmax(X·Xᵀ/√d)·X", "values: W_V", "queries and keys: W_Q, W_K"], 1):
+        assert labels[k - 1].startswith(f"{k} · ") and words in labels[k - 1], labels

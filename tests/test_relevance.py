@@ -242,3 +242,67 @@ def test_page_says_stops_rising_only_at_the_peak():
     assert_no_exception(at)
     captions = " ".join(c.value for c in at.caption)
     assert "stops rising" not in captions and "raises the weight further" in captions
+
+
+PLANE_SENTENCES = ["This forum is awesome", "the cat sat on the mat", "the cat sat on the mat because it was warm",
+                   "a a a a", "I", "Attention is all you need , they said , and then they trained it"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(sentence=st.sampled_from(PLANE_SENTENCES), d_k=st.integers(2, 8), seed=st.integers(0, 10_000),
+       pick=st.tuples(st.integers(0, 99), st.integers(0, 99)), strength=st.sampled_from([0.0, 1.0, 5.0]))
+def test_the_plane_shows_the_angle_labels_apart_the_target_key_over_the_query(sentence, d_k, seed, pick, strength):
+    """Issue 47: in "q and k in the plane" keys bunched at the origin, labels lay on top of each other and the key to
+    attend to was drawn under the query. Over sentences (repeated tokens, one token, many), seeds, d_k and choices:
+    the labels' boxes (their measured widths) never overlap; the chosen query and every key are labelled; the target
+    key's arrow is drawn after the chosen query's; each drawn arrow points where its vector does (every angle
+    true); the drawn longest key and longest query are within 2× of each other unless one kind is all zero; and the
+    drawn lengths are the true ones times the scales the legend and the caption name."""
+    import xml.etree.ElementTree as ET
+
+    from viz.relevance import arrow_scales, arrows_figure, scale_note
+    from viz.svg import arrow_label_box
+    before = A.trace_self_attention(sentence, d_model=8, d_k=d_k, seed=seed)
+    n = before.n
+    i, t = pick[0] % n, pick[1] % n
+    nudge = attend_to(before.w_q, before.x, before.k, before.weights, i, t, strength, allowed=before.mask[i])
+    after = A.trace_self_attention(sentence, d_model=8, d_k=d_k, seed=seed,
+                                   projections=A.Projections(nudge.w_q, before.w_k, before.w_v))
+    q2, k2, _ = plane_coordinates(after.q, after.k)
+    fig = arrows_figure(q2, k2, after.tokens, selected=i, target=t, exact=d_k == 2)
+    ns = "{http://www.w3.org/2000/svg}"
+    groups = [g for g in ET.fromstring(fig.markup).iter(f"{ns}g") if g.get("class") == "arrow"]
+    labels = token_labels(after.tokens)
+    drawn = {}  # label -> (order, tip, origin)
+    boxes = []
+    for order, g in enumerate(groups):
+        shaft = g.find(f"{ns}line")
+        label = g.find(f"{ns}text")
+        if label is not None:
+            name = "".join(label.itertext())
+            drawn[name] = (order, (float(shaft.get("x2")), float(shaft.get("y2"))),
+                           (float(shaft.get("x1")), float(shaft.get("y1"))))
+            boxes.append((arrow_label_box(float(label.get("x")), float(label.get("y")), name), name))
+    assert set(drawn) == {f"q: {labels[i]}"} | {f"k: {label}" for label in labels}
+    for a, (box, name) in enumerate(boxes):
+        for other, other_name in boxes[a + 1:]:
+            assert not (box[0] < other[2] and other[0] < box[2] and box[1] < other[3] and other[1] < box[3]), \
+                (name, other_name)
+    assert drawn[f"k: {labels[t]}"][0] > drawn[f"q: {labels[i]}"][0]
+    q_scale, k_scale = arrow_scales(q2, k2)
+    vectors = {f"q: {labels[i]}": q2[i] * q_scale, **{f"k: {label}": k2[j] * k_scale for j, label in enumerate(labels)}}
+    arrows = {name: (vectors[name], np.array([tip[0] - origin[0], origin[1] - tip[1]]))  # y up
+              for name, (_, tip, origin) in drawn.items()}
+    v, d = max(arrows.values(), key=lambda a: np.linalg.norm(a[0]))
+    px = np.linalg.norm(d) / np.linalg.norm(v) if np.linalg.norm(v) > 0 else 1.0  # pixels a unit, both axes
+    for v, d in arrows.values():
+        if np.linalg.norm(v) > 1e-9:
+            np.testing.assert_allclose(d, v * px, rtol=0.01, atol=0.5)  # direction and length (0.1 px coordinates)
+    q_top, k_top = np.linalg.norm(q2, axis=1).max(), np.linalg.norm(k2, axis=1).max()
+    if q_top > 0 and k_top > 0:
+        assert 0.5 <= (k_top * k_scale) / (q_top * q_scale) <= 2
+    note = scale_note(q_scale, k_scale)
+    legend = " ".join(t.text for t in ET.fromstring(fig.markup).iter(f"{ns}text") if t.get("class") == "legend")
+    for kind, f in (("queries", q_scale), ("keys", k_scale)):
+        assert (f"drawn {f:g}× as long" in legend) == (f != 1)
+        assert (f"The {kind} are drawn {f:g} times as long" in note) == (f != 1)

@@ -536,3 +536,47 @@ def test_the_draw_says_approximately_only_within_rounding_and_otherwise_what_b_m
     assert_draw_reads(text, u, start, end, p)
     said = re.search(r"\) \([0-9.]+ − [0-9.]+ (=|≈) [0-9.]+(, its p sampled from|; its p sampled from is)", text)
     assert said and (said.group(1) if said.group(2) == ", its p sampled from" else "") == relation, text
+
+
+def label_boxes(fig) -> tuple[list[tuple[float, float, float, float, str]], list[tuple[float, float, float, float]]]:
+    """The chart's bar labels as boxes (x0, y0, x1, y1, text) of their estimated width (the text's length measured at
+    its size) and their type's height above the baseline, and its bars' boxes, read from the markup."""
+    from tests.svg_reading import elements
+    from viz.svg import text_width
+    labels = []
+    for t in elements(fig, "text", "barlabel"):
+        content, size, x, y = "".join(t.itertext()), float(t.get("font-size", 13)), float(t.get("x")), float(t.get("y"))
+        assert t.get("text-anchor") == "middle" and t.get("dominant-baseline") == "auto"
+        w = text_width(content, size)
+        labels.append((x - w / 2, y - size, x + w / 2, y, content))
+    bars = [(float(b.get("x")), float(b.get("y")), float(b.get("x")) + float(b.get("width")),
+             float(b.get("y")) + float(b.get("height"))) for b in elements(fig, "rect", "bar")]
+    return labels, bars
+
+
+def overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@settings(max_examples=150, deadline=None)
+@given(logits=st.lists(st.sampled_from([0.0, 0.0, 1e-9, 0.5, 0.5 + 1e-9, 1.0, 1.0, 2.0, 3.0, -1.0, -5.0, 8.0]) |
+                       st.floats(-8, 8, allow_nan=False), min_size=2, max_size=40),
+       t=st.sampled_from(SAMPLING_TEMPERATURES), k=st.integers(0, 20), top_p=st.sampled_from(TOP_PS))
+@example(logits=[0.0] * 12, t=1.0, k=0, top_p=1.0)  # twelve ties: every pair "0.08" beside "0.08"
+@example(logits=[0.0, 0.0, 0.0, 0.0], t=1.0, k=0, top_p=1.0)  # "0.250.25" (issue 47)
+@example(logits=[0.0, 1e-9, 2e-9, 3e-9] * 3, t=1.0, k=0, top_p=1.0)  # near-ties
+@example(logits=[8.0] + [-8.0] * 30, t=2.0, k=0, top_p=1.0)  # one token far ahead: its labels at the top
+def test_the_sampling_charts_labels_never_print_over_each_other_a_bar_or_the_title(logits, t, k, top_p):
+    """Issue 47: the two labels of a token's pair of bars stood side by side at the same height and printed over
+    each other ("0.250.25"). Over distributions with ties and near-ties, every setting: no two labels' boxes
+    (estimated from their texts' lengths) overlap, none lies on a bar, none reaches the title."""
+    from viz import sampling as S
+    from viz.svg import TITLE_BOTTOM
+    result = processed(np.array(logits), Sampling(t, k, top_p))
+    shown = S.sampled(result, draw(result.after, 0), lambda i: f"tok{i}")
+    labels, bars = label_boxes(S.sampling_figure(shown))
+    assert len(labels) == 2 * len(shown.tokens)
+    for i, a in enumerate(labels):
+        assert a[1] >= TITLE_BOTTOM, a
+        assert not [b for b in labels[i + 1:] if overlap(a, b)], (a, [b for b in labels[i + 1:] if overlap(a, b)])
+        assert not [b for b in bars if overlap(a, b)], a

@@ -89,3 +89,26 @@ def test_a_phones_sentence_line_names_the_sentence_the_lesson_shows(page, shown)
         return
     assert line(fine).startswith("Sentence: “a dog ran”")
     assert line(too_long).startswith(f"Sentence: “{shown}”")
+
+
+
+@pytest.mark.parametrize(("agent", "desktop"), [
+    ("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36", True),
+    ("Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0", True),
+    ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 "
+     "Mobile/15E148 Safari/604.1", False),
+    ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile "
+     "Safari/537.36", False),
+    ("Mozilla/5.0 (Linux; Android 13; SM-X200) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+     False),  # an Android tablet: no "Mobile"
+    ("", False),  # no header (AppTest): not known to be a desktop
+])
+def test_only_a_browser_not_known_as_a_desktop_gets_the_phone_line(monkeypatch, agent, desktop):
+    """Issue 47: a desktop page's first paint flashed the phone-only line (its hiding rule arrives late); a browser
+    whose User-Agent names no phone or tablet is not sent the line at all."""
+    import ui.settings as S
+
+    class Context:
+        headers = {"User-Agent": agent} if agent else {}
+    monkeypatch.setattr(S.st, "context", Context())
+    assert S.on_a_desktop() is desktop

@@ -288,6 +288,7 @@ DISPLAY_ONLY = (
     r"book_editor",  # the phonebook's table: its rows are the link's book
     r"rm_scan_layers", r"rm_scan", r"rm_scan_cancel", r"rm_induction", r"rm_induction_off", r"rm_gallery_\d+",
     r"rm_back", r"rm_off_open", r"rm_draw_again", r"bridge_.*",  # bridge_*: to a trained model and back
+    r"lt_next",  # the learn page's Next saved step (it sets lt_step, which is in the link)
     r"lt_train", r"lt_cancel", r"gen_measure", r"gen_measure_cancel", r"gen_write",  # actions: train, time the
     r"gen_cancel",  # steps, write (each with its Cancel),
     r"sentence_back",  # take one's sentence back

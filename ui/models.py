@@ -175,13 +175,12 @@ def scanned_head(layers: tuple[int, ...]):
 
 def scan_job(name: str, sentence: str, layers: tuple[int, ...]) -> background.Job:
     """Every head of ``layers`` switched off in turn (seconds), in the background (ui/background.py): a class on
-    one sentence scans it once. Its progress is the share of the work done: layer ℓ's nine variants run layers
-    ℓ … last again, so a layer's share is the number of layers it runs."""
+    one sentence scans it once. Its progress is the share of the work done, reported after every layer the
+    variants run through (layer ℓ's nine variants run layers ℓ … last again)."""
     model = model_named(name)
-    work = [model.info.layers - layer for layer in layers]
 
     def scan(job: background.Job):
-        return model.scan(sentence, layers, lambda done, _: job.progress(sum(work[:done]) / sum(work)))
+        return model.scan(sentence, layers, lambda done, total: job.progress(done / total))
     return background.start(("scan", name, sentence, layers), scan)
 
 

@@ -143,12 +143,25 @@ def draw_shared_sidebar(page: str = "") -> Shared:
     )
 
 
+HANDHELD = ("Mobi", "Android", "iPhone", "iPad", "Tablet")  # words of a phone's or a tablet's User-Agent
+
+
+def on_a_desktop() -> bool:
+    """Whether the browser says it is a desktop one: a User-Agent that names no phone or tablet. (No header, as
+    under AppTest: not known, so not a desktop.)"""
+    agent = st.context.headers.get("User-Agent", "")
+    return bool(agent) and not any(word in agent for word in HANDHELD)
+
+
 def sentence_on_phones(page: str):
     """On a phone the sidebar starts closed, and the sentence every number comes from was hidden behind it:
     a line at the top of the page names it there (ui.components.TABLE_CSS shows it on narrow screens only).
     Returns a function to call once the lesson has run: it writes the sentence the lesson showed (the last
     one that worked, when the box holds text it could not show)."""
-    if "sentence" not in settings_used(page):
+    # Not on a desktop browser's page: the rule that hides it on a wide screen (TABLE_CSS) comes through st.html,
+    # whose code Streamlit loads only after the first paint, and a desktop page flashed the line meanwhile (issue
+    # 47; Markdown's HTML is loaded late too). A tablet that says it is a desktop (iPadOS Safari) goes without it.
+    if "sentence" not in settings_used(page) or on_a_desktop():
         return lambda **_: None
     box = st.container(key="phone-sentence")
 

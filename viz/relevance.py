@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 
@@ -13,26 +15,59 @@ from viz.labels import markdown_text, token_labels
 from viz.scaling import RAW_COLOUR, SCALED_COLOUR
 
 
-def arrows_figure(q2: npt.ArrayLike, k2: npt.ArrayLike, tokens: tuple[str, ...], *, selected: int,
+def arrow_scales(q2: npt.ArrayLike, k2: npt.ArrayLike) -> tuple[float, float]:
+    """How many times as long the queries and the keys are drawn: (1, 1) unless the longest of one kind is under half
+    the longest of the other, whose arrows then bunch at the origin (issue 47: keys ~4× shorter than the queries);
+    then the shorter kind is drawn f times as long, f the ratio of the longest lengths rounded down to a tenth
+    (below 10) or a unit, so that its longest arrow is about as long as the other's. A positive factor changes no
+    angle, and the arrows of one kind keep their lengths to one another."""
+    q_top = float(np.linalg.norm(np.asarray(q2, dtype=np.float64), axis=1).max(initial=0.0))
+    k_top = float(np.linalg.norm(np.asarray(k2, dtype=np.float64), axis=1).max(initial=0.0))
+    if q_top == 0 or k_top == 0 or 0.5 <= k_top / q_top <= 2:
+        return 1.0, 1.0
+    ratio = max(q_top, k_top) / min(q_top, k_top)
+    f = math.floor(ratio * 10) / 10 if ratio < 10 else float(math.floor(ratio))
+    return (1.0, f) if k_top < q_top else (f, 1.0)
+
+
+def scale_note(q_scale: float, k_scale: float) -> str:
+    """What the drawing's scales mean, for the text beside it ("" when both are 1)."""
+    if q_scale == k_scale == 1:
+        return ""
+    kind, f = ("keys", k_scale) if k_scale != 1 else ("queries", q_scale)
+    return (f"The {kind} are drawn {f:g} times as long as they are, so that their directions can be seen: that "
+            f"changes no angle, and the {kind} keep their lengths to one another.")
+
+
+def arrows_figure(q2: npt.ArrayLike, k2: npt.ArrayLike, tokens: tuple[str, ...], *, selected: int, target: int,
                   exact: bool) -> svg.Svg:
-    """Every q_i (vermillion) and k_j (blue) as an arrow from the origin; the selected query is bold.
+    """Every q_i (vermillion) and k_j (blue) as an arrow from the origin: the selected query bold and labelled, the
+    others faded and unlabelled, every key labelled, the target key bold and drawn last, over the query (issue 47:
+    the query turned towards it covered it). A kind whose arrows would bunch at the origin is drawn longer
+    (``arrow_scales``; the legend says so).
 
     ``exact`` says whether these are the true 2-D vectors (d_k = 2) or a projection of them.
     """
     q2, k2 = np.asarray(q2, dtype=np.float64), np.asarray(k2, dtype=np.float64)
+    q_scale, k_scale = arrow_scales(q2, k2)
+    q2, k2 = q2 * q_scale, k2 * k_scale
     labels = token_labels(tokens)
-    arrows = [svg.Arrow(float(x), float(y), SCALED_COLOUR, f"k: {label}") for (x, y), label in zip(k2, labels,
-                                                                                                  strict=True)]
-    arrows += [svg.Arrow(float(x), float(y), RAW_COLOUR, f"q: {label}", width=3.5 if i == selected else 1.8,
-                         opacity=1.0 if i == selected else 0.3)
-               for i, ((x, y), label) in enumerate(zip(q2, labels, strict=True))]
+    faded = [svg.Arrow(float(x), float(y), RAW_COLOUR, f"q: {label}", width=1.8, opacity=0.3, labelled=False)
+             for i, ((x, y), label) in enumerate(zip(q2, labels, strict=True)) if i != selected]
+    keys = [svg.Arrow(float(x), float(y), SCALED_COLOUR, f"k: {label}")
+            for j, ((x, y), label) in enumerate(zip(k2, labels, strict=True)) if j != target]
+    query = svg.Arrow(float(q2[selected, 0]), float(q2[selected, 1]), RAW_COLOUR, f"q: {labels[selected]}", width=4.5)
+    key = svg.Arrow(float(k2[target, 0]), float(k2[target, 1]), SCALED_COLOUR, f"k: {labels[target]}", width=2.5)
     top = float(np.abs(np.vstack([q2, k2])).max()) * 1.25 or 1.0
     title = "q and k in the plane (d_k = 2: exact)" if exact else "q and k projected onto their top-2 directions"
+    times = (f", drawn {q_scale:g}× as long" if q_scale != 1 else "", f", drawn {k_scale:g}× as long" if k_scale != 1
+             else "")
     return svg.plot(
-        svg.Plot(title, "first coordinate", "second coordinate", arrows=arrows, x_range=(-top, top),
-                 y_range=(-top, top), square=True,
-                 lines=[svg.Line("queries (the chosen one bold)", [], [], RAW_COLOUR),
-                        svg.Line("keys", [], [], SCALED_COLOUR)]),
+        svg.Plot(title, "first coordinate", "second coordinate", arrows=[*faded, *keys, query, key],
+                 x_range=(-top, top), y_range=(-top, top), square=True,
+                 lines=[svg.Line(f"queries (“{labels[selected]}” bold, the others faded{times[0]})", [], [],
+                                 RAW_COLOUR),
+                        svg.Line(f"keys (“{labels[target]}” bold{times[1]})", [], [], SCALED_COLOUR)]),
         width=560, height=560,
     )
 

@@ -352,6 +352,8 @@ def _cell_size(count: int) -> float:
 # chart there is shrunk to 564 / 660 = 0.85 at worst. A heatmap whose numbers would make it wider is drawn
 # without them (its table has them).
 MAX_CHART_WIDTH = 660
+LABEL_GAP = 1.0  # pixels kept between a bar's label and another label
+TITLE_BOTTOM = 26.0  # a chart's title (15 px at y = 16) ends above this
 
 
 def _every(labels: Sequence[str], step: int) -> list[str]:
@@ -578,7 +580,40 @@ def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_t
     plot_h = 200
     bottom = (longest * 0.72 + 16 if slanted else 24) + 28 + (24 if show_legend else 0)
     width = max(left + n * slot + 10, text_width(title, 15, bold=True) + 10, 300)
-    frame = Frame(left, top, n * slot, plot_h, (0, n), y_range)
+    inner = slot * 0.8 / k
+    label_size = 11 if k > 1 else 12
+    labelled = [(s_idx, j) for s_idx, s in enumerate(series) if s.labels is not None for j in range(n)]
+
+    def layout(top: float) -> tuple[Frame, list[tuple[float, float, float, float]], dict[tuple[int, int], float]]:
+        """The frame, each bar's box (x0, y0, x1, y1) and each label's baseline: over its bar, lifted above every
+        bar and every label placed before it that its box would touch (issue 47: a pair's two labels, side by
+        side at the same height, printed over each other, "0.250.25")."""
+        frame = Frame(left, top, n * slot, plot_h, (0, n), y_range)
+        boxes = []
+        for s_idx, s in enumerate(series):
+            for j, v in enumerate(s.values):
+                x = left + j * slot + slot * 0.1 + s_idx * inner
+                y0, y1 = float(frame.py(max(0.0, min(v, y_range[1])))), float(frame.py(min(0.0, v)))
+                boxes.append((x, y0, x + inner, y0 + max(y1 - y0, 0.5)))
+        placed: list[tuple[float, float, float, float]] = []
+        baselines = {}
+        for s_idx, j in labelled:
+            x0 = boxes[s_idx * n + j][0]
+            w = text_width(series[s_idx].labels[j], label_size)
+            lx0, lx1 = x0 + inner / 2 - w / 2 - LABEL_GAP, x0 + inner / 2 + w / 2 + LABEL_GAP
+            y = min(b[1] for b in boxes if b[0] < lx1 and lx0 < b[2]) - 4  # over every bar it spans
+            while clash := [b for b in placed if b[0] < lx1 and lx0 < b[2] and b[1] - LABEL_GAP < y
+                            and y - label_size < b[3] + LABEL_GAP]:
+                y = min(b[1] for b in clash) - LABEL_GAP
+            placed.append((lx0, y - label_size, lx1, y))
+            baselines[s_idx, j] = y
+        return frame, boxes, baselines
+
+    frame, boxes, baselines = layout(top)
+    highest = min(baselines.values(), default=top) - label_size  # a lifted label stays under the title
+    if highest < TITLE_BOTTOM:
+        top += TITLE_BOTTOM - highest
+        frame, boxes, baselines = layout(top)
     out = [text(0, 16, title, size=15, weight="bold", cls="title")]
     y_ticks = None
     if whole:  # no "0.5 students"
@@ -586,16 +621,14 @@ def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_t
         if len(y_ticks) < 2:
             y_ticks = [float(t) for t in range(int(y_range[0]), int(y_range[1]) + 1)]
     out.append(frame.axes(x_title="", y_title=y_title, x_ticks=[], x_tick_text=[], y_ticks=y_ticks))
-    inner = slot * 0.8 / k
     for s_idx, s in enumerate(series):
         fills = [s.colour] * n if isinstance(s.colour, str) else list(s.colour)
-        for j, v in enumerate(s.values):
-            x = left + j * slot + slot * 0.1 + s_idx * inner
-            y0, y1 = float(frame.py(max(0.0, min(v, y_range[1])))), float(frame.py(min(0.0, v)))
+        for j in range(n):
+            x, y0, _, y1 = boxes[s_idx * n + j]
             out.append(f'<rect class="bar" x="{_num(x)}" y="{_num(y0)}" width="{_num(inner)}" '
-                       f'height="{_num(max(y1 - y0, 0.5))}" fill="{fills[j]}" stroke="#444" stroke-width="0.6"/>')
+                       f'height="{_num(y1 - y0)}" fill="{fills[j]}" stroke="#444" stroke-width="0.6"/>')
             if s.labels is not None:
-                out.append(text(x + inner / 2, y0 - 4, s.labels[j], size=11 if k > 1 else 12, anchor="middle",
+                out.append(text(x + inner / 2, baselines[s_idx, j], s.labels[j], size=label_size, anchor="middle",
                                 cls="barlabel", baseline="auto"))
     out += category_ticks(categories, left=left, step=slot, y=top + plot_h + 6, size=tick, slanted=slanted)
     height = top + plot_h + bottom
@@ -641,6 +674,79 @@ def rows_of_bars(categories: Sequence[str], values: Sequence[float], colours: Se
 # ---------------------------------------------------------------------------------------------
 # x–y plots: lines, histograms, arrows
 
+ARROW_LABEL_SIZE = 12
+ARROW_LABEL_HEIGHT = 14.0  # a label's box: its type's height and a pixel either side
+LEADER_FROM = 16.0  # a label whose box is further than this from its arrow's tip gets a dotted line to it
+
+
+def arrow_label_box(x: float, y: float, label: str) -> tuple[float, float, float, float]:
+    """The box (x0, y0, x1, y1) of an arrow's label centred at (x, y): its measured width, its type's height."""
+    w = text_width(label, ARROW_LABEL_SIZE)
+    return (x - w / 2, y - ARROW_LABEL_HEIGHT / 2, x + w / 2, y + ARROW_LABEL_HEIGHT / 2)
+
+
+def _crosses(box: tuple[float, float, float, float], p0: tuple[float, float], p1: tuple[float, float]) -> bool:
+    """Whether the segment p0–p1 passes through the box (Liang–Barsky clipping)."""
+    t0, t1 = 0.0, 1.0
+    dx, dy = p1[0] - p0[0], p1[1] - p0[1]
+    for p, q in ((-dx, p0[0] - box[0]), (dx, box[2] - p0[0]), (-dy, p0[1] - box[1]), (dy, box[3] - p0[1])):
+        if p == 0:
+            if q < 0:
+                return False
+        elif p < 0:
+            t0 = max(t0, q / p)
+        else:
+            t1 = min(t1, q / p)
+        if t0 > t1:
+            return False
+    return True
+
+
+def _arrow_label_spots(arrows: Sequence[Arrow], tips: Sequence[tuple[float, float]], origin: tuple[float, float],
+                       bounds: tuple[float, float, float, float]) -> list[tuple[tuple[float, float],
+                                                                               tuple[float, float]] | None]:
+    """Where each labelled arrow's label goes (its centre, and the point of its box nearest the tip), or None.
+
+    Labels are placed from the last arrow drawn (the one on top, the most important) to the first, each at the
+    first spot, going outwards from its tip along the arrow and then to either side, whose box touches no label
+    placed before it and no arrow's tip, within ``bounds`` (issue 47: labels of tips near one another printed over
+    each other)."""
+    taken = [(x - 5, y - 5, x + 5, y + 5) for x, y in tips]  # every arrowhead
+    shafts = [tip for a, tip in zip(arrows, tips, strict=True) if a.opacity >= 0.5]  # the arrows not faded
+    spots: list = [None] * len(arrows)
+    x_min, y_min, x_max, y_max = bounds
+    for k in reversed(range(len(arrows))):
+        a = arrows[k]
+        if not a.labelled:
+            continue
+        tx, ty = tips[k]
+        dx, dy = tx - origin[0], ty - origin[1]
+        norm = math.hypot(dx, dy)
+        ux, uy = (dx / norm, dy / norm) if norm > 1e-9 else (0.0, -1.0)
+        w = text_width(a.label, ARROW_LABEL_SIZE)
+        reach = math.hypot(w / 2, ARROW_LABEL_HEIGHT / 2)
+        candidates = [(tx + ux * (reach + 4 + step) + -uy * side, ty + uy * (reach + 4 + step) + ux * side)
+                      for step in range(0, 241, 12) for side in (0, 16, -16, 32, -32, 56, -56)]
+        candidates += [(tx - ux * (reach + 4 + step) + -uy * side, ty - uy * (reach + 4 + step) + ux * side)
+                       for step in range(0, 121, 12) for side in (0, 16, -16, 32, -32)]
+        for cx, cy in candidates:
+            box = arrow_label_box(cx, cy, a.label)
+            if box[0] < x_min or box[2] > x_max or box[1] < y_min or box[3] > y_max:
+                continue
+            if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in taken):
+                continue
+            if any(_crosses(box, origin, tip) for tip in shafts):
+                continue
+            taken.append(box)
+            spots[k] = ((cx, cy), (min(max(tx, box[0]), box[2]), min(max(ty, box[1]), box[3])))
+            break
+        else:  # no free spot (never met in the tests' sentences): beside its tip all the same, never dropped
+            cx, cy = tx + ux * (reach + 4), ty + uy * (reach + 4)
+            box = arrow_label_box(cx, cy, a.label)
+            taken.append(box)
+            spots[k] = ((cx, cy), (min(max(tx, box[0]), box[2]), min(max(ty, box[1]), box[3])))
+    return spots
+
 
 @dataclass(frozen=True)
 class Line:
@@ -672,6 +778,7 @@ class Arrow:
     label: str
     width: float = 1.8
     opacity: float = 1.0
+    labelled: bool = True  # its label drawn at its tip (always named in the text alternative)
 
 
 @dataclass(frozen=True)
@@ -725,22 +832,39 @@ def plot(p: Plot, *, width: float = 420, height: float = 240, show_legend: bool 
             out += [f'<circle cx="{_num(a)}" cy="{_num(b)}" r="3" fill="{line.colour}"/>'
                     for a, b in zip(px, py, strict=True)]
     ox, oy = float(frame.px(0.0)) if p.arrows else 0.0, float(frame.py(0.0)) if p.arrows else 0.0
-    for a in p.arrows:
-        tx, ty = float(frame.px(a.x)), float(frame.py(a.y))
+    tips = [(float(frame.px(a.x)), float(frame.py(a.y))) for a in p.arrows]
+    spots = _arrow_label_spots(p.arrows, tips, (ox, oy), (left, top, left + plot_w, top + plot_h))
+    for a, (tx, ty), spot in zip(p.arrows, tips, spots, strict=True):
         angle = math.atan2(ty - oy, tx - ox)
         head = 9 + a.width
         wing = [(tx - head * math.cos(angle + s), ty - head * math.sin(angle + s)) for s in (0.4, -0.4)]
+        label = ""
+        if spot is not None:
+            (lx, ly), (bx, by) = spot
+            if math.hypot(bx - tx, by - ty) > LEADER_FROM:  # a label moved away from its tip points back to it
+                label += (f'<line class="leader" x1="{_num(tx)}" y1="{_num(ty)}" x2="{_num(bx)}" y2="{_num(by)}" '
+                          f'stroke="{a.colour}" stroke-width="0.8" stroke-dasharray="2,2"/>')
+            label += text(lx, ly, a.label, size=ARROW_LABEL_SIZE, anchor="middle", cls="arrowlabel", fill=a.colour)
         out.append(f'<g class="arrow" opacity="{a.opacity}"><line x1="{_num(ox)}" y1="{_num(oy)}" x2="{_num(tx)}" '
                    f'y2="{_num(ty)}" stroke="{a.colour}" stroke-width="{a.width}"/>'
                    f'<polygon points="{_num(tx)},{_num(ty)} {_num(wing[0][0])},{_num(wing[0][1])} '
-                   f'{_num(wing[1][0])},{_num(wing[1][1])}" fill="{a.colour}"/>'
-                   + text(tx, ty - 8, a.label, size=12, anchor="middle", cls="arrowlabel", fill=a.colour,
-                          baseline="auto") + "</g>")
+                   f'{_num(wing[1][0])},{_num(wing[1][1])}" fill="{a.colour}"/>' + label + "</g>")
     named = [(line.name, line.colour) for line in p.lines] + [(c.name, c.colour) for c in p.columns]
     total_h = top + plot_h + 50
-    if show_legend and named:
-        out.append(legend(named, left, total_h + 6))
-        total_h += 22
+    if show_legend and named:  # in as many rows as it takes to stay within the chart
+        room = max(left + plot_w + 14, text_width(p.title, 15, bold=True) + 10) - left
+        rows: list[list[tuple[str, str]]] = [[]]
+        used = 0.0
+        for entry in named:
+            w = 17 + text_width(entry[0], 12) + 18
+            if rows[-1] and used + w - 18 > room:
+                rows.append([])
+                used = 0.0
+            rows[-1].append(entry)
+            used += w
+        for row in rows:
+            out.append(legend(row, left, total_h + 6))
+            total_h += 22
     alt = (f"{p.title}: {p.y_title or 'values'} against {p.x_title}"
            + (f"; {'lines' if p.lines else 'histograms'}: {listing([name for name, _ in named])}" if named else "")
            + (f"; arrows: {listing([a.label for a in p.arrows])}" if p.arrows else "") + ".")

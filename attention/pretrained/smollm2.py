@@ -367,9 +367,11 @@ class SmolLM2:
         start = min(layer for layer, _ in off)
         return self.next_logits(self.layers_from(fwd.residual[start], start, off)[..., -1, :])
 
-    def layers_from(self, h: Array, start: int, off: Off = frozenset()) -> Array:
+    def layers_from(self, h: Array, start: int, off: Off = frozenset(),
+                    each: Callable[[], None] | None = None) -> Array:
         """The residual stream after the last layer, running layers ``start`` … 29 on h (what layer
-        ``start`` receives) [..., n, 576], with the heads in ``off`` switched off (α·V zero before W_O)."""
+        ``start`` receives) [..., n, 576], with the heads in ``off`` switched off (α·V zero before W_O).
+        ``each()`` after each layer run."""
         n = h.shape[-2]
         cos, sin = self.rope(n)
         allowed = causal_mask(n)
@@ -378,6 +380,8 @@ class SmolLM2:
             out, _, _, _ = self.attention(layer, rms_norm(h, layer.norm_attn, self.eps), cos, sin, allowed)
             out[..., [head for lay, head in off if lay == index], :, :] = 0  # a fresh array: the heads switched off
             h = self.feed_forward(layer, self.mix(layer, h, out))
+            if each is not None:
+                each()
         return h
 
     def next_tokens_without(self, sentence: str, off: Off, k: int = 5) -> list[tuple[str, float]]:
@@ -387,7 +391,10 @@ class SmolLM2:
     def scan(self, sentence: str, layers: Sequence[int],
              progress: Callable[[int, int], None] | None = None) -> Scan:
         """Switch off each head of ``layers`` in turn and measure how much the log-probability of the
-        likeliest next token (every head on) drops. ``progress(done, total)`` after each layer.
+        likeliest next token (every head on) drops. ``progress(done, total)`` after each layer the
+        variants run through (``total`` of them: a scanned layer ℓ's variants run layers ℓ … 29), so that
+        the first report comes after one layer's work, not after the first scanned layer's 30 (issue 47: "Which
+        heads matter here?" sat at 0 % for 40 s).
 
         Per layer, the nine variants run as one batch from that layer on: the layer's attention is
         computed once, each head's share of it, its α·V times its 64 rows of W_O, is taken out of the
@@ -402,15 +409,22 @@ class SmolLM2:
         log_p = log_softmax(fwd.logits)
         token = int(np.argmax(fwd.logits))
         drops = np.empty((len(layers), heads))
+        total, passed = sum(self.info.layers - index for index in layers), 0
+
+        def one_more() -> None:
+            nonlocal passed
+            passed += 1
+            if progress is not None:
+                progress(passed, total)
         for done, index in enumerate(layers):
             layer = self.layers[index]
             out, _, _, _ = self.attention(layer, fwd.inputs[index], cos, sin, allowed)  # [9, n, 64]
             shares = np.einsum("jnd,jdm->jnm", out, layer.w_o.reshape(heads, d, -1))  # head j's α·V·W_O  [9, n, 576]
             h = (fwd.residual[index] + shares.sum(axis=0))[None] - shares  # head j off, in copy j   [9, n, 576]
-            h = self.layers_from(self.feed_forward(layer, h), index + 1)
+            h = self.feed_forward(layer, h)
+            one_more()  # layer ℓ itself
+            h = self.layers_from(h, index + 1, each=one_more)
             drops[done] = log_p[token] - log_softmax(self.next_logits(h[:, -1]))[:, token]
-            if progress is not None:
-                progress(done + 1, len(layers))
         return Scan(token, float(log_p[token]), tuple(layers), drops, time.perf_counter() - t0)
 
     # ---- writing with a key/value cache --------------------------------------------------------------

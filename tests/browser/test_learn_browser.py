@@ -22,23 +22,25 @@ def alpha_cells(config: TrainingConfig, snapshot: int, example: int = 0, head: i
             for row, allowed in zip(trace.weights, trace.mask, strict=True)]
 
 
-def test_train_then_move_back_in_time_and_share(open_page, artifacts):
-    # 200 steps: a run no other test trains. A finished run is kept for every learner on the server, and
-    # a page whose run is already there shows it at once, without the Train button
+def test_train_then_watch_it_learn_and_share(open_page, artifacts):
+    # 200 steps: a run no other test trains. A finished run is kept for every learner on the server, but a page
+    # shows it only once its learner has pressed Train (or opened a link that trains), at step 0 (issue 47)
     page = open_page("/learn?lt_steps=200", ".st-key-lt_train button")
     page.locator(".st-key-lt_train button").click()
     trained = TrainingConfig(steps=200)  # the page's defaults but the steps
-    wait_for_table(page, "lt-alpha", alpha_cells(trained, -1))  # at the end of training
+    wait_for_table(page, "lt-alpha", alpha_cells(trained, 0))  # step 0: before training, to watch it learn
     wait_for_chart(page, "lt-loss", "title", ["Loss (lower is better)"])
     wait_for_chart(page, "lt-accuracy", "title", ["Held-out accuracy"])
     page.locator(".st-key-lt_train").wait_for(state="hidden")  # the button makes way for the run
     assert "lt_run=true" in page.url
 
     page.locator(".st-key-lt_step input").focus()  # the slider's thumb takes Home / End and arrows
+    page.keyboard.press("End")
+    wait_for_table(page, "lt-alpha", alpha_cells(trained, -1))  # at the end of training
     page.keyboard.press("Home")
-    wait_for_table(page, "lt-alpha", alpha_cells(trained, 0))  # step 0: before training
+    wait_for_table(page, "lt-alpha", alpha_cells(trained, 0))
     page.wait_for_function("() => new URLSearchParams(location.search).get('lt_step') === '0'")
-    page.keyboard.press("ArrowRight")
+    page.locator(".st-key-lt_next button").click()  # Next saved step
     wait_for_table(page, "lt-alpha", alpha_cells(trained, 1))  # the next saved step
 
     link = urlsplit(page.url)
@@ -51,6 +53,9 @@ def test_another_task_and_head_from_a_link_with_a_screenshot(open_page, artifact
     config = TrainingConfig(task="first", heads=2)
     page = open_page("/learn?lt_run=true&lt_task=Find+the+first+occurrence&lt_heads=2&lt_example=2",
                      ".st-key-table-lt-alpha table")
+    wait_for_table(page, "lt-alpha", alpha_cells(config, 0, example=1))  # it opens before training (issue 47)
+    page.locator(".st-key-lt_step input").focus()
+    page.keyboard.press("End")  # the trained head
     wait_for_table(page, "lt-alpha", alpha_cells(config, -1, example=1))
     page.locator(".st-key-lt_head [role=radiogroup] label").nth(1).click()  # head 2
     wait_for_table(page, "lt-alpha", alpha_cells(config, -1, example=1, head=1))

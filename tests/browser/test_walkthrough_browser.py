@@ -22,7 +22,7 @@ TABLE_ROWS = """sel => Array.from(typeof sel === 'string' ? document.querySelect
 
 
 # JS: the rows of the table ``key`` (its label, then its cells), however many blocks of columns it is drawn in
-# (static/view.js draws a wide table as blocks of eight columns, one under another)
+# (static/table.js draws a table wider than its room as blocks of columns, one under another)
 TABLE_BLOCKS = f"""key => {{ const blocks = Array.from(document.querySelectorAll(`.st-key-table-${{key}} table`))
   .map(t => ({TABLE_ROWS})(t.querySelectorAll('tbody tr:not(.alv-spacer)')));
   return (blocks[0] || []).map((row, r) => [...row, ...blocks.slice(1).flatMap(b => (b[r] || []).slice(1))]) }}"""
