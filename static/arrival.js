@@ -9,12 +9,13 @@ const WAIT_MS = 3000;  // the heading is drawn before this element; a busy brows
 export default function arrival(component) {
   const data = component.data || {};
   const nonce = data.nonce || "";
-  if (!(SEEN in window)) {  // a page load: the browser opened it at its top, or at the link's #anchor
+  if (!(SEEN in window)) {  // a page load: the browser opened it at its top, or at the link's #anchor,
     window[SEEN] = nonce;
-    return;
+    if (!data.load || !data.target || location.hash) return;  // unless the link named a step (data.load)
+  } else {
+    if (nonce === window[SEEN] || !data.target) return;
+    window[SEEN] = nonce;
   }
-  if (nonce === window[SEEN] || !data.target) return;
-  window[SEEN] = nonce;
   const started = performance.now();
   const go = () => {
     const heading = document.getElementById(data.target);
