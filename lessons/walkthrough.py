@@ -10,6 +10,7 @@ in ui/walkthrough_lesson.py.
 import streamlit as st
 
 from attention import PRESETS, preset_projections
+from ui import arrival
 from ui.links import PRESET_LABELS, default
 from ui.matrix_editor import hand_edited
 from ui.settings import settings_popover, shared
@@ -24,11 +25,14 @@ with settings_popover("d_k and W_Q, W_K, W_V", key="walkthrough_settings"):
              "the first d_k coordinates of X), pure similarity.",
     )
 summary = st.sidebar.empty()  # filled once the steps have run: they say whether hand edits are in use
+# switched on or off, the open step's heading takes the focus from the switch (ui.arrival), so that the clicker's
+# next PageDown goes to the next step (a focused switch kept the key from the page's shortcuts)
 presenting = st.sidebar.toggle("Presenter mode", key="present", persist_state="session",
-                               help="One step a screen with large type, for a projector.")
-if presenting:  # a teacher at the projector: the class can predict along (class mode)
-    st.sidebar.page_link("lessons/classmode.py", label="Start a class: students answer on their devices",
-                         icon=":material/groups:")
+                               help="One step a screen with large type, for a projector.",
+                               on_change=arrival.to_step, args=("step",))
+if presenting:  # a teacher at the projector: the class can predict along (class mode); the label wraps, whole
+    st.sidebar.container(key="class_link").page_link(
+        "lessons/classmode.py", label="Start a class: students answer on their devices", icon=":material/groups:")
 choice = Choice(settings, d_k, preset, preset_projections(preset, settings.d_model, d_k, settings.seed))
 
 # No st.stop() here: it would also stop app.py, which draws the share-link box after the page.

@@ -1,6 +1,11 @@
 // The model map (ui/model_map.py): where the open step sits in a whole model, "you are here" marked. Parts with a
 // step are buttons (a click, or Enter, opens that step: the trigger value "chosen"); the others say what the rest of
 // the model does; the arrow keys move between the parts (one Tab stop). Every text is inserted as text. The same data give the map's text alternative (mapText).
+//
+// Folded by default (issue 47): one line, the head's steps by name with the open step's shape, so that the step's
+// chart stays in view under its heading; the title is a button that unfolds the whole map (every group, shapes,
+// thumbnails, the faded rest of a full model) and folds it again. The choice is kept for the browser tab
+// (sessionStorage): every map of every page, after every step and a reload, until the tab is closed.
 
 const { el } = await import(new URL("dom.js" + new URL(import.meta.url).search, import.meta.url).href);
 
@@ -44,7 +49,24 @@ function thumbnail(thumb) {
   return box;
 }
 
-function drawPart(part, data, choose) {
+// Whether the maps are unfolded in this tab (a stored "1"); storage refused (a private window) keeps the default.
+const UNFOLDED = "attentionLab.mapUnfolded";
+export function unfolded(storage) {
+  try { return storage?.getItem(UNFOLDED) === "1"; } catch { return false; }
+}
+function keep(storage, open) {
+  try { storage?.setItem(UNFOLDED, open ? "1" : "0"); } catch { /* not kept: the map still unfolds */ }
+}
+
+// The group a folded map shows: the one holding the open step (or the page's topic), else the first with steps.
+export function mainGroup(data) {
+  const groups = data.groups || [];
+  return groups.find((g) => g.parts.some((part) => isHere(part, data.current)))
+    || groups.find((g) => !g.faded && g.parts.some((part) => part.step !== null && part.step !== undefined))
+    || groups[0];
+}
+
+function drawPart(part, data, choose, folded = false) {
   const clickable = part.step !== null && part.step !== undefined;
   const node = el(clickable ? "button" : "span", "alm-part");
   if (clickable) {
@@ -61,9 +83,10 @@ function drawPart(part, data, choose) {
   }
   const words = el("span", "alm-words");
   words.append(el("span", "alm-label", part.label));
-  if (part.shape) words.append(el("span", "alm-shape", part.shape));
+  if (part.shape && (!folded || isHere(part, data.current))) words.append(el("span", "alm-shape", part.shape));
+  else if (part.shape) node.title = `${node.title ? node.title + ": " : ""}${part.shape}`;
   node.append(words);
-  if (part.thumb) node.append(thumbnail(part.thumb));
+  if (part.thumb && !folded) node.append(thumbnail(part.thumb));
   return node;
 }
 
@@ -88,27 +111,57 @@ function rove(root) {
   });
 }
 
+function drawGroup(group, data, choose, folded) {
+  const list = el("ol", "alm-parts");
+  for (const part of group.parts) {
+    const item = el("li");
+    item.append(drawPart(part, data, choose, folded));
+    list.append(item);
+  }
+  return list;
+}
+
 export default function modelMap(component) {
   const { data, parentElement, setTriggerValue } = component;
-  const root = el("nav", "alm");
-  root.setAttribute("aria-label", data.title);
-  root.append(el("p", "alm-title", data.title));
-  root.append(el("p", "alm-alt", mapText(data)));  // the whole flow in one sentence, for a screen reader
-  const buttons = el("div", "alm-groups");
-  for (const group of data.groups || []) {
-    const box = el("div", `alm-group${group.faded ? " alm-faded" : ""}`);
-    box.append(el("p", "alm-name", group.name));
-    const list = el("ol", "alm-parts");
-    for (const part of group.parts) {
-      const item = el("li");
-      item.append(drawPart(part, data, (step) => setTriggerValue("chosen", step)));
-      list.append(item);
+  const choose = (step) => setTriggerValue("chosen", step);
+  const storage = (() => { try { return window.sessionStorage; } catch { return null; } })();
+  const draw = (open) => {
+    const root = el("nav", `alm${open ? "" : " alm-folded"}`);
+    root.setAttribute("aria-label", data.title);
+    const title = el("button", "alm-title", data.title);
+    title.type = "button";
+    title.setAttribute("aria-expanded", String(open));
+    title.title = open ? "Fold the map to one line" : "Show the whole model: every part, its shape and numbers";
+    title.addEventListener("click", () => {
+      keep(storage, !open);
+      draw(!open);
+      parentElement.querySelector("button.alm-title")?.focus();
+    });
+    root.append(el("p", "alm-alt", mapText(data)));  // the whole flow in one sentence, for a screen reader
+    if (open) {
+      root.append(title);
+      const buttons = el("div", "alm-groups");
+      for (const group of data.groups || []) {
+        const box = el("div", `alm-group${group.faded ? " alm-faded" : ""}`);
+        box.append(el("p", "alm-name", group.name));
+        box.append(drawGroup(group, data, choose, false));
+        buttons.append(box);
+      }
+      root.append(buttons);
+    } else {
+      const line = el("div", "alm-line");
+      const main = mainGroup(data);
+      line.append(title);
+      if (main) {
+        const list = drawGroup(main, data, choose, true);
+        list.setAttribute("aria-label", main.name);
+        line.append(list);
+      }
+      root.append(line);
     }
-    box.append(list);
-    buttons.append(box);
-  }
-  root.append(buttons);
-  rove(root);
-  parentElement.replaceChildren(root);
+    rove(root);
+    parentElement.replaceChildren(root);
+  };
+  draw(unfolded(storage));
   return () => parentElement.replaceChildren();
 }

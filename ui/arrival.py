@@ -20,11 +20,19 @@ _JS = (Path(__file__).resolve().parent.parent / "static" / "arrival.js").read_te
 _COMPONENT = st.components.v2.component("attention_lab.arrival", js=_JS)
 
 
-def go(anchor: str) -> None:
-    """Open ``anchor`` (a heading's id, as ``st.subheader(anchor=...)`` sets it) at the end of this run."""
+def go(anchor: str, *, on_load: bool = False) -> None:
+    """Open ``anchor`` (a heading's id, as ``st.subheader(anchor=...)`` sets it) at the end of this run; ``on_load``:
+    also when this run is the page's first (a link that names its step opens at that step, issue 47)."""
     # a fresh token, not a counter: after a server restart a counter would start again at a number the
     # browser has already acted on
-    st.session_state[_STATE] = (secrets.token_hex(8), anchor)
+    st.session_state[_STATE] = (secrets.token_hex(8), anchor, on_load)
+
+
+def linked(setting: str, anchor: str) -> None:
+    """Once a session: when the link that opened it set ``setting`` (a step), open ``anchor`` as the page loads."""
+    if setting in st.session_state.get("_linked", ()) and not st.session_state.get(f"_arrived_{setting}"):
+        st.session_state[f"_arrived_{setting}"] = True
+        go(anchor, on_load=True)
 
 
 def to_step(key: str, prefix: str = "") -> None:
@@ -34,5 +42,5 @@ def to_step(key: str, prefix: str = "") -> None:
 
 def draw() -> None:
     """The (invisible) component that scrolls to the last navigation's heading once (see static/arrival.js)."""
-    nonce, anchor = st.session_state.get(_STATE, ("", None))
-    _COMPONENT(key="arrival", data={"nonce": nonce, "target": anchor})
+    nonce, anchor, on_load = st.session_state.get(_STATE, ("", None, False))
+    _COMPONENT(key="arrival", data={"nonce": nonce, "target": anchor, "load": on_load})

@@ -21,15 +21,21 @@ EDITOR_STEP = 3  # the projections, with the hand editors of W_Q, W_K, W_V
 PRESENTER_CSS = """
 <style>
 [data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li { font-size: 1.3rem; }
-[data-testid="stMainBlockContainer"] h3 { font-size: 2.1rem; }
+[data-testid="stMainBlockContainer"] h3 { font-size: 1.8rem; }  /* a step's title on one line at 1024 px */
 [data-testid="stMainBlockContainer"] td, [data-testid="stMainBlockContainer"] th { font-size: 1.15rem; }
 [data-testid="stMainBlockContainer"] { --alv-table-scale: 1.32; }  /* the view plans its tables' width with it */
 [data-testid="stMainBlockContainer"] .alv { font-size: 1.15rem; }
 [data-testid="stMainBlockContainer"] .alv-figure img { width: calc(var(--alv-w) * 1.4); }
+/* the charts drawn as images (step 8's α bars, the lines of the head view) as large as the view's */
+[data-testid="stMainBlockContainer"] [class*="st-key-fig-"] [data-testid="stImage"] { zoom: 1.4; }
+/* the sidebar's link to class mode wraps instead of ending in "…" */
+.st-key-class_link [data-testid="stPageLink"] * { white-space: normal; overflow: visible; text-overflow: clip; }
 /* the model map a little larger, not as large as the text (it would push the step below the screen); the player
    as large as the tables */
 [data-testid="stMainBlockContainer"] .alm { font-size: 1rem; }
-[data-testid="stMainBlockContainer"] .alm p.alm-title { font-size: 1rem; }
+[data-testid="stMainBlockContainer"] .alm .alm-title { font-size: 1rem; }
+[data-testid="stMainBlockContainer"] .alm-folded { font-size: 0.9rem; }  /* folded: the step's chart stays in view */
+[data-testid="stMainBlockContainer"] .alm li { font-size: inherit; }  /* not the lesson's list items' 1.3rem */
 [data-testid="stMainBlockContainer"] .alm p.alm-name,
 [data-testid="stMainBlockContainer"] .alm-shape { font-size: 0.8rem; }
 [data-testid="stMainBlockContainer"] .alp, [data-testid="stMainBlockContainer"] .alp p.alp-text { font-size: 1.15rem; }

@@ -20,7 +20,7 @@ from viz import heads as H
 from viz import provenance as P
 from viz import tables as T
 from viz.labels import count, markdown_text, query_labels, token_labels
-from viz.steps import MASK_CAPTION, SIGNED_CAPTION, STEP_TEXTS, identity_note
+from viz.steps import MASK_CAPTION, SIGNED_CAPTION, STEP_TEXTS, identity_note, lesson_parts
 
 QK = ("query", "key")  # what a row and a column of an n × n matrix are, for the view's tooltips
 TD = ("token", "dimension")
@@ -198,10 +198,12 @@ def lines_panel(weights, tokens, *, key: str, head_names: list[str] | None = Non
 
 def _output(trace: AttentionTrace, p: str) -> None:
     n, labels, positions = trace.n, query_labels(trace), trace.query_positions
+    # the query's menu beside the formula, not above it: the step's first chart stays in view (issue 47)
+    pick, formula = st.columns([2, 3], vertical_alignment="center") if trace.queries is None else (None, st)
     if trace.queries is None:
         named = [f"{q + 1} · {labels[q]}" for q in range(n)]
         ui.keep_menu_in_step(f"{p}query", range(n), named, default=0)  # its labels change with the sentence
-        i = st.selectbox(
+        i = pick.selectbox(
             "Query token i", options=range(n), format_func=named.__getitem__, key=f"{p}query",
             persist_state="session",  # part of the link, also while another step is open (ui/links.py)
             help="Pick the token whose output you want to build. Arrow keys work once the box has focus.",
@@ -210,7 +212,7 @@ def _output(trace: AttentionTrace, p: str) -> None:
     else:
         i = 0  # a cached step has one query: the token read
     qi = positions[i] + 1
-    st.latex(rf"\mathrm{{Att}}(q_{{{qi}}}, K, V) = \sum_j \alpha_{{{qi}j}}\, v_j")
+    formula.latex(rf"\mathrm{{Att}}(q_{{{qi}}}, K, V) = \sum_j \alpha_{{{qi}j}}\, v_j")
     left, right = st.columns([3, 2], vertical_alignment="center")
     with left:
         ui.chart(F.alpha_bars(trace, i), f"{p}alpha-row")
@@ -316,11 +318,28 @@ OWN_TEXTS = {
 }
 
 
-def step_intro(number: int, prefix: str = "", *, preset: str = "", steps=STEPS, map_slot: bool = False):
+def step_intro(number: int, prefix: str = "", *, preset: str = "", steps=STEPS, map_slot: bool = False,
+               text: str = "whole"):
     """A step's header and its plain-language explanation (for a trace with this ``preset``); with ``map_slot``, a
-    container between them for the model map, returned (the map needs the trace, which may come later)."""
-    title, text, _ = steps[number - 1]
+    container between them for the model map, returned (the map needs the trace, which may come later). ``text``
+    "lead" draws only the text's lead here, "none" none of it: the caller draws the rest under the step's charts
+    (``step_more``)."""
+    title, name, _ = steps[number - 1]
     ui.step(number, len(steps), title, anchor=f"{prefix}step-{number}")
     slot = st.container() if map_slot else None
-    ui.lesson(OWN_TEXTS.get(preset, {}).get(text, text))
+    name = OWN_TEXTS.get(preset, {}).get(name, name)
+    if text == "lead":
+        st.markdown(lesson_parts(name)[0])
+    elif text == "whole":
+        ui.lesson(name)
     return slot
+
+
+def step_more(number: int, *, steps=STEPS, whole: bool = False) -> None:
+    """Under step ``number``'s charts: the rest of its text after its lead (``step_intro(text="lead")``), or the whole
+    text (``whole``, after ``step_intro(text="none")``)."""
+    lead, more = lesson_parts(steps[number - 1][1])
+    if whole and lead:
+        st.markdown(lead)
+    if more:
+        st.markdown(more)

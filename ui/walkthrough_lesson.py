@@ -12,14 +12,14 @@ from dataclasses import dataclass
 import streamlit as st
 
 from attention import AttentionTrace, Projections, trace_self_attention
-from ui import bridge, model_map
+from ui import arrival, bridge, model_map
 from ui import components as ui
 from ui.exercises import offer_to_class, step_questions
 from ui.exports import export_panel
 from ui.matrix_editor import current_edits, edited_projections
 from ui.presenter import EDITOR_STEP, next_step_button, step_controls
 from ui.settings import Shared, trace_or_explain
-from ui.walkthrough import STEPS, render_steps, step_intro
+from ui.walkthrough import STEPS, render_steps, step_intro, step_more
 from viz.exercises import make_questions
 
 BRIDGED_STEP = 7  # all steps on one page: the step "the same step in a trained model" opens
@@ -59,17 +59,21 @@ def editor(choice: Choice) -> Projections | None:
     return edits
 
 
-def one_step(choice: Choice, step: int, *, questions: bool = True) -> AttentionTrace:
-    """The open step only; the editor only when step 3 is open; then the questions its numbers answer."""
-    map_slot = step_intro(step, map_slot=True)
+def one_step(choice: Choice, step: int, *, questions: bool = True, presenting: bool = False) -> AttentionTrace:
+    """The open step only; the editor only when step 3 is open; then the questions its numbers answer. The step's
+    chart comes right after its heading, the map's line and the text's lead (in presenter mode none of the text:
+    the teacher tells it); the rest of the text is under the step's charts (issue 47)."""
+    arrival.linked("step", f"step-{step}")  # a link that names its step opens there, its chart in view
+    map_slot = step_intro(step, map_slot=True, text="none" if presenting else "lead")
     edits = editor(choice) if step == EDITOR_STEP else current_edits(choice.matrices, basis=choice.basis)
     if edits is not None and step != EDITOR_STEP:
         st.caption("Using your hand-edited W_Q, W_K, W_V (step 3 has the editor).")
     trace = choice.trace(edits)
     with map_slot:
         model_map.walkthrough(trace, step)
-    bridge.changed_on_random(trace)
     render_steps(trace, first=step, last=step, intro=False)
+    step_more(step, whole=presenting)
+    bridge.changed_on_random(trace)  # under the step's charts, not between its heading and them
     if questions:
         step_questions(trace, step)
     return trace
@@ -114,5 +118,6 @@ def lesson(choice: Choice) -> None:
 
 def present(choice: Choice) -> None:
     """Presenter mode: the open step in large type, without the intro, exercises and downloads."""
-    trace = one_step(choice, step_controls(presenting=True), questions=False)  # a class answers in class mode
+    trace = one_step(choice, step_controls(presenting=True), questions=False,  # a class answers in class mode
+                     presenting=True)
     offer_to_class(make_questions(trace))

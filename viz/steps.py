@@ -31,10 +31,24 @@ MASK_CAPTION = (
 )
 
 
+# A line of its own in a step's text: what comes before it is the step's lead, drawn above its chart; the rest is
+# drawn under the step's charts when one step is shown at a time (issue 47: the chart in view on arrival). Every
+# other telling (all steps on one page, the handout, the other lessons) prints the whole text, without the line.
+MORE = "<!-- more -->"
+
+
+@cache
+def lesson_parts(name: str) -> tuple[str, str]:
+    """The lead of assets/<name>.md and the rest (empty when the text has no ``MORE`` line)."""
+    lead, _, more = (ASSETS / f"{name}.md").read_text(encoding="utf-8").partition(f"\n{MORE}\n")
+    return lead.strip(), more.strip()
+
+
 @cache
 def lesson_markdown(name: str) -> str:
-    """The Markdown of assets/<name>.md (our own text, never user input)."""
-    return (ASSETS / f"{name}.md").read_text(encoding="utf-8")
+    """The Markdown of assets/<name>.md (our own text, never user input), whole (a ``MORE`` line left out: a lead that
+    ends mid-paragraph joins the rest again)."""
+    return (ASSETS / f"{name}.md").read_text(encoding="utf-8").replace(f"\n{MORE}\n", "\n")
 
 
 def identity_note(trace: AttentionTrace) -> str | None:

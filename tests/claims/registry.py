@@ -28,7 +28,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     ],
     "assets/walkthrough/01_tokens.md": [
         ("a word that appears twice gets the same id twice", f"{F}::test_a_word_that_appears_twice_gets_the_same_id"),
-        ("(and the same colour below)", "tests.test_figures::test_tokens_figure_colours_repeats_alike"),
+        ("(and the same colour in the chart)", "tests.test_figures::test_tokens_figure_colours_repeats_alike"),
     ],
     "assets/walkthrough/01_tokens_pretrained.md": [
         ("(30,522 entries for MiniLM, 49,152 for SmolLM2), and a token that appears twice has the same id twice",
