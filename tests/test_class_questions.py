@@ -122,10 +122,47 @@ def test_the_projectors_answers_chart_is_wide_and_its_labels_large_and_whole(sen
         texts = _texts(fig)
         assert all(float(t.get("font-size", 13)) >= 28 for t in texts), sorted({t.get("font-size") for t in texts})
         written = ["".join(t.itertext()) for t in texts]
-        for option in q.options:
+        for option in (o for o, _, _ in V.projector_rows(record, answers, revealed) if o in q.options):
             mark = "✓ " if revealed and V.is_right(record, option) else ""
             assert mark + option in written, (option, written)
             assert str(sum(a == option for a in answers)) in written
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 64), st.lists(st.integers(0, 63), max_size=80), st.booleans(), st.data())
+def test_the_projectors_chart_folds_the_options_nobody_chose_into_one_true_row_and_fits_a_projector(
+        n, picks, revealed, data):
+    """Issue 47 (audit): a "which key" question on 64 tokens drew 64 rows, 3,666 px tall. At most
+    ``PROJECTOR_ROWS`` rows, 720 px or less; the folded row names how many options it holds and their answers
+    together, counted here from the answers themselves; every right option stays after the reveal; every chosen
+    option stays while there is room for them all; no option is lost or counted twice."""
+    options = [f"w{k}" for k in range(n)]
+    right = data.draw(st.sets(st.sampled_from(options), min_size=1, max_size=3))
+    answer, *also = sorted(right)
+    record = {"key": "x-most", "prompt": "?", "options": options, "answer": answer, "also": also,
+              "explanation": "", "low": None, "high": None}
+    answers = [options[p % n] for p in picks]
+    rows = V.projector_rows(record, answers, revealed)
+    height = float(re.search(r'<svg[^>]*\bheight="([\d.]+)"', str(V.projector_tally_figure(record, answers,
+                                                                                         revealed))).group(1))
+    assert len(rows) <= V.PROJECTOR_ROWS and height <= 720, (len(rows), height)
+    shown = [o for o, _, _ in rows if o in options]
+    assert len(set(shown)) == len(shown)
+    for o, c, r in rows:
+        if o in options:
+            assert c == answers.count(o) and r == (revealed and o in right)
+    if len(shown) == n:
+        return
+    rest = [o for o in options if o not in shown]
+    name, together, r = rows[-1]
+    assert not r and together == sum(answers.count(o) for o in rest)
+    assert name == (f"{len(rest)} other option" + ("s" if len(rest) != 1 else "") if shown else f"all {n} options")
+    if revealed:
+        assert right <= set(shown)
+    chosen = {a for a in answers}
+    if len(chosen | (right if revealed else set())) < V.PROJECTOR_ROWS:
+        assert chosen <= set(shown)
+    assert n > V.PROJECTOR_ROWS
 
 
 def test_the_projectors_status_and_results_are_large_and_read_at_4_5_to_1_in_both_themes():
