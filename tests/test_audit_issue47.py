@@ -78,20 +78,32 @@ def test_a_question_stored_before_the_change_still_shows_the_numbers_it_asks_abo
         "the α question is asked with no row of Z on the projector"
 
 
-def test_the_multi_head_pages_list_opens_on_the_heads_open_step(database):
+@pytest.mark.parametrize("step", [4, 7])
+def test_the_multi_head_pages_list_opens_on_the_heads_open_step(database, step):
     """The decisions call multi-head attention "a page without steps" (its list opens on the first question), but the
     page walks one head through the walkthrough's steps 3–8 ("Step" menu, ``head_step``) and its list labels the
-    head's questions "Step 6: …", "Step 7: …". On the head's step 7 the list opens on the page's first question (a
-    shape question), the issue's own defect ("preselects step 3's question on step 7")."""
-    teacher, _secret, _code = start_class()
+    head's questions "Step 6: …", "Step 7: …". On the head's step 7 the list opened on the page's first question (a
+    shape question), the issue's own defect ("preselects step 3's question on step 7"). It opens as the
+    walkthrough's does, in the lesson's sidebar and on the desk: on the open step's first question, else on the
+    latest earlier step's (step 4: the head's step-3 shape question).
+
+    (Corrected from the audit's version, which read the radio's value as a position in its options: the value is
+    the question's index in the page's list, and a step's own list has no "Step k:" prefixes.)"""
+    teacher, secret, code = start_class()
     teacher = on(teacher, "lessons/multihead.py")
-    teacher.selectbox(key="head_step").set_value(7)
+    teacher.selectbox(key="head_step").set_value(step)
     teacher = teacher.run()
-    picked = teacher.sidebar.radio(key="cm_pick")
-    label = readable(picked.options[picked.value] if isinstance(picked.value, int) else str(picked.value))
-    labels = [readable(o) for o in picked.options]
-    assert any(x.startswith("Step 7:") for x in labels), labels
-    assert label.startswith("Step 7:"), (label, labels)
+    questions = teacher.session_state["_page_questions"]
+    steps = [V.step_of(q) for q in questions]
+    assert step in steps or step == 4, steps  # the head's step 7 has its question; step 4 has none
+    before = [s for s in steps if 0 < s <= step]
+    expected = steps.index(max(before)) if before else 0
+    assert steps[expected] > 0  # a head's question, not the page's first (a shape question of the split)
+    for at in (teacher, _desk(secret, code)):
+        picked = at.sidebar.radio(key="cm_pick")
+        assert picked.value == expected, (step, steps, picked.value)
+        label = readable(picked.options[picked.index])
+        assert label.endswith(questions[expected]["prompt"]), label
 
 
 def test_a_multi_head_questions_numbers_name_the_head_they_are_of():

@@ -408,14 +408,20 @@ def _teacher_controls(secret: str, page: str) -> None:
 
 
 def _open_step(page: str, state: dict) -> int | None:
-    """The walkthrough's open step on the teacher's page (on the desk: the class's lesson's), or None (another
-    lesson, or all steps on one page)."""
+    """The open step on the teacher's page (on the desk: the class's lesson's): the walkthrough's, or the step of
+    the head open on multi-head attention (its steps 3–8, ``head_step``); None for another lesson, or all steps on
+    one page."""
     if page == "classmode":
         page, query = state.get("page"), state.get("query") or {}
+        if page == "multihead":
+            step = query.get("head_step", "3")
+            return int(step) if isinstance(step, str) and step.isdigit() else 3
         if page != "" or query.get("all_steps") in ("1", "true", "True"):
             return None
         step = query.get("step", "1")
         return int(step) if isinstance(step, str) and step.isdigit() else 1
+    if page == "multihead":
+        return int(st.session_state.get("head_step") or 3)
     if page != "" or st.session_state.get("all_steps"):
         return None
     return int(st.session_state.get("step") or 1)
