@@ -178,3 +178,20 @@ def test_the_projectors_status_and_results_are_large_and_read_at_4_5_to_1_in_bot
     assert all(contrast(dark, background) >= 4.5 for background in STREAMLIT_DARK)
     rule = re.search(r"\.st-key-projector-status p,[^{]*\{([^}]*)\}", C.PROJECTOR_CSS).group(1)
     assert float(re.search(r"font-size: ([\d.]+)rem", rule).group(1)) * 16 >= 24  # large text, from afar
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(SENTENCES), st.integers(0, 10_000), st.sampled_from([1, 2, 4]), st.booleans())
+def test_a_heads_numbers_are_titled_with_that_heads_number_and_the_walkthroughs_with_none(sentence, seed, h, causal):
+    """Issue 47 (audit): "Row i of Z" on multi-head attention did not say whose Z. Head k's rows are titled "Row i of
+    head k's Z/α", k counted from 1 as the page's "Head" menu does; a single-head lesson's name no head."""
+    mh = A.trace_multi_head(sentence, n_heads=h, seed=seed, causal=causal)
+    for k, head in enumerate(mh.heads):
+        for q in make_questions(head):
+            shown = V.shown_of(V.question_record(q))
+            if shown is not None:
+                assert re.fullmatch(rf"Row \d+ of head {k + 1}'s [Zα] \(the query “.+”\)", shown.title), shown.title
+                assert shown.text().startswith(shown.title)
+    for q in make_questions(A.trace_self_attention(sentence, seed=seed, causal=causal)):
+        shown = V.shown_of(V.question_record(q))
+        assert shown is None or re.fullmatch(r"Row \d+ of [Zα] \(the query “.+”\)", shown.title)

@@ -178,6 +178,7 @@ def test_every_page_of_a_teachers_browser_says_it_teaches_and_a_reload_keeps_it(
 def test_only_the_walkthrough_and_multihead_offer_questions_to_a_class(database):
     """The teacher's sidebar asks a question about the page's own numbers where the page has some, and says
     which lessons have them everywhere else (as the caption claims)."""
+    from ui.classmode import ASKING
     from ui.navigation import PAGES, url_path
 
     _, secret, code = start_class()
@@ -193,7 +194,7 @@ def test_only_the_walkthrough_and_multihead_offer_questions_to_a_class(database)
         assert can_ask != says_none, script
         if can_ask:
             asking.add(url_path(script))
-    assert asking == {url_path("lessons/walkthrough.py"), url_path("lessons/multihead.py")}
+    assert asking == {url_path("lessons/walkthrough.py"), url_path("lessons/multihead.py")} == set(ASKING)
 
 
 def test_one_browser_is_one_student_and_a_copied_link_makes_no_one_a_student(database):

@@ -46,7 +46,7 @@ from ui import arrival, class_watch, identity
 from ui import components as ui
 from ui.links import PAGE_SETTINGS, PRIVATE, SETTINGS, SHARED_SETTINGS, SPECS, check_link, link, read_into_session
 from ui.matrix_editor import EDIT_STATE
-from ui.navigation import CLASS_PAGE, LESSONS
+from ui.navigation import CLASS_PAGE, LESSONS, url_path
 from viz import classmode as V
 from viz.labels import markdown_text
 
@@ -69,6 +69,11 @@ PROJECTOR_CSS = """<style>
 </style>""" % PROJECTOR_TEXT
 NOT_FOLLOWED = PRIVATE | {"class"}  # in a link, but not the lesson: keys, ids and the class code
 SHARED_KEYS = SHARED_SETTINGS  # the sidebar's: every lesson reads them
+# the lessons whose pages offer questions to a class (ui.exercises.offer_to_class), by address; checked against
+# every page's sidebar by tests/test_classmode_pages.py (test_only_the_walkthrough_and_multihead_offer_…)
+ASKING = {url_path("lessons/walkthrough.py"): "the walkthrough",
+          url_path("lessons/multihead.py"): "multi-head attention"}
+ASKING_NAMES = " and ".join(ASKING.values())
 QUESTIONS = "_page_questions"  # this run's page's questions (records), set by the page that can ask them
 MODE_LABELS = {"follow": "Follow me", "explore": "Let them explore", "pause": "Eyes up front"}
 TIMERS = (30, 60, 120)  # seconds a teacher may give a question
@@ -384,7 +389,7 @@ def _teacher_controls(secret: str, page: str) -> None:
         st.button("Ask the class", key="cm_ask", on_click=_ask, args=(secret, questions[chosen]),
                   type="primary", icon=":material/campaign:", width="stretch")
     elif page != "classmode":
-        st.caption("This lesson has no questions to ask; the walkthrough and multi-head attention have.")
+        st.caption(f"This lesson has no questions to ask; {ASKING_NAMES} have.")
     if view.question is not None and not view.revealed:
         open_for = "closed" if view.answers_closed or _timed_out(view) else "open"
         st.caption(f"Question {view.question_no} is {open_for}.")
@@ -543,7 +548,8 @@ def _teacher_live(secret: str, code: str) -> None:
     joined = len(roster)
     st.subheader("Now", divider="gray")
     if view.question is None:
-        st.caption("No question asked yet. Ask from any lesson's sidebar (its questions come from its own numbers).")
+        st.caption(f"No question asked yet. Ask from the sidebar of {' or of '.join(ASKING.values())}: the lessons "
+                   "with questions, each about its own numbers.")
     else:
         answers = [a for _, _, a in store().answers(secret, view.question_no)]
         _question_results(view, answers, joined, big=False)  # "k of N students answered"
