@@ -195,3 +195,27 @@ def test_a_heads_numbers_are_titled_with_that_heads_number_and_the_walkthroughs_
     for q in make_questions(A.trace_self_attention(sentence, seed=seed, causal=causal)):
         shown = V.shown_of(V.question_record(q))
         assert shown is None or re.fullmatch(r"Row \d+ of [Zα] \(the query “.+”\)", shown.title)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(SENTENCES), st.integers(0, 10_000), st.booleans(), st.sampled_from(["step", "shown", None]))
+def test_a_question_stored_without_its_step_or_numbers_is_not_offered_and_borrows_only_its_own_lessons_numbers(
+        sentence, seed, causal, dropped):
+    """Issue 47 (audit): records stored before questions carried their step and numbers. Such a record is not
+    ``current`` (the desk does not offer it); one that needs numbers shows those of the current record with its key
+    (the same lesson state), never another lesson's, and none when there is no such record."""
+    records = [V.question_record(q) for q in make_questions(A.trace_self_attention(sentence, seed=seed,
+                                                                                  causal=causal))]
+    other = [V.question_record(q) for q in make_questions(A.trace_self_attention(sentence + " too", seed=seed + 1,
+                                                                                causal=causal))]
+    for r in records:
+        assert V.current(r)
+        old = {k: v for k, v in r.items() if k != dropped}
+        if dropped is not None:
+            assert not V.current(old)
+        numberless = {k: v for k, v in old.items() if k != "shown"}
+        want = V.shown_of(r)
+        assert (want is not None) == V.needs_numbers(r)
+        assert V.shown_for(numberless, records) == want
+        assert V.shown_for(numberless, other) is None and V.shown_for(numberless, None) is None
+        assert V.shown_for(numberless, [numberless]) is None  # a stale record lends nothing

@@ -384,6 +384,14 @@ def teacher_sidebar(page: str) -> None:
 def _teacher_controls(secret: str, page: str) -> None:
     view = store().teacher_view(secret, address=client())  # the class is taught from this network (the store's limits)
     questions = st.session_state.get(QUESTIONS) if page != "classmode" else view.state.get("questions")
+    if page == "classmode" and isinstance(questions, list):  # the class's stored questions: data from anyone
+        stored = [q for q in questions if isinstance(q, dict)]
+        questions = [q for q in stored if V.current(q)]
+        if stored and not questions:  # stored before questions carried their steps and numbers (issue 47)
+            where = ASKING.get(view.state.get("page"), "its lesson")
+            st.caption(f"This class's questions were stored by an earlier version of the app, without the numbers "
+                       f"they ask about. Open {markdown_text(where)} in this browser: its questions are stored "
+                       "again with them.")
     if questions:
         chosen = _pick(questions, _open_step(page, view.state))
         st.button("Ask the class", key="cm_ask", on_click=_ask, args=(secret, questions[chosen]),
@@ -591,10 +599,10 @@ def _question_results(view: ClassView, answers: list[str], joined: int, *, big: 
     if big:
         with st.container(key="projector-question"):
             st.markdown(text)
-            _numbers(q, "projector-numbers")
+            _numbers(q, "projector-numbers", view.state)
     else:
         st.markdown(text)
-        _numbers(q, "cm-desk-numbers")
+        _numbers(q, "cm-desk-numbers", view.state)
     state = ("revealed" if view.revealed else "answers closed" if view.answers_closed or _timed_out(view) else
              "answers close when the timer ends" if view.closes_at else "open")
     answered = len(answers) if answered is None else answered
@@ -623,11 +631,12 @@ def _question_results(view: ClassView, answers: list[str], joined: int, *, big: 
             st.success(V.right_text(q, answers), icon=":material/check_circle:")
 
 
-def _numbers(q: dict, key: str) -> None:
+def _numbers(q: dict, key: str, state: dict) -> None:
     """The numbers a question asks about, under it (issue 47: while it is open the lesson is hidden, and the
     projector shows only the question): the row of the lesson's table as it showed it, and the same as a sentence
-    (the table's text alternative; on a phone, its reading without scrolling sideways)."""
-    shown = V.shown_of(q)
+    (the table's text alternative; on a phone, its reading without scrolling sideways). A question asked before
+    questions carried their numbers takes them from the class's lesson (``V.shown_for``)."""
+    shown = V.shown_for(q, state.get("questions") if isinstance(state, dict) else None)
     if shown is None:
         return
     with st.container(key=key):
@@ -806,7 +815,7 @@ def _question(code: str, view: ClassView) -> None:
     with st.container(border=True, key="cm-question"):
         st.markdown(f"**Question {number}**")
         st.markdown(markdown_text(q["prompt"]))
-        _numbers(q, "cm-numbers")
+        _numbers(q, "cm-numbers", view.state)
         mine = store().my_answer(code, me, number)
         if view.revealed:
             if mine is None:

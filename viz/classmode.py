@@ -77,6 +77,34 @@ def shown_of(question: dict) -> Shown | None:
     return Shown(title, row, tuple(columns), tuple(values))
 
 
+NEEDS_NUMBERS = ("-most", "-alpha", "-value")  # keys of questions about a row of a table
+
+
+def needs_numbers(question: dict) -> bool:
+    """Whether a stored question asks about numbers its prompt does not hold (a row of Z or α)."""
+    return str(question.get("key", "")).endswith(NEEDS_NUMBERS)
+
+
+def current(question: dict) -> bool:
+    """Whether a stored question can be offered as it is: it was stored with its step and its numbers (a record
+    written before issue 47's change has neither: the desk would say "Step 6 asks no question of its own" beside
+    step 6's questions, and ask "From row 1 of Z …" without row 1 of Z), and its numbers are well formed when it
+    needs some."""
+    return (step_of(question) > 0 or question.get("step") == 0) and "shown" in question and \
+        (shown_of(question) is not None or not needs_numbers(question))
+
+
+def shown_for(question: dict, stored: object) -> Shown | None:
+    """The numbers to show under an asked question: its own; else, for a question asked before questions carried
+    them, those of the class's lesson's question with the same key (the same lesson state gives the same key and the
+    same numbers: ``viz.exercises.lesson_id``), once the lesson's page has stored its questions again."""
+    shown = shown_of(question)
+    if shown is not None or not needs_numbers(question) or not isinstance(stored, list):
+        return shown
+    same = (q for q in stored if isinstance(q, dict) and q.get("key") == question.get("key") and current(q))
+    return next((shown_of(q) for q in same), None)
+
+
 def numbers_table(shown: Shown) -> str:
     """Markdown: the numbers as one row of the lesson's table (the query's label, then a cell a key; escaped)."""
     frame = pd.DataFrame([list(shown.values)], index=pd.Index([shown.row], name="query"), columns=list(shown.columns))

@@ -635,6 +635,9 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_classmode_pages::test_only_the_walkthrough_and_multihead_offer_questions_to_a_class"),
         ("the lessons with questions, each about its own numbers.",
          "tests.test_classmode_pages::test_only_the_walkthrough_and_multihead_offer_questions_to_a_class"),
+        ("This class's questions were stored by an earlier version of the app, without the numbers they ask about. "
+         "Open {markdown_text(where)} in this browser: its questions are stored again with them.",
+         "tests.test_audit_issue47::test_a_question_stored_before_the_change_still_shows_the_numbers_it_asks_about"),
         ("No question asked yet. Ask from the sidebar of",
          "tests.test_audit_issue47::test_the_desk_never_says_ask_from_any_lessons_sidebar_when_most_lessons_have_no_questions"),
         ("its address is 127.0.0.1), so your students can't open the join link",
