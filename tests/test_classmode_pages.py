@@ -670,3 +670,19 @@ def test_a_following_student_is_never_told_to_change_the_sentence(database):
     database.set_mode(secret, "follow")
     database.open_question(secret, teacher.session_state["_page_questions"][0])
     assert not line(stay(ann.run()))  # a question open: the lesson is hidden
+
+
+def test_a_student_is_told_the_class_ended_on_every_next_page_until_they_dismiss_it(database):
+    """Older audit finding (issue 47): after the teacher closed the class, the student's next page showed the lesson
+    and no word of the end (the banner was drawn once, on the run that left the class)."""
+    _teacher, secret, code = start_class()
+    ann = join(ANN, code, "Ann")
+    database.close(secret)
+    for _ in range(2):
+        ann = ann.run()
+        assert "Your teacher has ended this class" in texts(ann)
+    ann = on(ann, "lessons/scaling.py")
+    assert "Your teacher has ended this class" in texts(ann)
+    ann = ann.button(key="cm_ended_ok").click().run()
+    assert "ended this class" not in texts(ann)
+    assert "ended this class" not in texts(ann.run())

@@ -254,6 +254,7 @@ def join_class() -> None:
         return
     identity.remember(**{"class": code, "nick": nickname or identity.get("nick")})
     st.session_state["_cm_student"] = code
+    st.session_state.pop("_cm_ended", None)
     st.session_state.pop("_cm_applied", None)  # the class's lesson is applied on the next run
 
 
@@ -761,8 +762,9 @@ def student_banner(code: str) -> bool:
     me = identity.browser() or ""
     view = store().student_view(code, me)
     if view is None or view.closed:
-        _banner(code, "Your teacher has ended this class. Thank you for taking part!")
         leave_class()
+        st.session_state["_cm_ended"] = code  # said on this session's next pages too, until dismissed
+        ended_banner()
         return True
     nickname = store().nickname(code, me) or ""
     st.session_state["_cm_mode"] = view.mode
@@ -791,9 +793,19 @@ def exploring() -> bool:
     return st.session_state.get("_cm_mode") == "explore"
 
 
-def _banner(code: str, text: str) -> None:
+def ended_banner() -> None:
+    """Top of a page of a browser whose class has ended: said on every page of the session until the student
+    dismisses it or joins a class (a banner drawn once was gone on the next run: leaving the class writes to the
+    browser, which runs the page again)."""
+    code = st.session_state.get("_cm_ended")
+    if not isinstance(code, str):
+        return
     with st.container(border=True, key="cm-student-banner"):
-        st.markdown(f"**Class {code}** · {markdown_text(text)}")
+        left, right = st.columns([4, 1], vertical_alignment="center")
+        left.markdown(f"**Class {markdown_text(code)}** · Your teacher has ended this class. Thank you for taking "
+                      "part!")
+        right.button("Dismiss", key="cm_ended_ok", on_click=lambda: st.session_state.pop("_cm_ended", None),
+                     icon=":material/close:")
 
 
 @st.fragment(run_every=class_watch.SAFETY)

@@ -638,6 +638,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("This class's questions were stored by an earlier version of the app, without the numbers they ask about. "
          "Open {markdown_text(where)} in this browser: its questions are stored again with them.",
          "tests.test_audit_issue47::test_a_question_stored_before_the_change_still_shows_the_numbers_it_asks_about"),
+        ("Your teacher has ended this class. Thank you for taking",
+         "tests.test_classmode_pages::test_a_student_is_told_the_class_ended_on_every_next_page_until_they_dismiss_it"),
         ("No question asked yet. Ask from the sidebar of",
          "tests.test_audit_issue47::test_the_desk_never_says_ask_from_any_lessons_sidebar_when_most_lessons_have_no_questions"),
         ("its address is 127.0.0.1), so your students can't open the join link",
