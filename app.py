@@ -43,6 +43,8 @@ st.session_state["_shared"] = draw_shared_sidebar(page.url_path)
 
 st.session_state["_page"] = page.url_path  # whose settings the link holds
 sentence_shown = sentence_on_phones(page.url_path)  # a line at the top of a phone's page, filled below
+if not student:
+    classmode.ended_banner()  # a class that ended in this session: said until dismissed
 drawn = not student or classmode.student_banner(student)
 if drawn:
     page.run()  # a student's lesson is hidden while a question is open, or the class is paused

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -150,12 +150,12 @@ def trace_multi_head(
         projections = random_projections(d_model, d_model, seed)
     w_o = random_output_projection(d_model, seed) if w_o is None else np.asarray(w_o, dtype=np.float64)
     heads = tuple(
-        trace_attention(
+        replace(trace_attention(
             embedded,
             Projections(*(np.asarray(w)[:, h * d_k : (h + 1) * d_k] for w in projections)),  # [d_model, d_k]
             preset=preset,
             causal=causal,
-        )
+        ), head=h)  # the head names itself (issue 47: a class reads "head 1's Z", not a Z)
         for h in range(n_heads)
     )
     concat = concat_heads(np.stack([head.output for head in heads]))  # [h, n, d_k] -> [n, d_model]

@@ -64,6 +64,7 @@ class AttentionTrace:
     # then have one row per query (``queries``: their positions), K and V one per token. None: every
     # token is a query (n rows everywhere).
     queries: tuple[int, ...] | None = None
+    head: int | None = None  # which head of a multi-head trace this is (0-based); None: a single-head trace
 
     @property
     def n(self) -> int:

@@ -122,10 +122,47 @@ def test_the_projectors_answers_chart_is_wide_and_its_labels_large_and_whole(sen
         texts = _texts(fig)
         assert all(float(t.get("font-size", 13)) >= 28 for t in texts), sorted({t.get("font-size") for t in texts})
         written = ["".join(t.itertext()) for t in texts]
-        for option in q.options:
+        for option in (o for o, _, _ in V.projector_rows(record, answers, revealed) if o in q.options):
             mark = "✓ " if revealed and V.is_right(record, option) else ""
             assert mark + option in written, (option, written)
             assert str(sum(a == option for a in answers)) in written
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 64), st.lists(st.integers(0, 63), max_size=80), st.booleans(), st.data())
+def test_the_projectors_chart_folds_the_options_nobody_chose_into_one_true_row_and_fits_a_projector(
+        n, picks, revealed, data):
+    """Issue 47 (audit): a "which key" question on 64 tokens drew 64 rows, 3,666 px tall. At most
+    ``PROJECTOR_ROWS`` rows, 720 px or less; the folded row names how many options it holds and their answers
+    together, counted here from the answers themselves; every right option stays after the reveal; every chosen
+    option stays while there is room for them all; no option is lost or counted twice."""
+    options = [f"w{k}" for k in range(n)]
+    right = data.draw(st.sets(st.sampled_from(options), min_size=1, max_size=3))
+    answer, *also = sorted(right)
+    record = {"key": "x-most", "prompt": "?", "options": options, "answer": answer, "also": also,
+              "explanation": "", "low": None, "high": None}
+    answers = [options[p % n] for p in picks]
+    rows = V.projector_rows(record, answers, revealed)
+    height = float(re.search(r'<svg[^>]*\bheight="([\d.]+)"', str(V.projector_tally_figure(record, answers,
+                                                                                         revealed))).group(1))
+    assert len(rows) <= V.PROJECTOR_ROWS and height <= 720, (len(rows), height)
+    shown = [o for o, _, _ in rows if o in options]
+    assert len(set(shown)) == len(shown)
+    for o, c, r in rows:
+        if o in options:
+            assert c == answers.count(o) and r == (revealed and o in right)
+    if len(shown) == n:
+        return
+    rest = [o for o in options if o not in shown]
+    name, together, r = rows[-1]
+    assert not r and together == sum(answers.count(o) for o in rest)
+    assert name == (f"{len(rest)} other option" + ("s" if len(rest) != 1 else "") if shown else f"all {n} options")
+    if revealed:
+        assert right <= set(shown)
+    chosen = {a for a in answers}
+    if len(chosen | (right if revealed else set())) < V.PROJECTOR_ROWS:
+        assert chosen <= set(shown)
+    assert n > V.PROJECTOR_ROWS
 
 
 def test_the_projectors_status_and_results_are_large_and_read_at_4_5_to_1_in_both_themes():
@@ -141,3 +178,44 @@ def test_the_projectors_status_and_results_are_large_and_read_at_4_5_to_1_in_bot
     assert all(contrast(dark, background) >= 4.5 for background in STREAMLIT_DARK)
     rule = re.search(r"\.st-key-projector-status p,[^{]*\{([^}]*)\}", C.PROJECTOR_CSS).group(1)
     assert float(re.search(r"font-size: ([\d.]+)rem", rule).group(1)) * 16 >= 24  # large text, from afar
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(SENTENCES), st.integers(0, 10_000), st.sampled_from([1, 2, 4]), st.booleans())
+def test_a_heads_numbers_are_titled_with_that_heads_number_and_the_walkthroughs_with_none(sentence, seed, h, causal):
+    """Issue 47 (audit): "Row i of Z" on multi-head attention did not say whose Z. Head k's rows are titled "Row i of
+    head k's Z/α", k counted from 1 as the page's "Head" menu does; a single-head lesson's name no head."""
+    mh = A.trace_multi_head(sentence, n_heads=h, seed=seed, causal=causal)
+    for k, head in enumerate(mh.heads):
+        for q in make_questions(head):
+            shown = V.shown_of(V.question_record(q))
+            if shown is not None:
+                assert re.fullmatch(rf"Row \d+ of head {k + 1}'s [Zα] \(the query “.+”\)", shown.title), shown.title
+                assert shown.text().startswith(shown.title)
+    for q in make_questions(A.trace_self_attention(sentence, seed=seed, causal=causal)):
+        shown = V.shown_of(V.question_record(q))
+        assert shown is None or re.fullmatch(r"Row \d+ of [Zα] \(the query “.+”\)", shown.title)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(SENTENCES), st.integers(0, 10_000), st.booleans(), st.sampled_from(["step", "shown", None]))
+def test_a_question_stored_without_its_step_or_numbers_is_not_offered_and_borrows_only_its_own_lessons_numbers(
+        sentence, seed, causal, dropped):
+    """Issue 47 (audit): records stored before questions carried their step and numbers. Such a record is not
+    ``current`` (the desk does not offer it); one that needs numbers shows those of the current record with its key
+    (the same lesson state), never another lesson's, and none when there is no such record."""
+    records = [V.question_record(q) for q in make_questions(A.trace_self_attention(sentence, seed=seed,
+                                                                                  causal=causal))]
+    other = [V.question_record(q) for q in make_questions(A.trace_self_attention(sentence + " too", seed=seed + 1,
+                                                                                causal=causal))]
+    for r in records:
+        assert V.current(r)
+        old = {k: v for k, v in r.items() if k != dropped}
+        if dropped is not None:
+            assert not V.current(old)
+        numberless = {k: v for k, v in old.items() if k != "shown"}
+        want = V.shown_of(r)
+        assert (want is not None) == V.needs_numbers(r)
+        assert V.shown_for(numberless, records) == want
+        assert V.shown_for(numberless, other) is None and V.shown_for(numberless, None) is None
+        assert V.shown_for(numberless, [numberless]) is None  # a stale record lends nothing

@@ -178,6 +178,7 @@ def test_every_page_of_a_teachers_browser_says_it_teaches_and_a_reload_keeps_it(
 def test_only_the_walkthrough_and_multihead_offer_questions_to_a_class(database):
     """The teacher's sidebar asks a question about the page's own numbers where the page has some, and says
     which lessons have them everywhere else (as the caption claims)."""
+    from ui.classmode import ASKING
     from ui.navigation import PAGES, url_path
 
     _, secret, code = start_class()
@@ -193,7 +194,7 @@ def test_only_the_walkthrough_and_multihead_offer_questions_to_a_class(database)
         assert can_ask != says_none, script
         if can_ask:
             asking.add(url_path(script))
-    assert asking == {url_path("lessons/walkthrough.py"), url_path("lessons/multihead.py")}
+    assert asking == {url_path("lessons/walkthrough.py"), url_path("lessons/multihead.py")} == set(ASKING)
 
 
 def test_one_browser_is_one_student_and_a_copied_link_makes_no_one_a_student(database):
@@ -669,3 +670,19 @@ def test_a_following_student_is_never_told_to_change_the_sentence(database):
     database.set_mode(secret, "follow")
     database.open_question(secret, teacher.session_state["_page_questions"][0])
     assert not line(stay(ann.run()))  # a question open: the lesson is hidden
+
+
+def test_a_student_is_told_the_class_ended_on_every_next_page_until_they_dismiss_it(database):
+    """Older audit finding (issue 47): after the teacher closed the class, the student's next page showed the lesson
+    and no word of the end (the banner was drawn once, on the run that left the class)."""
+    _teacher, secret, code = start_class()
+    ann = join(ANN, code, "Ann")
+    database.close(secret)
+    for _ in range(2):
+        ann = ann.run()
+        assert "Your teacher has ended this class" in texts(ann)
+    ann = on(ann, "lessons/scaling.py")
+    assert "Your teacher has ended this class" in texts(ann)
+    ann = ann.button(key="cm_ended_ok").click().run()
+    assert "ended this class" not in texts(ann)
+    assert "ended this class" not in texts(ann.run())

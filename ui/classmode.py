@@ -46,7 +46,7 @@ from ui import arrival, class_watch, identity
 from ui import components as ui
 from ui.links import PAGE_SETTINGS, PRIVATE, SETTINGS, SHARED_SETTINGS, SPECS, check_link, link, read_into_session
 from ui.matrix_editor import EDIT_STATE
-from ui.navigation import CLASS_PAGE, LESSONS
+from ui.navigation import CLASS_PAGE, LESSONS, url_path
 from viz import classmode as V
 from viz.labels import markdown_text
 
@@ -69,6 +69,11 @@ PROJECTOR_CSS = """<style>
 </style>""" % PROJECTOR_TEXT
 NOT_FOLLOWED = PRIVATE | {"class"}  # in a link, but not the lesson: keys, ids and the class code
 SHARED_KEYS = SHARED_SETTINGS  # the sidebar's: every lesson reads them
+# the lessons whose pages offer questions to a class (ui.exercises.offer_to_class), by address; checked against
+# every page's sidebar by tests/test_classmode_pages.py (test_only_the_walkthrough_and_multihead_offer_…)
+ASKING = {url_path("lessons/walkthrough.py"): "the walkthrough",
+          url_path("lessons/multihead.py"): "multi-head attention"}
+ASKING_NAMES = " and ".join(ASKING.values())
 QUESTIONS = "_page_questions"  # this run's page's questions (records), set by the page that can ask them
 MODE_LABELS = {"follow": "Follow me", "explore": "Let them explore", "pause": "Eyes up front"}
 TIMERS = (30, 60, 120)  # seconds a teacher may give a question
@@ -249,6 +254,7 @@ def join_class() -> None:
         return
     identity.remember(**{"class": code, "nick": nickname or identity.get("nick")})
     st.session_state["_cm_student"] = code
+    st.session_state.pop("_cm_ended", None)
     st.session_state.pop("_cm_applied", None)  # the class's lesson is applied on the next run
 
 
@@ -379,12 +385,20 @@ def teacher_sidebar(page: str) -> None:
 def _teacher_controls(secret: str, page: str) -> None:
     view = store().teacher_view(secret, address=client())  # the class is taught from this network (the store's limits)
     questions = st.session_state.get(QUESTIONS) if page != "classmode" else view.state.get("questions")
+    if page == "classmode" and isinstance(questions, list):  # the class's stored questions: data from anyone
+        stored = [q for q in questions if isinstance(q, dict)]
+        questions = [q for q in stored if V.current(q)]
+        if stored and not questions:  # stored before questions carried their steps and numbers (issue 47)
+            where = ASKING.get(view.state.get("page"), "its lesson")
+            st.caption(f"This class's questions were stored by an earlier version of the app, without the numbers "
+                       f"they ask about. Open {markdown_text(where)} in this browser: its questions are stored "
+                       "again with them.")
     if questions:
         chosen = _pick(questions, _open_step(page, view.state))
         st.button("Ask the class", key="cm_ask", on_click=_ask, args=(secret, questions[chosen]),
                   type="primary", icon=":material/campaign:", width="stretch")
     elif page != "classmode":
-        st.caption("This lesson has no questions to ask; the walkthrough and multi-head attention have.")
+        st.caption(f"This lesson has no questions to ask; {ASKING_NAMES} have.")
     if view.question is not None and not view.revealed:
         open_for = "closed" if view.answers_closed or _timed_out(view) else "open"
         st.caption(f"Question {view.question_no} is {open_for}.")
@@ -408,14 +422,20 @@ def _teacher_controls(secret: str, page: str) -> None:
 
 
 def _open_step(page: str, state: dict) -> int | None:
-    """The walkthrough's open step on the teacher's page (on the desk: the class's lesson's), or None (another
-    lesson, or all steps on one page)."""
+    """The open step on the teacher's page (on the desk: the class's lesson's): the walkthrough's, or the step of
+    the head open on multi-head attention (its steps 3–8, ``head_step``); None for another lesson, or all steps on
+    one page."""
     if page == "classmode":
         page, query = state.get("page"), state.get("query") or {}
+        if page == "multihead":
+            step = query.get("head_step", "3")
+            return int(step) if isinstance(step, str) and step.isdigit() else 3
         if page != "" or query.get("all_steps") in ("1", "true", "True"):
             return None
         step = query.get("step", "1")
         return int(step) if isinstance(step, str) and step.isdigit() else 1
+    if page == "multihead":
+        return int(st.session_state.get("head_step") or 3)
     if page != "" or st.session_state.get("all_steps"):
         return None
     return int(st.session_state.get("step") or 1)
@@ -537,7 +557,8 @@ def _teacher_live(secret: str, code: str) -> None:
     joined = len(roster)
     st.subheader("Now", divider="gray")
     if view.question is None:
-        st.caption("No question asked yet. Ask from any lesson's sidebar (its questions come from its own numbers).")
+        st.caption(f"No question asked yet. Ask from the sidebar of {' or of '.join(ASKING.values())}: the lessons "
+                   "with questions, each about its own numbers.")
     else:
         answers = [a for _, _, a in store().answers(secret, view.question_no)]
         _question_results(view, answers, joined, big=False)  # "k of N students answered"
@@ -579,10 +600,10 @@ def _question_results(view: ClassView, answers: list[str], joined: int, *, big: 
     if big:
         with st.container(key="projector-question"):
             st.markdown(text)
-            _numbers(q, "projector-numbers")
+            _numbers(q, "projector-numbers", view.state)
     else:
         st.markdown(text)
-        _numbers(q, "cm-desk-numbers")
+        _numbers(q, "cm-desk-numbers", view.state)
     state = ("revealed" if view.revealed else "answers closed" if view.answers_closed or _timed_out(view) else
              "answers close when the timer ends" if view.closes_at else "open")
     answered = len(answers) if answered is None else answered
@@ -611,11 +632,12 @@ def _question_results(view: ClassView, answers: list[str], joined: int, *, big: 
             st.success(V.right_text(q, answers), icon=":material/check_circle:")
 
 
-def _numbers(q: dict, key: str) -> None:
+def _numbers(q: dict, key: str, state: dict) -> None:
     """The numbers a question asks about, under it (issue 47: while it is open the lesson is hidden, and the
     projector shows only the question): the row of the lesson's table as it showed it, and the same as a sentence
-    (the table's text alternative; on a phone, its reading without scrolling sideways)."""
-    shown = V.shown_of(q)
+    (the table's text alternative; on a phone, its reading without scrolling sideways). A question asked before
+    questions carried their numbers takes them from the class's lesson (``V.shown_for``)."""
+    shown = V.shown_for(q, state.get("questions") if isinstance(state, dict) else None)
     if shown is None:
         return
     with st.container(key=key):
@@ -740,8 +762,9 @@ def student_banner(code: str) -> bool:
     me = identity.browser() or ""
     view = store().student_view(code, me)
     if view is None or view.closed:
-        _banner(code, "Your teacher has ended this class. Thank you for taking part!")
         leave_class()
+        st.session_state["_cm_ended"] = code  # said on this session's next pages too, until dismissed
+        ended_banner()
         return True
     nickname = store().nickname(code, me) or ""
     st.session_state["_cm_mode"] = view.mode
@@ -770,9 +793,19 @@ def exploring() -> bool:
     return st.session_state.get("_cm_mode") == "explore"
 
 
-def _banner(code: str, text: str) -> None:
+def ended_banner() -> None:
+    """Top of a page of a browser whose class has ended: said on every page of the session until the student
+    dismisses it or joins a class (a banner drawn once was gone on the next run: leaving the class writes to the
+    browser, which runs the page again)."""
+    code = st.session_state.get("_cm_ended")
+    if not isinstance(code, str):
+        return
     with st.container(border=True, key="cm-student-banner"):
-        st.markdown(f"**Class {code}** · {markdown_text(text)}")
+        left, right = st.columns([4, 1], vertical_alignment="center")
+        left.markdown(f"**Class {markdown_text(code)}** · Your teacher has ended this class. Thank you for taking "
+                      "part!")
+        right.button("Dismiss", key="cm_ended_ok", on_click=lambda: st.session_state.pop("_cm_ended", None),
+                     icon=":material/close:")
 
 
 @st.fragment(run_every=class_watch.SAFETY)
@@ -794,7 +827,7 @@ def _question(code: str, view: ClassView) -> None:
     with st.container(border=True, key="cm-question"):
         st.markdown(f"**Question {number}**")
         st.markdown(markdown_text(q["prompt"]))
-        _numbers(q, "cm-numbers")
+        _numbers(q, "cm-numbers", view.state)
         mine = store().my_answer(code, me, number)
         if view.revealed:
             if mine is None:

@@ -19,6 +19,7 @@ from viz.tables import markdown_table
 
 BAR = "#0072b2"  # Okabe–Ito blue
 RIGHT = "#009e73"  # Okabe–Ito bluish green: the right answer, after the reveal
+REST = "#999999"  # grey: the options folded into one row of the projector's chart, together
 NUMBER = re.compile(r"\s*([+\-−]?)(\d{0,6})(?:[.,](\d{0,6}))?\s*")  # "0.3", "0,3" (a comma decimal), ".3", "1"
 
 
@@ -74,6 +75,34 @@ def shown_of(question: dict) -> Shown | None:
     if not all(isinstance(t, str) for t in texts) or len(columns) != len(values) or not columns:
         return None
     return Shown(title, row, tuple(columns), tuple(values))
+
+
+NEEDS_NUMBERS = ("-most", "-alpha", "-value")  # keys of questions about a row of a table
+
+
+def needs_numbers(question: dict) -> bool:
+    """Whether a stored question asks about numbers its prompt does not hold (a row of Z or α)."""
+    return str(question.get("key", "")).endswith(NEEDS_NUMBERS)
+
+
+def current(question: dict) -> bool:
+    """Whether a stored question can be offered as it is: it was stored with its step and its numbers (a record
+    written before issue 47's change has neither: the desk would say "Step 6 asks no question of its own" beside
+    step 6's questions, and ask "From row 1 of Z …" without row 1 of Z), and its numbers are well formed when it
+    needs some."""
+    return (step_of(question) > 0 or question.get("step") == 0) and "shown" in question and \
+        (shown_of(question) is not None or not needs_numbers(question))
+
+
+def shown_for(question: dict, stored: object) -> Shown | None:
+    """The numbers to show under an asked question: its own; else, for a question asked before questions carried
+    them, those of the class's lesson's question with the same key (the same lesson state gives the same key and the
+    same numbers: ``viz.exercises.lesson_id``), once the lesson's page has stored its questions again."""
+    shown = shown_of(question)
+    if shown is not None or not needs_numbers(question) or not isinstance(stored, list):
+        return shown
+    same = (q for q in stored if isinstance(q, dict) and q.get("key") == question.get("key") and current(q))
+    return next((shown_of(q) for q in same), None)
 
 
 def numbers_table(shown: Shown) -> str:
@@ -156,17 +185,40 @@ def tally_figure(question: dict, answers: list[str], revealed: bool) -> svg.Svg:
 
 
 PROJECTOR_SIZE = 28  # px: the projector chart's labels (the room's back row reads them)
-PROJECTOR_WIDTH = 1100  # px: the projector chart's width (a 1280 px projector's page)
+PROJECTOR_WIDTH = 1100  # px: the projector chart's width (a 1280 px projector's page), wider only for long names
+PROJECTOR_ROWS = 8  # rows at most (8 × 56 px + the title: 529 px, in a 1280 × 720 projector's screen)
+
+
+def projector_rows(question: dict, answers: list[str], revealed: bool) -> list[tuple[str, int, bool]]:
+    """The projector chart's rows: (name, count, right). Every option while there are ``PROJECTOR_ROWS`` or fewer;
+    else the options someone chose (the most chosen first when they are too many) and, after the reveal, every
+    right option, in the question's order, and one last row for the rest: "61 other options" with their answers
+    together (issue 47: a "which key" question on 64 tokens drew 64 rows, 3,666 px). Before the reveal a right
+    option nobody chose is folded like any other (keeping it would give the answer away)."""
+    frame = tally_frame(question, answers, revealed)
+    rows = [(str(o), int(c), bool(revealed and is_right(question, o))) for o, c in zip(frame.index, frame["students"],
+                                                                                      strict=True)]
+    if len(rows) <= PROJECTOR_ROWS:
+        return rows
+    kept = {k for k, (_, _, right) in enumerate(rows) if right}
+    chosen = sorted((k for k, (_, c, _) in enumerate(rows) if c > 0 and k not in kept), key=lambda k: -rows[k][1])
+    kept |= set(chosen[:max(PROJECTOR_ROWS - 1 - len(kept), 0)])
+    rest = [rows[k] for k in range(len(rows)) if k not in kept]
+    together = sum(c for _, c, _ in rest)
+    name = f"{len(rest)} other option{'s' if len(rest) != 1 else ''}" if kept else f"all {len(rest)} options"
+    return [rows[k] for k in sorted(kept)] + [(name, together, False)]
 
 
 def projector_tally_figure(question: dict, answers: list[str], revealed: bool) -> svg.Svg:
     """The projector's chart of the class's answers: a row an option, its whole text at the left, large; after the
-    reveal, a right option is marked "✓" as well as coloured (colour is never the only sign)."""
-    frame = tally_frame(question, answers, revealed)
-    right = [revealed and is_right(question, o) for o in frame.index]
-    counts = [int(c) for c in frame["students"]]
-    return svg.rows_of_bars([("✓ " if r else "") + str(o) for o, r in zip(frame.index, right, strict=True)], counts,
-                            [RIGHT if r else BAR for r in right], [str(c) for c in counts],
+    reveal, a right option is marked "✓" as well as coloured (colour is never the only sign). Many options are
+    folded (``projector_rows``): the last row's count is theirs together, in grey."""
+    rows = projector_rows(question, answers, revealed)
+    folded = len(rows) < len(question["options"])
+    colours = [RIGHT if r else (REST if folded and k == len(rows) - 1 else BAR) for k, (_, _, r) in enumerate(rows)]
+    labels = [f"{c} answer{'s' if c != 1 else ''}" if folded and k == len(rows) - 1 else str(c)
+              for k, (_, c, _) in enumerate(rows)]
+    return svg.rows_of_bars([("✓ " if r else "") + o for o, _, r in rows], [c for _, c, _ in rows], colours, labels,
                             title=f"The class's answers ({len(answers)})", value_title="students",
                             size=PROJECTOR_SIZE, width=PROJECTOR_WIDTH)
 

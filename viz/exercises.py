@@ -178,16 +178,22 @@ def _tied(trace: AttentionTrace, best: tuple[int, ...], labels: list[str], what:
     return f"on {names}, an exact tie: {why}. Each of them is a right answer."
 
 
+def _whose(trace: AttentionTrace) -> str:
+    """Whose matrix a row is of: "head 2's " for a head of a multi-head trace (each head has its own Z and α),
+    else nothing."""
+    return "" if trace.head is None else f"head {trace.head + 1}'s "
+
+
 def _z_row(trace: AttentionTrace, i: int, labels: list[str]) -> Shown:
     """Row i of the scaled scores Z as step 6's table shows it (masked keys −∞)."""
     z = np.where(trace.mask[i], trace.masked_scores[i], -np.inf)
-    return Shown(f"Row {i + 1} of Z (the query “{labels[i]}”)", labels[i], tuple(labels),
+    return Shown(f"Row {i + 1} of {_whose(trace)}Z (the query “{labels[i]}”)", labels[i], tuple(labels),
                  tuple(format_number(float(x)) for x in z))
 
 
 def _alpha_row(trace: AttentionTrace, i: int, labels: list[str]) -> Shown:
     """Row i of α as step 7's table shows it (masked keys —)."""
-    return Shown(f"Row {i + 1} of α (the query “{labels[i]}”)", labels[i], tuple(labels),
+    return Shown(f"Row {i + 1} of {_whose(trace)}α (the query “{labels[i]}”)", labels[i], tuple(labels),
                  tuple(format_number(float(a)) if ok else "—" for a, ok in zip(trace.weights[i], trace.mask[i],
                                                                               strict=True)))
 
