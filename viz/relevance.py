@@ -62,11 +62,11 @@ def arrows_figure(q2: npt.ArrayLike, k2: npt.ArrayLike, tokens: tuple[str, ...],
     title = "q and k in the plane (d_k = 2: exact)" if exact else "q and k projected onto their top-2 directions"
     times = (f", drawn {q_scale:g}× as long" if q_scale != 1 else "", f", drawn {k_scale:g}× as long" if k_scale != 1
              else "")
+    others = ", the others faded" if len(tokens) > 1 else ""  # a sentence of one token has no other query
     return svg.plot(
         svg.Plot(title, "first coordinate", "second coordinate", arrows=[*faded, *keys, query, key],
                  x_range=(-top, top), y_range=(-top, top), square=True,
-                 lines=[svg.Line(f"queries (“{labels[selected]}” bold, the others faded{times[0]})", [], [],
-                                 RAW_COLOUR),
+                 lines=[svg.Line(f"queries (“{labels[selected]}” bold{others}{times[0]})", [], [], RAW_COLOUR),
                         svg.Line(f"keys (“{labels[target]}” bold{times[1]})", [], [], SCALED_COLOUR)]),
         width=560, height=560,
     )
