@@ -97,9 +97,15 @@ else:
 
     kept = list(run.snapshot_steps)
     saved = ", ".join(map(str, kept[:2])) + (f", … {kept[-1]}" if len(kept) > 2 else "")
+    from_link = "lt_step" in ui.linked_keys()  # a link's step, not yet looked at: it wins over step 0
     ui.forget_stale_choice("lt_step", kept, label="Training step", why=f"this run saved steps {saved}",
                            default=kept[0])
-    # the run opens at its first saved state, the head before training, so that the learner watches it learn
+    # every run opens at its first saved state, the head before training, so that the learner watches it learn: a
+    # new run after a setting changed as well (issue 47: η changed at step 300 opened the new run at step 300)
+    if st.session_state.get("_lt_shown") != config:
+        st.session_state["_lt_shown"] = config
+        if not from_link:
+            st.session_state["lt_step"] = kept[0]
     step = st.select_slider("Training step", kept, key="lt_step", persist_state="session", value=kept[0],
                             help="Move back and forth through the saved states of the run.")
     later = [k for k in kept if k > step]

@@ -604,15 +604,22 @@ def test_the_scan_reports_progress_after_every_layer_its_variants_run(smollm2):
 
 def test_work_begun_never_reads_zero_percent():
     """A share above 0 never reads "0%" (a whole scan's first report is 1/465), and the text reads back the share:
-    whole percents from 10 %, tenths below."""
+    whole percents from 10 %, tenths below, rounded down (issue 47's audit: rounded to the nearest, 463/465 of a
+    running scan read "100%" and 0.0999 read "10.0%"), so that it never reads more than is done."""
     from fractions import Fraction
 
-    from ui.background import share_text
+    from ui.background import progress_text, share_text
     assert share_text(0.0) == "0%" and share_text(1 / 465) == "0.2%" and share_text(0.0004) == "<0.1%"
-    for k in range(1, 2001):
-        done = k / 2000
-        text = share_text(done)
-        assert text != "0%" and text != "0.0%"
-        if not text.startswith("<"):
-            shown, unit = Fraction(text[:-1]) / 100, Fraction(1, 1000 if "." in text else 100)
-            assert abs(shown - Fraction(done)) <= unit / 2 + Fraction(1, 10**12), (done, text)
+    for total in (465, 2000, 30):
+        for k in range(1, total + 1):
+            done = k / total
+            text = share_text(done)
+            assert text != "0%" and text != "0.0%"
+            assert (text == "100%") == (k == total)  # running work never reads finished
+            if not text.startswith("<"):
+                shown, unit = Fraction(text[:-1]) / 100, Fraction(1, 1000 if "." in text else 100)
+                assert shown <= Fraction(k, total) < shown + unit, (done, text)
+                assert ("." in text) == (Fraction(k, total) < Fraction(1, 10)), (done, text)
+    # before the job's first report the bar says it is starting, not "0% of the work done"
+    assert progress_text("Scanning", 0.0, 2) == "Scanning… starting (2 s)"
+    assert progress_text("Scanning", 1 / 465, 2) == "Scanning… 0.2% of the work done (2 s)"

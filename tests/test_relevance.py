@@ -245,7 +245,8 @@ def test_page_says_stops_rising_only_at_the_peak():
 
 
 PLANE_SENTENCES = ["This forum is awesome", "the cat sat on the mat", "the cat sat on the mat because it was warm",
-                   "a a a a", "I", "Attention is all you need , they said , and then they trained it"]
+                   "a a a a", "wonderful wonderful wonderful wonderful",
+                   "I", "Attention is all you need , they said , and then they trained it"]
 
 
 @settings(max_examples=80, deadline=None)
@@ -283,14 +284,30 @@ def test_the_plane_shows_the_angle_labels_apart_the_target_key_over_the_query(se
             drawn[name] = (order, (float(shaft.get("x2")), float(shaft.get("y2"))),
                            (float(shaft.get("x1")), float(shaft.get("y1"))))
             boxes.append((arrow_label_box(float(label.get("x")), float(label.get("y")), name), name))
-    assert set(drawn) == {f"q: {labels[i]}"} | {f"k: {label}" for label in labels}
+    # each key is named by one drawn label: its own, or (equal keys: a word said again without positional
+    # encodings) one label for them all, "k: a (1–4)", whose positions are exactly the keys equal to it
+    named = {}  # key j -> its drawn label
+    for name in drawn:
+        if name.startswith("k: "):
+            words = re.findall(r"(.+?) \(([\d,– ]+)\)(?: = |$)", name[3:])
+            js = [j for j, label in enumerate(labels) if f"k: {label}" == name] or [
+                j for _, spans in words for part in spans.split(", ")
+                for j in range(int(part.split("–")[0]) - 1, int(part.split("–")[-1]))]
+            for j in js:
+                assert j not in named, (name, named)
+                named[j] = name
+            assert all(np.abs(k2[j] - k2[js[0]]).max() <= 1e-9 * np.abs(k2).max() for j in js), name
+    assert set(drawn) == {f"q: {labels[i]}"} | set(named.values()) and sorted(named) == list(range(n))
+    if len(set(after.tokens)) == n:  # no word said twice: every key its own label
+        assert set(named.values()) == {f"k: {label}" for label in labels}
     for a, (box, name) in enumerate(boxes):
+        assert 0 <= box[0] and box[2] <= fig.width and 0 <= box[1] and box[3] <= fig.height, name  # inside
         for other, other_name in boxes[a + 1:]:
             assert not (box[0] < other[2] and other[0] < box[2] and box[1] < other[3] and other[1] < box[3]), \
                 (name, other_name)
-    assert drawn[f"k: {labels[t]}"][0] > drawn[f"q: {labels[i]}"][0]
+    assert drawn[named[t]][0] > drawn[f"q: {labels[i]}"][0]
     q_scale, k_scale = arrow_scales(q2, k2)
-    vectors = {f"q: {labels[i]}": q2[i] * q_scale, **{f"k: {label}": k2[j] * k_scale for j, label in enumerate(labels)}}
+    vectors = {f"q: {labels[i]}": q2[i] * q_scale, **{name: k2[j] * k_scale for j, name in named.items()}}
     arrows = {name: (vectors[name], np.array([tip[0] - origin[0], origin[1] - tip[1]]))  # y up
               for name, (_, tip, origin) in drawn.items()}
     v, d = max(arrows.values(), key=lambda a: np.linalg.norm(a[0]))

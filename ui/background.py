@@ -14,6 +14,7 @@ two scans at once would each take twice as long, so the second waits, and the pa
 
 from __future__ import annotations
 
+import math
 import secrets
 import threading
 import time
@@ -146,12 +147,21 @@ def result_run() -> bool:
 
 def share_text(done: float) -> str:
     """A share of the work done as the bar says it: whole percents from 10 %, a tenth below, "<0.1%" for less, so
-    that work begun never reads 0 % (a scan's first of 465 layer runs is 0.2 %)."""
+    that work begun never reads 0 % (a scan's first of 465 layer runs is 0.2 %). Rounded down, so that work still
+    running never reads 100 % (463 of 465 is "99%") and a share below 10 % never reads "10.0%" (0.0999 is "9.9%")."""
     if done <= 0:
         return "0%"
-    if done < 0.001:
+    tenths = math.floor(done * 1000 + 1e-9)  # (1e-9: 0.29 * 100 is 28.999999999999996 in floats)
+    if tenths < 1:
         return "<0.1%"
-    return f"{done:.1%}" if done < 0.1 else f"{done:.0%}"
+    return f"{tenths / 10:.1f}%" if tenths < 100 else f"{math.floor(done * 100 + 1e-9)}%"
+
+
+def progress_text(what: str, done: float, seconds: float) -> str:
+    """The bar's line under a running job: the share done, or "starting" before the job's first report (a share of
+    0 % said nothing had begun, while the job was running)."""
+    share = f"{share_text(done)} of the work done" if done > 0 else "starting"
+    return f"{what}… {share} ({seconds:.0f} s)"
 
 
 def watch(job: Job, what: str, *, key: str, on_cancel: Callable[..., None], args: tuple = ()) -> None:
@@ -173,8 +183,7 @@ def watch(job: Job, what: str, *, key: str, on_cancel: Callable[..., None], args
         if job.started is None:
             st.progress(0.0, text=f"{what}: waiting for another long computation on this server to finish…")
         else:
-            st.progress(job.done, text=f"{what}… {share_text(job.done)} of the work done "
-                                       f"({time.monotonic() - job.started:.0f} s)")
+            st.progress(job.done, text=progress_text(what, job.done, time.monotonic() - job.started))
         st.button("Cancel", key=key, on_click=cancel, icon=":material/cancel:")
 
     look()

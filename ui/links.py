@@ -235,7 +235,7 @@ SETTINGS: dict[str, Setting] = {
     "lt_lr": _choice(LEARNING_RATES, 0.01),
     "lt_steps": _choice(RUN_LENGTHS, 300),
     "lt_run": _flag(False),
-    "lt_step": _number(0, max(RUN_LENGTHS)),  # a step the run did not keep falls back to the last one
+    "lt_step": _number(0, max(RUN_LENGTHS)),  # a step the run did not keep falls back to step 0
     "lt_example": _number(1, 6, 1),
     "lt_head": _number(1, max(HEADS), 1),  # a head the run does not have falls back to head 1
     "lt_head_step": _number(3, 8, 3),

@@ -160,7 +160,9 @@ def sentence_on_phones(page: str):
     one that worked, when the box holds text it could not show)."""
     # Not on a desktop browser's page: the rule that hides it on a wide screen (TABLE_CSS) comes through st.html,
     # whose code Streamlit loads only after the first paint, and a desktop page flashed the line meanwhile (issue
-    # 47; Markdown's HTML is loaded late too). A tablet that says it is a desktop (iPadOS Safari) goes without it.
+    # 47; Markdown's HTML is loaded late too). Every narrow page whose browser says it is a desktop goes without it:
+    # a tablet that says so (iPadOS Safari), a phone asking for the "Desktop site" (Android's Chrome), a desktop
+    # window 320 px wide or zoomed to 400 % with the sidebar closed. The sidebar's sentence is one tap away.
     if "sentence" not in settings_used(page) or on_a_desktop():
         return lambda **_: None
     box = st.container(key="phone-sentence")

@@ -11,7 +11,7 @@ from attention import AttentionTrace
 from attention.relevance import Lead, Nudge, self_matches
 from viz import arithmetic as A
 from viz import svg
-from viz.labels import markdown_text, token_labels
+from viz.labels import MAX_LABEL_CHARS, markdown_text, token_labels
 from viz.scaling import RAW_COLOUR, SCALED_COLOUR
 
 
@@ -39,12 +39,51 @@ def scale_note(q_scale: float, k_scale: float) -> str:
             f"changes no angle, and the {kind} keep their lengths to one another.")
 
 
+def equal_groups(v2: npt.ArrayLike) -> list[list[int]]:
+    """The arrows that are one arrow: rows of ``v2`` [n, 2] equal to within 1e-9 of the longest coordinate (a word
+    said twice without positional encodings has twice the same key), as lists of positions, in order."""
+    v2 = np.asarray(v2, dtype=np.float64)
+    tol = 1e-9 * float(np.abs(v2).max(initial=0.0))
+    groups: list[list[int]] = []
+    for j in range(len(v2)):
+        same = next((g for g in groups if np.abs(v2[g[0]] - v2[j]).max() <= tol), None)
+        if same is None:
+            groups.append([j])
+        else:
+            same.append(j)
+    return groups
+
+
+def _positions(positions: list[int]) -> str:
+    """1-based positions as a label lists them: "1, 2, 5", runs of three or more as "1–4", at most 8 parts."""
+    parts, k = [], 0
+    while k < len(positions):
+        end = k
+        while end + 1 < len(positions) and positions[end + 1] == positions[end] + 1:
+            end += 1
+        parts += [f"{positions[k] + 1}–{positions[end] + 1}"] if end - k >= 2 else \
+            [str(p + 1) for p in positions[k:end + 1]]
+        k = end + 1
+    return ", ".join(parts) if len(parts) <= 8 else ", ".join(parts[:6]) + f", … {parts[-1]}"
+
+
+def group_label(group: list[int], tokens: tuple[str, ...], labels: list[str]) -> str:
+    """One label for equal arrows: the token's own label for one ("cat", "the (1)"), the token and its positions for
+    several ("wonderful (1–4)", "the (1, 5)"), tokens with different words joined by "=" (their vectors are equal)."""
+    if len(group) == 1:
+        return labels[group[0]]
+    shorts = [t if len(t) <= MAX_LABEL_CHARS else t[: MAX_LABEL_CHARS - 1] + "…" for t in tokens]
+    words = list(dict.fromkeys(shorts[j] for j in group))
+    return " = ".join(f"{w} ({_positions([j for j in group if shorts[j] == w])})" for w in words)
+
+
 def arrows_figure(q2: npt.ArrayLike, k2: npt.ArrayLike, tokens: tuple[str, ...], *, selected: int, target: int,
                   exact: bool) -> svg.Svg:
     """Every q_i (vermillion) and k_j (blue) as an arrow from the origin: the selected query bold and labelled, the
     others faded and unlabelled, every key labelled, the target key bold and drawn last, over the query (issue 47:
-    the query turned towards it covered it). A kind whose arrows would bunch at the origin is drawn longer
-    (``arrow_scales``; the legend says so).
+    the query turned towards it covered it). Equal keys (a word said again, without positional encodings) are one
+    arrow with one label, "k: wonderful (1–4)" (issue 47's audit: four labels printed on one spot). A kind whose
+    arrows would bunch at the origin is drawn longer (``arrow_scales``; the legend says so).
 
     ``exact`` says whether these are the true 2-D vectors (d_k = 2) or a projection of them.
     """
@@ -54,19 +93,22 @@ def arrows_figure(q2: npt.ArrayLike, k2: npt.ArrayLike, tokens: tuple[str, ...],
     labels = token_labels(tokens)
     faded = [svg.Arrow(float(x), float(y), RAW_COLOUR, f"q: {label}", width=1.8, opacity=0.3, labelled=False)
              for i, ((x, y), label) in enumerate(zip(q2, labels, strict=True)) if i != selected]
-    keys = [svg.Arrow(float(x), float(y), SCALED_COLOUR, f"k: {label}")
-            for j, ((x, y), label) in enumerate(zip(k2, labels, strict=True)) if j != target]
+    groups = equal_groups(k2)
+    keys = [svg.Arrow(float(k2[g[0], 0]), float(k2[g[0], 1]), SCALED_COLOUR, f"k: {group_label(g, tokens, labels)}")
+            for g in groups if target not in g]
     query = svg.Arrow(float(q2[selected, 0]), float(q2[selected, 1]), RAW_COLOUR, f"q: {labels[selected]}", width=4.5)
-    key = svg.Arrow(float(k2[target, 0]), float(k2[target, 1]), SCALED_COLOUR, f"k: {labels[target]}", width=2.5)
+    target_group = next(g for g in groups if target in g)
+    key = svg.Arrow(float(k2[target, 0]), float(k2[target, 1]), SCALED_COLOUR,
+                    f"k: {group_label(target_group, tokens, labels)}", width=2.5)
     top = float(np.abs(np.vstack([q2, k2])).max()) * 1.25 or 1.0
     title = "q and k in the plane (d_k = 2: exact)" if exact else "q and k projected onto their top-2 directions"
     times = (f", drawn {q_scale:g}× as long" if q_scale != 1 else "", f", drawn {k_scale:g}× as long" if k_scale != 1
              else "")
+    others = ", the others faded" if len(tokens) > 1 else ""  # a sentence of one token has no other query
     return svg.plot(
         svg.Plot(title, "first coordinate", "second coordinate", arrows=[*faded, *keys, query, key],
                  x_range=(-top, top), y_range=(-top, top), square=True,
-                 lines=[svg.Line(f"queries (“{labels[selected]}” bold, the others faded{times[0]})", [], [],
-                                 RAW_COLOUR),
+                 lines=[svg.Line(f"queries (“{labels[selected]}” bold{others}{times[0]})", [], [], RAW_COLOUR),
                         svg.Line(f"keys (“{labels[target]}” bold{times[1]})", [], [], SCALED_COLOUR)]),
         width=560, height=560,
     )

@@ -731,21 +731,32 @@ def _arrow_label_spots(arrows: Sequence[Arrow], tips: Sequence[tuple[float, floa
                        for step in range(0, 121, 12) for side in (0, 16, -16, 32, -32)]
         for cx, cy in candidates:
             box = arrow_label_box(cx, cy, a.label)
-            if box[0] < x_min or box[2] > x_max or box[1] < y_min or box[3] > y_max:
-                continue
-            if any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in taken):
+            if _off_bounds(box, bounds) or any(_overlap(box, b) for b in taken):
                 continue
             if any(_crosses(box, origin, tip) for tip in shafts):
                 continue
             taken.append(box)
             spots[k] = ((cx, cy), (min(max(tx, box[0]), box[2]), min(max(ty, box[1]), box[3])))
             break
-        else:  # no free spot (never met in the tests' sentences): beside its tip all the same, never dropped
-            cx, cy = tx + ux * (reach + 4), ty + uy * (reach + 4)
+        else:  # no free spot: one over a shaft but off every label, else the first spot, moved into the bounds
+            free = [c for c in candidates if not _off_bounds(arrow_label_box(*c, a.label), bounds) and not any(
+                _overlap(arrow_label_box(*c, a.label), b) for b in taken)]
+            cx, cy = free[0] if free else candidates[0]
+            box = arrow_label_box(cx, cy, a.label)
+            cx += max(x_min - box[0], 0.0) - max(box[2] - x_max, 0.0)  # never outside the plot (issue 47's audit:
+            cy += max(y_min - box[1], 0.0) - max(box[3] - y_max, 0.0)  # a long label at x = 606-637 of 554 px)
             box = arrow_label_box(cx, cy, a.label)
             taken.append(box)
             spots[k] = ((cx, cy), (min(max(tx, box[0]), box[2]), min(max(ty, box[1]), box[3])))
     return spots
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _off_bounds(box: tuple[float, float, float, float], bounds: tuple[float, float, float, float]) -> bool:
+    return box[0] < bounds[0] or box[2] > bounds[2] or box[1] < bounds[1] or box[3] > bounds[3]
 
 
 @dataclass(frozen=True)

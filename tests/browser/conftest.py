@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect, sync_playwright
@@ -10,6 +12,9 @@ from tests.browser.server import ROOT, launch_chromium, streamlit_server
 
 ARTIFACTS = ROOT / "test-artifacts"
 TIMEOUT_MS = 60_000  # for every wait: generous, since CI runs on 2 busy cores
+# a progress bar's line once the server's worker has taken its job up (ui.background.progress_text): "starting" until
+# the job's first report, then its share; not "waiting for another long computation …"
+TAKEN_UP = re.compile(r"… (starting|\S+ of the work done) \(\d+ s\)")
 expect.set_options(timeout=TIMEOUT_MS)  # expect(...) too (its own default is 5 s: a busy machine's rerun is longer)
 
 # JS: the tables on the page that do not fit their box: scrolled sideways (some columns out of view), or

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from attention.pretrained import load
 from attention.pretrained.gallery import INDUCTION_HEADS, induction_prompt
-from tests.browser.conftest import TIMEOUT_MS
+from tests.browser.conftest import TAKEN_UP, TIMEOUT_MS
 from tests.browser.test_lessons_browser import full_screenshot
 from tests.browser.test_view_browser import hover, tooltip
 from tests.browser.test_walkthrough_browser import type_sentence
@@ -106,7 +106,7 @@ def test_writing_shows_its_progress_and_cancel_stops_it_until_write(open_page):
     page = open_page(f"/generate?gen_count=20&sentence={prompt.replace(' ', '+')}", "[data-testid=stProgress]")
     progress = page.locator("[data-testid=stProgress]")
     for press in ("the link", "Write"):
-        expect(progress).to_contain_text(" of the work done")  # taken up by the worker (not "waiting for …")
+        expect(progress).to_contain_text(TAKEN_UP)  # taken up by the worker (not "waiting for …")
         page.locator(".st-key-gen_cancel button").click()
         expect(page.get_by_text("Writing cancelled. Press Write to write.")).to_be_visible()
         expect(progress).to_have_count(0)

@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attention.training import TrainingConfig, head_trace, train
+from tests.browser.conftest import TAKEN_UP
 from tests.browser.test_lessons_browser import full_screenshot
 from tests.browser.test_walkthrough_browser import wait_for_chart, wait_for_table
 from viz.labels import MASKED_TEXT, format_number
@@ -79,7 +80,7 @@ def test_training_shows_its_progress_and_cancel_stops_it(open_page):
     progress = page.locator("[data-testid=stProgress]")
     for _ in range(2):
         page.locator(".st-key-lt_train button").click()
-        expect(progress).to_contain_text(" of the work done")
+        expect(progress).to_contain_text(TAKEN_UP)
         page.locator(".st-key-lt_cancel button").click()
         expect(page.get_by_text("Training cancelled.")).to_be_visible()
         expect(progress).to_have_count(0)

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from attention.pretrained import load
 from attention.pretrained.gallery import GALLERY, induction, induction_sentence
-from tests.browser.conftest import TIMEOUT_MS
+from tests.browser.conftest import TAKEN_UP, TIMEOUT_MS
 from tests.browser.test_lessons_browser import full_screenshot
 from tests.browser.test_walkthrough_browser import type_sentence, wait_for_chart, wait_for_table, wait_for_ticks
 from viz.labels import format_number
@@ -87,7 +87,7 @@ def test_a_scan_shows_its_progress_and_cancel_stops_it(open_page):
     cancel = page.locator(".st-key-rm_scan_cancel button")
     for _ in range(2):
         page.locator(".st-key-rm_scan button").click()
-        expect(progress).to_contain_text(" of the work done")  # taken up by the worker (not "waiting for …")
+        expect(progress).to_contain_text(TAKEN_UP)  # taken up by the worker (not "waiting for …")
         cancel.click()
         expect(page.get_by_text("Scan cancelled.")).to_be_visible()
         expect(progress).to_have_count(0)

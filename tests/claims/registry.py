@@ -27,7 +27,9 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_pages::test_default_render_shows_all_steps_with_the_engine_numbers"),
     ],
     "assets/walkthrough/01_tokens.md": [
-        ("a word that appears twice gets the same id twice", f"{F}::test_a_word_that_appears_twice_gets_the_same_id"),
+        ("a token that appears twice, spelt the same, capitals included, gets the same id twice",
+         f"{F}::test_a_word_that_appears_twice_gets_the_same_id"),
+        ("“The” and “the” are two tokens with two ids", f"{F}::test_a_word_that_appears_twice_gets_the_same_id"),
         ("(and the same colour in the chart)", "tests.test_figures::test_tokens_figure_colours_repeats_alike"),
     ],
     "assets/walkthrough/01_tokens_pretrained.md": [
