@@ -41,7 +41,9 @@ def test_train_then_watch_it_learn_and_share(open_page, artifacts):
     page.keyboard.press("Home")
     wait_for_table(page, "lt-alpha", alpha_cells(trained, 0))
     page.wait_for_function("() => new URLSearchParams(location.search).get('lt_step') === '0'")
-    page.locator(".st-key-lt_next button").click()  # Next saved step
+    # Next saved step, by its accessible name: while a rerun draws the step, Streamlit can hold a second, stale copy
+    # of the button under the same key (seen beside a second test run), which has none
+    page.locator(".st-key-lt_next").get_by_role("button", name="Next saved step").click()
     wait_for_table(page, "lt-alpha", alpha_cells(trained, 1))  # the next saved step
 
     link = urlsplit(page.url)
