@@ -198,7 +198,8 @@ def test_a_heads_numbers_are_titled_with_that_heads_number_and_the_walkthroughs_
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.sampled_from(SENTENCES), st.integers(0, 10_000), st.booleans(), st.sampled_from(["step", "shown", None]))
+@given(st.sampled_from(SENTENCES), st.integers(0, 10_000), st.booleans(),
+       st.sampled_from(["step", "shown", "key", None]))
 def test_a_question_stored_without_its_step_or_numbers_is_not_offered_and_borrows_only_its_own_lessons_numbers(
         sentence, seed, causal, dropped):
     """Issue 47 (audit): records stored before questions carried their step and numbers. Such a record is not
@@ -213,6 +214,8 @@ def test_a_question_stored_without_its_step_or_numbers_is_not_offered_and_borrow
         old = {k: v for k, v in r.items() if k != dropped}
         if dropped is not None:
             assert not V.current(old)
+        if dropped == "key":  # no lesson writes a record without one: nothing to borrow by
+            continue
         numberless = {k: v for k, v in old.items() if k != "shown"}
         want = V.shown_of(r)
         assert (want is not None) == V.needs_numbers(r)

@@ -56,7 +56,8 @@ async def attack(base: str, own: Teacher, victim: Teacher) -> tuple[dict[str, st
 def test_a_students_crafted_requests_change_nothing(tmp_path):
     with streamlit_server(env={"ATTENTION_LAB_DATA": str(tmp_path)}) as base:
         db = Store(f"sqlite:///{tmp_path / 'classes.sqlite3'}")
-        question = {"prompt": "Which key?", "options": ["a", "b"], "answer": "a", "also": [], "explanation": ""}
+        question = {"prompt": "Which key?", "options": ["a", "b"], "answer": "a", "also": [], "explanation": "",
+                    "key": "own-q", "step": 1, "shown": None}  # as a lesson stores it: keyed, with its step and numbers
         own = db.create_class({"page": "", "query": {}, "questions": [question]})  # the attacker's own: the ids
         victim = db.create_class({"page": "scaling", "query": {"dk_demo": "64"}})
         db.open_question(victim.secret, {"prompt": "Which key?", "options": ["a", "b"], "answer": "a",

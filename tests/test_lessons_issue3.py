@@ -19,6 +19,7 @@ from viz import scaling as S
 from viz import svg
 from viz.figures import MASKED_TEXT, query_key_figure
 from viz.labels import format_number
+from viz.steps import lesson_markdown
 
 MULTIHEAD, SCALING = "lessons/multihead.py", "lessons/scaling.py"
 ROUNDING = 0.005 + 1e-9
@@ -271,7 +272,7 @@ def test_lines_view_on_the_walkthrough_and_its_highlight():
 
 def test_the_texts_say_what_the_mask_really_does():
     # masked weights are exactly 0, so "every weight is positive" holds only without a mask
-    text = (Path(A.__file__).resolve().parent.parent / "assets/walkthrough/07_softmax.md").read_text()
+    text = lesson_markdown("walkthrough/07_softmax")  # as every telling prints it (the lead and the rest)
     claims = [c for c in re.split(r"(?<=[.;:])\s", " ".join(text.split())) if "every weight is positive" in c]
     assert all(c.startswith("Without a mask") for c in claims) and "weight exactly 0" in text
     t = A.trace_self_attention("a b c", causal=True)

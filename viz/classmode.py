@@ -89,9 +89,9 @@ def current(question: dict) -> bool:
     """Whether a stored question can be offered as it is: it was stored with its step and its numbers (a record
     written before issue 47's change has neither: the desk would say "Step 6 asks no question of its own" beside
     step 6's questions, and ask "From row 1 of Z …" without row 1 of Z), and its numbers are well formed when it
-    needs some."""
-    return (step_of(question) > 0 or question.get("step") == 0) and "shown" in question and \
-        (shown_of(question) is not None or not needs_numbers(question))
+    needs some. A record without a key (one no lesson wrote) is not offered: the teacher's list is keyed by it."""
+    keyed_with_step = isinstance(question.get("key"), str) and (step_of(question) > 0 or question.get("step") == 0)
+    return keyed_with_step and "shown" in question and (shown_of(question) is not None or not needs_numbers(question))
 
 
 def shown_for(question: dict, stored: object) -> Shown | None:

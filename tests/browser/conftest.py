@@ -15,6 +15,11 @@ TIMEOUT_MS = 60_000  # for every wait: generous, since CI runs on 2 busy cores
 # a progress bar's line once the server's worker has taken its job up (ui.background.progress_text): "starting" until
 # the job's first report, then its share; not "waiting for another long computation …"
 TAKEN_UP = re.compile(r"… (starting|\S+ of the work done) \(\d+ s\)")
+# A phone as the server meets one: its size and touch, and a phone's User-Agent (Chromium's own headless one names a
+# desktop, and the server sends the phone-only sentence line to phones and tablets only: ui.settings.on_a_desktop)
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
+         "user_agent": "Mozilla/5.0 (Linux; Android 14; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) "
+                       "Chrome/120.0.0.0 Mobile Safari/537.36"}
 expect.set_options(timeout=TIMEOUT_MS)  # expect(...) too (its own default is 5 s: a busy machine's rerun is longer)
 
 # JS: the tables on the page that do not fit their box: scrolled sideways (some columns out of view), or

@@ -10,14 +10,13 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import TIMEOUT_MS
+from tests.browser.conftest import PHONE, TIMEOUT_MS
 from tests.browser.server import nginx_in_front, streamlit_server
 from tests.browser.test_replicas_browser import replica_of
 from tests.postgres import throwaway_postgres
 
 pytestmark = pytest.mark.browser
 
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 LAPTOP = {"viewport": {"width": 1280, "height": 800}}
 PROJECTOR = {"viewport": {"width": 1280, "height": 720}}
 # JS: the students counted in the teacher's tally table (its "students" column), once it is drawn

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attention import trace_self_attention
-from tests.browser.conftest import TIMEOUT_MS
+from tests.browser.conftest import PHONE, TIMEOUT_MS
 from tests.test_pages import shown_number
 
 pytestmark = pytest.mark.browser
@@ -245,7 +245,7 @@ def test_markdown_in_the_sentence_stays_literal(page):
 def test_on_a_phone_the_sentence_is_named_on_the_page_and_no_key_hints_show(browser, base_url, artifacts):
     """A phone's sidebar starts closed, and the sentence every number comes from was behind it; its Previous and
     Next buttons said "PageUp" / "PageDown", keys a touch screen has not (issue 34). On a laptop neither changes."""
-    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    phone = browser.new_context(**PHONE)
     laptop = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         page = phone.new_page()
