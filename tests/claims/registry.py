@@ -38,9 +38,10 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("These are the model's own tokens", f"{R}::test_a_real_heads_step_one_shows_the_models_own_tokenizer_text"),
     ],
     "assets/walkthrough/02_embeddings.md": [
-        ("the vectors are random but fixed by the seed: the same word always gets the same row, wherever it stands",
+        ("the vectors are random but fixed by the seed: the same token (spelt the same, capitals included) always "
+         "gets the same row of the table, wherever it stands",
          f"{F}::test_the_same_word_gets_the_same_row_wherever_it_stands_and_positions_tell_copies_apart"),
-        ("so that the same word at different positions gets a different row",
+        ("so that the same token at different positions gets a different row of X",
          f"{F}::test_the_same_word_gets_the_same_row_wherever_it_stands_and_positions_tell_copies_apart"),
     ],
     "assets/walkthrough/02_embeddings_pretrained.md": [

@@ -41,8 +41,9 @@ def test_a_word_that_appears_twice_gets_the_same_id():
 
 
 def test_the_same_word_gets_the_same_row_wherever_it_stands_and_positions_tell_copies_apart():
-    """Step 2: "the same word always gets the same row, wherever it stands"; with positional encodings
-    "the same word at different positions gets a different row"; "fixed by the seed"."""
+    """Step 2: "the same token (spelt the same, capitals included) always gets the same row of the table, wherever
+    it stands"; with positional encodings "the same token at different positions gets a different row of X"; "fixed
+    by the seed". Tokens are compared as spelt: "The" and "the" are two (step 1)."""
     for plain, with_p in zip(traces(), traces(positional=True), strict=True):
         again = trace_self_attention(plain.sentence, d_model=plain.d_model, d_k=plain.d_k, seed=plain.seed)
         np.testing.assert_array_equal(plain.x, again.x)
