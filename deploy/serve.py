@@ -55,8 +55,8 @@ def _wrap(module: str, name: str, wrapper) -> bool:
         owner = importlib.import_module(path)
     except ImportError:
         return False
-    owner = getattr(owner, attribute) if attribute else owner
-    original = getattr(owner, name, None)
+    owner = getattr(owner, attribute, None) if attribute else owner
+    original = getattr(owner, name, None)  # (None too when the class has moved)
     if original is None or getattr(original, "attention_lab", False):
         return original is not None
     wrapped = functools.wraps(original)(wrapper(original))

@@ -32,6 +32,14 @@ def test_the_launcher_wraps_streamlits_own_socket_binding():
     assert patch_streamlit()  # twice is harmless
 
 
+def test_a_name_that_has_moved_is_reported_not_raised():
+    """What a Streamlit upgrade can do to each wrapped name: its module, its class or the name itself gone. The
+    launcher then says False (and logs it) and changes nothing."""
+    for where, name in (("streamlit.no_such_module", "x"), ("streamlit.runtime.app_session:NoSuchClass", "x"),
+                        ("streamlit.runtime.app_session:AppSession", "no_such_method")):
+        assert serve._wrap(where, name, lambda original: original) is False
+
+
 def test_a_connection_accepted_by_streamlits_listening_socket_has_nagle_off():
     """The socket Streamlit binds, through the launcher's wrapper, passes TCP_NODELAY to the connection it
     accepts (a real loopback connection; without the wrapper the accepted socket has it off)."""
