@@ -23,7 +23,7 @@ from attention.projections import (
     random_output_projection,
     random_projections,
 )
-from attention.scaling import dot_product_samples, gradient_size, random_score_row, softmax_jacobian
+from attention.scaling import dot_product_samples, gradient_size, softmax_jacobian
 from attention.stages import STAGES, stage_projections
 from attention.tokens import MAX_CHARS, MAX_TOKENS, SentenceError, token_ids, tokenize
 from attention.trace import AttentionTrace, Embedded, embed_sentence, trace_attention, trace_self_attention
@@ -52,7 +52,6 @@ __all__ = [
     "preset_projections",
     "random_output_projection",
     "random_projections",
-    "random_score_row",
     "scaled_dot_product_attention",
     "sinusoidal_positional_encoding",
     "softmax",

@@ -30,19 +30,6 @@ def dot_product_samples(d_k: int, n_samples: int, seed: int) -> Array:
     return np.einsum("sc,sc->s", q, k)  # Σ_c q_sc k_sc: [n_samples]
 
 
-def random_score_row(d_k: int, n_keys: int, seed: int) -> tuple[Array, Array]:
-    """One query against ``n_keys`` keys, all ~ N(0, 1)^d_k: the raw scores s_j = q·k_j, and the keys.
-
-    Returns
-    -------
-    scores : ndarray [n_keys];  keys : ndarray [n_keys, d_k]
-    """
-    rng = np.random.default_rng([seed, d_k, 0x50C])
-    q = rng.standard_normal(d_k)  # [d_k]
-    k = rng.standard_normal((n_keys, d_k))  # [n_keys, d_k]
-    return k @ q, k  # [n_keys, d_k] @ [d_k] -> [n_keys]
-
-
 def softmax_jacobian(weights: npt.ArrayLike) -> Array:
     """∂α_i/∂z_j = α_i (δ_ij − α_j): J = diag(α) − α αᵀ, with z the softmax's input.
 

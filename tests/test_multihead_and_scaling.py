@@ -76,8 +76,7 @@ def test_dot_product_variance_grows_like_d_k(d_k):
 
 
 def test_unscaled_softmax_saturates_at_large_d_k_and_the_gradient_vanishes():
-    scores, keys = A.random_score_row(512, 8, seed=0)
-    np.testing.assert_allclose(scores, keys @ np.random.default_rng([0, 512, 0x50C]).standard_normal(512))
+    scores = median_row(512, 101, 8, seed=0).scores  # the middle of 101 rows: a typical one, not a lucky draw
     raw, scaled = A.softmax(scores), A.softmax(scores / np.sqrt(512))
     assert raw.max() > 0.99 and scaled.max() < 0.9
     assert A.gradient_size(raw) < 0.02 < 0.1 < A.gradient_size(scaled)
@@ -110,7 +109,7 @@ def test_saturation_stats_against_finite_differences(d_k):
 
 def test_the_true_derivative_with_respect_to_the_raw_score_is_root_d_k_smaller():
     # the number: at d_k 64, ‖∂α/∂s‖ with scaling is ‖J‖/8, not ‖J‖
-    scores, _ = A.random_score_row(64, 8, seed=42)
+    scores = median_row(64, 101, 8, seed=42).scores
     alpha = A.softmax(scores / 8)
     h = 1e-6
     ds = np.array([(A.softmax((scores + h * e) / 8) - A.softmax((scores - h * e) / 8)) / (2 * h)
