@@ -1,7 +1,7 @@
 // Unit tests of static/map.js in Node (node --test tests/js/), run by make test.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isHere, mapText, partText, thumbCell } from "../../static/map.js";
+import { isHere, mainGroup, mapText, partText, thumbCell, unfolded } from "../../static/map.js";
 
 const data = {
   title: "Where this is in a model",
@@ -47,4 +47,24 @@ test("a thumbnail's cells shrink with its matrix and stay between 2 and 6 px", (
   assert.equal(thumbCell({ rows: 12, cols: 12 }), 3);
   assert.equal(thumbCell({ rows: 1, cols: 12 }), 3);
   assert.equal(thumbCell({ rows: 40, cols: 40 }), 2);
+});
+
+test("a folded map shows the group holding the open step (or the page's topic), else the first one with steps", () => {
+  const before = { name: "Before this layer", faded: false, parts: [{ label: "Embeddings", step: null }] };
+  const head = { name: "Head 5 of 12", faded: false, parts: [{ label: "Q", step: 4 }, { label: "α", step: 7 }] };
+  const rest = { name: "The rest", faded: true, parts: [{ label: "W_O", step: null, here: false }] };
+  assert.equal(mainGroup({ groups: [before, head, rest], current: 7 }), head);
+  assert.equal(mainGroup({ groups: [before, head, rest], current: null }), head);  // none here: the first with steps
+  const topic = { ...rest, parts: [{ label: "÷ √d_k", step: null, here: true }] };
+  assert.equal(mainGroup({ groups: [before, head, topic], current: null }), topic);
+  assert.equal(mainGroup({ groups: [before], current: null }), before);  // no steps at all: the first
+  assert.equal(mainGroup({ groups: [], current: 1 }), undefined);
+});
+
+test("the map is unfolded only where this tab said so; storage that refuses keeps it folded", () => {
+  assert.equal(unfolded({ getItem: () => "1" }), true);
+  assert.equal(unfolded({ getItem: () => "0" }), false);
+  assert.equal(unfolded({ getItem: () => null }), false);
+  assert.equal(unfolded({ getItem: () => { throw new Error("private window"); } }), false);
+  assert.equal(unfolded(null), false);
 });
