@@ -39,6 +39,7 @@ if student:
 st.html(TABLE_CSS)
 st.session_state.pop(SHOWN, None)  # filled by this run's lesson where it can't show a box's text
 st.session_state.pop(classmode.QUESTIONS, None)  # filled by this run's lesson where its numbers answer some
+st.session_state.pop(classmode.OPEN_STEP, None)
 st.session_state["_shared"] = draw_shared_sidebar(page.url_path)
 
 st.session_state["_page"] = page.url_path  # whose settings the link holds

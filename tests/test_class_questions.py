@@ -222,3 +222,27 @@ def test_a_question_stored_without_its_step_or_numbers_is_not_offered_and_borrow
         assert V.shown_for(numberless, records) == want
         assert V.shown_for(numberless, other) is None and V.shown_for(numberless, None) is None
         assert V.shown_for(numberless, [numberless]) is None  # a stale record lends nothing
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+                    max_leaves=12)
+RECORD_KEYS = ("key", "prompt", "options", "answer", "also", "explanation", "step", "shown", "low", "high")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(JSON, st.fixed_dictionaries({}, optional={"questions": JSON | st.lists(
+    st.dictionaries(st.sampled_from(RECORD_KEYS), JSON, max_size=10), max_size=3), "open_step": JSON,
+    "page": JSON, "query": JSON})))
+def test_whatever_a_stored_class_state_holds_the_desk_reads_it_without_failing(state):
+    """Review of issue 47: the desk read a class's stored state (data from anyone) unchecked: questions that were
+    a dict, a record whose prompt was a number, or an open step of "²" raised. Whatever the state holds, the
+    questions it offers can be listed and labelled, and its open step is a whole step number or None."""
+    count, offered, step = V.stored_questions(state)
+    assert count >= len(offered)
+    assert step is None or (isinstance(step, int) and not isinstance(step, bool) and step > 0)
+    for q in offered:
+        assert isinstance(V.ask_label(q, True), str) and isinstance(q["key"], str)
+        V.shown_for(q, state.get("questions"))
+    if offered:
+        V.ask_list(offered, step)

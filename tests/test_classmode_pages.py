@@ -605,6 +605,25 @@ def test_the_teachers_list_opens_on_the_open_steps_questions_and_shows_each_whol
         assert teacher.sidebar.radio(key="cm_pick").value == steps.index(step)
 
 
+def test_in_presenter_mode_the_list_opens_on_the_open_step_even_with_all_steps_on_one_page_chosen(database):
+    """Review of issue 47: presenter mode shows one step whatever "All steps on one page" says (kept for the session
+    while its toggle is hidden), and the list opened on the lesson's first question, not the open step's: the page
+    now states its open step with its questions, in the lesson's sidebar and on the desk alike."""
+    teacher, secret, code = start_class()
+    teacher = on(teacher, "lessons/walkthrough.py")
+    teacher.toggle(key="all_steps").set_value(True)
+    teacher = teacher.run()
+    teacher.sidebar.toggle(key="present").set_value(True)
+    teacher = teacher.run()
+    teacher.selectbox(key="step").set_value(7)
+    teacher = teacher.run()
+    steps = [q["step"] for q in teacher.session_state["_page_questions"]]
+    assert 7 in steps and steps[0] != 7  # the first question is another step's
+    desk = browser(TEACHER, PAGE, {"teach": {"secret": secret, "code": code}})
+    for at in (teacher, desk):
+        assert at.sidebar.radio(key="cm_pick").value == steps.index(7)
+
+
 def _main_sentences(at: AppTest) -> list[str]:
     """Every sentence the page's main area says (the sidebar aside), escapes undone."""
     from tests.table_reading import readable

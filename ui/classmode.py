@@ -75,6 +75,7 @@ ASKING = {url_path("lessons/walkthrough.py"): "the walkthrough",
           url_path("lessons/multihead.py"): "multi-head attention"}
 ASKING_NAMES = " and ".join(ASKING.values())
 QUESTIONS = "_page_questions"  # this run's page's questions (records), set by the page that can ask them
+OPEN_STEP = "_page_open_step"  # and the step it has open (None: no steps, or all of them on one page)
 MODE_LABELS = {"follow": "Follow me", "explore": "Let them explore", "pause": "Eyes up front"}
 TIMERS = (30, 60, 120)  # seconds a teacher may give a question
 _COUNTDOWN = st.components.v2.component(
@@ -100,12 +101,13 @@ def _opened(url: str) -> Store:
     return Store(url)
 
 
-def lesson_state(page: str, params: dict, questions: list | None = None) -> dict:
+def lesson_state(page: str, params: dict, questions: list | None = None, open_step: int | None = None) -> dict:
     """What a class follows: a lesson's address and its link's settings (the share link's, so never the
-    teacher's key, a student's id or the class code), and the questions that lesson's numbers answer."""
+    teacher's key, a student's id or the class code), and the questions that lesson's numbers answer, with the
+    step it has open (the desk's list opens on that step's questions)."""
     state = {"page": page, "query": {k: v for k, v in params.items() if k in SPECS and k not in NOT_FOLLOWED}}
     if questions:
-        state["questions"] = questions
+        state |= {"questions": questions, "open_step": open_step}
     return state
 
 
@@ -332,7 +334,7 @@ def publish(page: str) -> None:
     if taught is None or page not in LESSONS:
         return
     secret, _ = taught
-    state = lesson_state(page, link(), st.session_state.get(QUESTIONS))
+    state = lesson_state(page, link(), st.session_state.get(QUESTIONS), st.session_state.get(OPEN_STEP))
     if state != st.session_state.get("_cm_published"):
         try:
             store().set_state(secret, state)
@@ -384,17 +386,18 @@ def teacher_sidebar(page: str) -> None:
 
 def _teacher_controls(secret: str, page: str) -> None:
     view = store().teacher_view(secret, address=client())  # the class is taught from this network (the store's limits)
-    questions = st.session_state.get(QUESTIONS) if page != "classmode" else view.state.get("questions")
-    if page == "classmode" and isinstance(questions, list):  # the class's stored questions: data from anyone
-        stored = [q for q in questions if isinstance(q, dict)]
-        questions = [q for q in stored if V.current(q)]
+    if page != "classmode":
+        questions, step = st.session_state.get(QUESTIONS), st.session_state.get(OPEN_STEP)
+    else:  # the class's stored questions and step: data from anyone
+        stored, questions, step = V.stored_questions(view.state)
         if stored and not questions:  # stored before questions carried their steps and numbers (issue 47)
-            where = ASKING.get(view.state.get("page"), "its lesson")
+            lesson = lesson_of(view.state)
+            where = ASKING.get(lesson[0], "its lesson") if lesson else "its lesson"
             st.caption(f"This class's questions were stored by an earlier version of the app, without the numbers "
                        f"they ask about. Open {markdown_text(where)} in this browser: its questions are stored "
                        "again with them.")
     if questions:
-        chosen = _pick(questions, _open_step(page, view.state))
+        chosen = _pick(questions, step)
         st.button("Ask the class", key="cm_ask", on_click=_ask, args=(secret, questions[chosen]),
                   type="primary", icon=":material/campaign:", width="stretch")
     elif page != "classmode":
@@ -419,26 +422,6 @@ def _teacher_controls(secret: str, page: str) -> None:
     show = st.toggle("Show the answers on the projector as they arrive", key="cm_show", value=view.show_results)
     if show != view.show_results:
         store().show_results(secret, show)
-
-
-def _open_step(page: str, state: dict) -> int | None:
-    """The open step on the teacher's page (on the desk: the class's lesson's): the walkthrough's, or the step of
-    the head open on multi-head attention (its steps 3–8, ``head_step``); None for another lesson, or all steps on
-    one page."""
-    if page == "classmode":
-        page, query = state.get("page"), state.get("query") or {}
-        if page == "multihead":
-            step = query.get("head_step", "3")
-            return int(step) if isinstance(step, str) and step.isdigit() else 3
-        if page != "" or query.get("all_steps") in ("1", "true", "True"):
-            return None
-        step = query.get("step", "1")
-        return int(step) if isinstance(step, str) and step.isdigit() else 1
-    if page == "multihead":
-        return int(st.session_state.get("head_step") or 3)
-    if page != "" or st.session_state.get("all_steps"):
-        return None
-    return int(st.session_state.get("step") or 1)
 
 
 def _pick(questions: list[dict], step: int | None) -> int:

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from attention import AttentionTrace
-from ui.classmode import QUESTIONS
+from ui.classmode import OPEN_STEP, QUESTIONS
 from viz.classmode import question_record
 from viz.exercises import Question, questions_for_step
 from viz.labels import markdown_text
@@ -17,9 +17,11 @@ _LOG = "_exercise_log"  # question key -> first answer right?
 STEP_NAMES = {4: "step 4 (Q, K and V)", 7: "step 7 (α)", 8: "step 8 (the output)"}
 
 
-def offer_to_class(questions: Sequence[Question]) -> None:
-    """The questions this page's numbers answer, for a teacher to ask the class (ui.classmode reads them)."""
+def offer_to_class(questions: Sequence[Question], open_step: int | None) -> None:
+    """The questions this page's numbers answer, for a teacher to ask the class (ui.classmode reads them), and the
+    step the page has open (None: all steps on one page), whose questions the teacher's list opens on."""
     st.session_state[QUESTIONS] = [question_record(q) for q in questions]
+    st.session_state[OPEN_STEP] = open_step
 
 
 def step_questions(trace: AttentionTrace, step: int, *, prefix: str = "ex") -> None:

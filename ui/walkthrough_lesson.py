@@ -106,18 +106,18 @@ def lesson(choice: Choice) -> None:
                           help=f"Draw all {len(STEPS)} steps at once, one under the other (slower to draw), "
                                "instead of one step at a time.")
     if all_steps:
-        trace = every_step(choice)
+        trace, step = every_step(choice), None
     else:
         step = step_controls()
         trace = one_step(choice, step)
         bridge.offer_trained(trace, step)
         next_step_button(step)
-    offer_to_class(make_questions(trace))
+    offer_to_class(make_questions(trace), step)
     export_panel(trace)
 
 
 def present(choice: Choice) -> None:
     """Presenter mode: the open step in large type, without the intro, exercises and downloads."""
-    trace = one_step(choice, step_controls(presenting=True), questions=False,  # a class answers in class mode
-                     presenting=True)
-    offer_to_class(make_questions(trace))
+    step = step_controls(presenting=True)
+    trace = one_step(choice, step, questions=False, presenting=True)  # a class answers in class mode
+    offer_to_class(make_questions(trace), step)

@@ -50,6 +50,18 @@ def ask_list(questions: list[dict], step: int | None, every: bool = False) -> tu
     return everything, opens, f"Step {step} asks no question of its own; these are the lesson's other steps'."
 
 
+def stored_questions(state: object) -> tuple[int, list[dict], int | None]:
+    """What a class's stored state (data from anyone: read from the database) offers the teacher's desk: how many
+    questions it stored, those that can be offered as they are (``current``), and the step its lesson had open
+    (None when it is not a whole step number: a page without steps, all steps on one page, or a record that is
+    not well formed)."""
+    stored = state.get("questions") if isinstance(state, dict) else None
+    stored = stored if isinstance(stored, list) else []
+    step = state.get("open_step") if isinstance(state, dict) else None
+    step = step if isinstance(step, int) and not isinstance(step, bool) and 0 < step < 100 else None
+    return len(stored), [q for q in stored if isinstance(q, dict) and current(q)], step
+
+
 def step_of(question: dict) -> int:
     """The walkthrough step a stored question belongs to (0: any, or a record without one)."""
     step = question.get("step")
@@ -89,9 +101,13 @@ def current(question: dict) -> bool:
     """Whether a stored question can be offered as it is: it was stored with its step and its numbers (a record
     written before issue 47's change has neither: the desk would say "Step 6 asks no question of its own" beside
     step 6's questions, and ask "From row 1 of Z …" without row 1 of Z), and its numbers are well formed when it
-    needs some. A record without a key (one no lesson wrote) is not offered: the teacher's list is keyed by it."""
-    keyed_with_step = isinstance(question.get("key"), str) and (step_of(question) > 0 or question.get("step") == 0)
-    return keyed_with_step and "shown" in question and (shown_of(question) is not None or not needs_numbers(question))
+    needs some. A record whose key, prompt or options are not text (none a lesson wrote) is not offered: the
+    teacher's list is keyed by the key and shows the prompt."""
+    readable = all(isinstance(question.get(k), str) for k in ("key", "prompt")) and \
+        isinstance(question.get("options"), list) and all(isinstance(o, str) for o in question["options"])
+    with_step = step_of(question) > 0 or question.get("step") == 0
+    return readable and with_step and "shown" in question and \
+        (shown_of(question) is not None or not needs_numbers(question))
 
 
 def shown_for(question: dict, stored: object) -> Shown | None:
