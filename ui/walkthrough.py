@@ -327,7 +327,7 @@ def step_intro(number: int, prefix: str = "", *, preset: str = "", steps=STEPS, 
     title, name, _ = steps[number - 1]
     ui.step(number, len(steps), title, anchor=f"{prefix}step-{number}")
     slot = st.container() if map_slot else None
-    name = OWN_TEXTS.get(preset, {}).get(name, name)
+    name = _own_text(name, preset)
     if text == "lead":
         st.markdown(lesson_parts(name)[0])
     elif text == "whole":
@@ -335,10 +335,15 @@ def step_intro(number: int, prefix: str = "", *, preset: str = "", steps=STEPS, 
     return slot
 
 
-def step_more(number: int, *, steps=STEPS, whole: bool = False) -> None:
+def _own_text(name: str, preset: str) -> str:
+    """The text a step tells for a trace with this ``preset`` (``OWN_TEXTS``)."""
+    return OWN_TEXTS.get(preset, {}).get(name, name)
+
+
+def step_more(number: int, *, preset: str = "", steps=STEPS, whole: bool = False) -> None:
     """Under step ``number``'s charts: the rest of its text after its lead (``step_intro(text="lead")``), or the whole
-    text (``whole``, after ``step_intro(text="none")``)."""
-    lead, more = lesson_parts(steps[number - 1][1])
+    text (``whole``, after ``step_intro(text="none")``), for a trace with this ``preset`` as ``step_intro`` tells it."""
+    lead, more = lesson_parts(_own_text(steps[number - 1][1], preset))
     if whole and lead:
         st.markdown(lead)
     if more:
