@@ -539,14 +539,36 @@ class Frame:
         return "".join(out)
 
 
+LEGEND_GAP = 18  # between a legend's entries
+
+
+def _legend_entry_width(name: str) -> float:
+    """A legend entry's swatch, its gap and its name."""
+    return 17 + text_width(name, 12)
+
+
 def legend(entries: Sequence[tuple[str, str]], x: float, y: float) -> str:
     """Colour swatches with their names, in one row."""
     out = []
     for name, colour in entries:
         out.append(f'<rect x="{_num(x)}" y="{_num(y - 6)}" width="12" height="12" fill="{colour}"/>')
         out.append(text(x + 17, y, name, size=12, cls="legend"))
-        x += 17 + text_width(name, 12) + 18
+        x += _legend_entry_width(name) + LEGEND_GAP
     return "".join(out)
+
+
+def legend_rows(entries: Sequence[tuple[str, str]], room: float) -> list[list[tuple[str, str]]]:
+    """The entries in as many rows (for ``legend``) as it takes for each row to fit ``room``."""
+    rows: list[list[tuple[str, str]]] = [[]]
+    used = 0.0
+    for entry in entries:
+        w = _legend_entry_width(entry[0]) + LEGEND_GAP
+        if rows[-1] and used + w - LEGEND_GAP > room:
+            rows.append([])
+            used = 0.0
+        rows[-1].append(entry)
+        used += w
+    return rows
 
 
 # ---------------------------------------------------------------------------------------------
@@ -602,8 +624,7 @@ def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_t
             w = text_width(series[s_idx].labels[j], label_size)
             lx0, lx1 = x0 + inner / 2 - w / 2 - LABEL_GAP, x0 + inner / 2 + w / 2 + LABEL_GAP
             y = min(b[1] for b in boxes if b[0] < lx1 and lx0 < b[2]) - 4  # over every bar it spans
-            while clash := [b for b in placed if b[0] < lx1 and lx0 < b[2] and b[1] - LABEL_GAP < y
-                            and y - label_size < b[3] + LABEL_GAP]:
+            while clash := [b for b in placed if _overlap((lx0, y - label_size - LABEL_GAP, lx1, y + LABEL_GAP), b)]:
                 y = min(b[1] for b in clash) - LABEL_GAP
             placed.append((lx0, y - label_size, lx1, y))
             baselines[s_idx, j] = y
@@ -729,25 +750,24 @@ def _arrow_label_spots(arrows: Sequence[Arrow], tips: Sequence[tuple[float, floa
                       for step in range(0, 241, 12) for side in (0, 16, -16, 32, -32, 56, -56)]
         candidates += [(tx - ux * (reach + 4 + step) + -uy * side, ty - uy * (reach + 4 + step) + ux * side)
                        for step in range(0, 121, 12) for side in (0, 16, -16, 32, -32)]
-        for cx, cy in candidates:
-            box = arrow_label_box(cx, cy, a.label)
+        # the first free spot off every shaft; else the first free one (over a shaft); else the first spot, moved
+        # into the bounds
+        chosen = first_free = None
+        for c in candidates:
+            box = arrow_label_box(*c, a.label)
             if _off_bounds(box, bounds) or any(_overlap(box, b) for b in taken):
                 continue
-            if any(_crosses(box, origin, tip) for tip in shafts):
-                continue
-            taken.append(box)
-            spots[k] = ((cx, cy), (min(max(tx, box[0]), box[2]), min(max(ty, box[1]), box[3])))
-            break
-        else:  # no free spot: one over a shaft but off every label, else the first spot, moved into the bounds
-            free = [c for c in candidates if not _off_bounds(arrow_label_box(*c, a.label), bounds) and not any(
-                _overlap(arrow_label_box(*c, a.label), b) for b in taken)]
-            cx, cy = free[0] if free else candidates[0]
-            box = arrow_label_box(cx, cy, a.label)
-            cx += max(x_min - box[0], 0.0) - max(box[2] - x_max, 0.0)  # never outside the plot (issue 47's audit:
-            cy += max(y_min - box[1], 0.0) - max(box[3] - y_max, 0.0)  # a long label at x = 606-637 of 554 px)
-            box = arrow_label_box(cx, cy, a.label)
-            taken.append(box)
-            spots[k] = ((cx, cy), (min(max(tx, box[0]), box[2]), min(max(ty, box[1]), box[3])))
+            first_free = first_free or c
+            if not any(_crosses(box, origin, tip) for tip in shafts):
+                chosen = c
+                break
+        cx, cy = chosen or first_free or candidates[0]
+        box = arrow_label_box(cx, cy, a.label)
+        cx += max(x_min - box[0], 0.0) - max(box[2] - x_max, 0.0)  # never outside the plot (issue 47's audit:
+        cy += max(y_min - box[1], 0.0) - max(box[3] - y_max, 0.0)  # a long label at x = 606-637 of 554 px)
+        box = arrow_label_box(cx, cy, a.label)
+        taken.append(box)
+        spots[k] = ((cx, cy), (min(max(tx, box[0]), box[2]), min(max(ty, box[1]), box[3])))  # box's point nearest
     return spots
 
 
@@ -864,16 +884,7 @@ def plot(p: Plot, *, width: float = 420, height: float = 240, show_legend: bool 
     total_h = top + plot_h + 50
     if show_legend and named:  # in as many rows as it takes to stay within the chart
         room = max(left + plot_w + 14, text_width(p.title, 15, bold=True) + 10) - left
-        rows: list[list[tuple[str, str]]] = [[]]
-        used = 0.0
-        for entry in named:
-            w = 17 + text_width(entry[0], 12) + 18
-            if rows[-1] and used + w - 18 > room:
-                rows.append([])
-                used = 0.0
-            rows[-1].append(entry)
-            used += w
-        for row in rows:
+        for row in legend_rows(named, room):
             out.append(legend(row, left, total_h + 6))
             total_h += 22
     alt = (f"{p.title}: {p.y_title or 'values'} against {p.x_title}"
