@@ -12,6 +12,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -137,7 +138,8 @@ def test_the_projectors_chart_folds_the_options_nobody_chose_into_one_true_row_a
     together, counted here from the answers themselves; every right option stays after the reveal; every chosen
     option stays while there is room for them all; no option is lost or counted twice."""
     options = [f"w{k}" for k in range(n)]
-    right = data.draw(st.sets(st.sampled_from(options), min_size=1, max_size=3))
+    right = data.draw(st.sets(st.sampled_from(options), min_size=1, max_size=3) | st.sets(st.sampled_from(options),
+                      min_size=min(n, V.PROJECTOR_ROWS - 1), max_size=n))  # a few right, or many (keys tied)
     answer, *also = sorted(right)
     record = {"key": "x-most", "prompt": "?", "options": options, "answer": answer, "also": also,
               "explanation": "", "low": None, "high": None}
@@ -145,7 +147,9 @@ def test_the_projectors_chart_folds_the_options_nobody_chose_into_one_true_row_a
     rows = V.projector_rows(record, answers, revealed)
     height = float(re.search(r'<svg[^>]*\bheight="([\d.]+)"', str(V.projector_tally_figure(record, answers,
                                                                                          revealed))).group(1))
-    assert len(rows) <= V.PROJECTOR_ROWS and height <= 720, (len(rows), height)
+    many = revealed and len(right) >= V.PROJECTOR_ROWS  # every right option stays, beyond the rows' cap
+    assert len(rows) <= (len(right) + 1 if many else V.PROJECTOR_ROWS), (len(rows), len(right))
+    assert many or height <= 720, height
     shown = [o for o, _, _ in rows if o in options]
     assert len(set(shown)) == len(shown)
     for o, c, r in rows:
@@ -155,6 +159,7 @@ def test_the_projectors_chart_folds_the_options_nobody_chose_into_one_true_row_a
         return
     rest = [o for o in options if o not in shown]
     name, together, r = rows[-1]
+    assert len(rest) >= 2  # a row "1 other option" (or "0 other options") saves none
     assert not r and together == sum(answers.count(o) for o in rest)
     assert name == (f"{len(rest)} other option" + ("s" if len(rest) != 1 else "") if shown else f"all {n} options")
     if revealed:
@@ -163,6 +168,20 @@ def test_the_projectors_chart_folds_the_options_nobody_chose_into_one_true_row_a
     if len(chosen | (right if revealed else set())) < V.PROJECTOR_ROWS:
         assert chosen <= set(shown)
     assert n > V.PROJECTOR_ROWS
+
+
+@pytest.mark.parametrize("n, tied", [(9, 9), (9, 8), (12, 11), (12, 8)])
+def test_after_the_reveal_every_tied_right_option_stays_and_no_row_holds_one_option_or_none(n, tied):
+    """Review of issue 47: a word repeated nine times ties nine keys, every one right. Revealed, the chart drew the
+    nine and a tenth row "0 other options" (with ten options and nine right, "1 other option", coloured as an
+    option). Every right option stays; the rest is folded only when it holds two options or more."""
+    options = [f"w{k}" for k in range(n)]
+    record = {"key": "x-most", "prompt": "?", "options": options, "answer": options[0], "also": options[1:tied],
+              "explanation": "", "low": None, "high": None}
+    rows = V.projector_rows(record, options[:3], revealed=True)
+    names = [o for o, _, _ in rows]
+    assert options[:tied] == [o for o in names if o in options[:tied]]
+    assert names == options if n - tied <= 1 else names[-1] == f"{n - tied} other options"
 
 
 def test_the_projectors_status_and_results_are_large_and_read_at_4_5_to_1_in_both_themes():

@@ -210,7 +210,8 @@ def projector_rows(question: dict, answers: list[str], revealed: bool) -> list[t
     else the options someone chose (the most chosen first when they are too many) and, after the reveal, every
     right option, in the question's order, and one last row for the rest: "61 other options" with their answers
     together (issue 47: a "which key" question on 64 tokens drew 64 rows, 3,666 px). Before the reveal a right
-    option nobody chose is folded like any other (keeping it would give the answer away)."""
+    option nobody chose is folded like any other (keeping it would give the answer away). Every right option stays,
+    beyond ``PROJECTOR_ROWS`` when there are more (a word repeated nine times: nine keys tied)."""
     frame = tally_frame(question, answers, revealed)
     rows = [(str(o), int(c), bool(revealed and is_right(question, o))) for o, c in zip(frame.index, frame["students"],
                                                                                       strict=True)]
@@ -220,6 +221,8 @@ def projector_rows(question: dict, answers: list[str], revealed: bool) -> list[t
     chosen = sorted((k for k, (_, c, _) in enumerate(rows) if c > 0 and k not in kept), key=lambda k: -rows[k][1])
     kept |= set(chosen[:max(PROJECTOR_ROWS - 1 - len(kept), 0)])
     rest = [rows[k] for k in range(len(rows)) if k not in kept]
+    if len(rest) <= 1:  # eight right options or more (a word repeated): folding one, or none, saves no row
+        return rows
     together = sum(c for _, c, _ in rest)
     name = f"{len(rest)} other option{'s' if len(rest) != 1 else ''}" if kept else f"all {len(rest)} options"
     return [rows[k] for k in sorted(kept)] + [(name, together, False)]
