@@ -128,7 +128,9 @@ export default function modelMap(component) {
   const draw = (open) => {
     const root = el("nav", `alm${open ? "" : " alm-folded"}`);
     root.setAttribute("aria-label", data.title);
-    const title = el("button", "alm-title", data.title);
+    // folded, the title names whose steps the line holds (issue 47's audit: "Where this is in a model" followed by a
+    // head's eight steps read as a whole model): "One head of a model"; unfolded, the map shows every group by name
+    const title = el("button", "alm-title", open ? data.title : data.folded || data.title);
     title.type = "button";
     title.setAttribute("aria-expanded", String(open));
     title.title = open ? "Fold the map to one line" : "Show the whole model: every part, its shape and numbers";

@@ -72,6 +72,7 @@ def test_a_real_models_map_has_its_own_layers_heads_and_shapes(name, layer, mini
     assert ("RoPE on q, k" in [p["label"] for p in head]) == (info.kind == "decoder")
     assert head[2]["shape"] == f"[{info.d_model} × {info.d_head}] each"
     assert data["groups"][1]["name"] == f"Layer {layer + 1} of {info.layers}, head 2 of {info.heads}: this page's steps"
+    assert data["folded"] == f"Head 2, layer {layer + 1} of {info.title.split(' (')[0]}"  # the same head, folded
     before = [p["label"] for p in parts(data, 0)]
     assert (f"Layers 1–{layer}" in before or "Layer 1" in before) == (layer > 0)
     after = [p["label"] for p in parts(data, 3)]
@@ -215,6 +216,20 @@ def test_the_learn_lessons_map_is_the_trained_head_and_its_small_model():
     assert data["groups"][2]["faded"]
     data = open_lesson("learn", lt_run="true", lt_head_step="5", seed="915")
     assert data["current"] == 7  # the panel closed: α (the page's chart) marked
+
+
+@pytest.mark.parametrize(("page", "folded"), [
+    ("walkthrough", "One head of a model"), ("multihead", "One head of this layer"), ("scaling", "One head of a model"),
+    ("relevance", "One head of a model"), ("parts", "One head of a model"), ("phonebook", "One query of one head"),
+    ("cross", "One cross-attention head"), ("learn", "The head being trained")])
+def test_a_folded_map_says_whose_steps_it_holds(page, folded):
+    """Issue 47's audit (#18): folded, the map read "Where this is in a model", then a head's eight steps: a whole
+    model, to a learner. Folded, its title names the head (or the one query) whose steps follow; unfolded, the map
+    names every group. Each page's map holds one head's steps (or one query's) first, as the title says."""
+    data = open_lesson(page, lt_heads="2", seed="913") if page == "learn" else open_lesson(page)
+    assert data["folded"] == folded
+    first = data["groups"][0]["name"].lower()
+    assert ("query" in first) if "query" in folded else ("head" in first), first
 
 
 def test_the_generate_lessons_map_is_smollm2s_around_the_cached_step(smollm2):

@@ -121,7 +121,8 @@ def lesson_map(trace: AttentionTrace, titles: list[str], current: int | None, *,
             _part("Concatenate", f"[{n} × {heads * d_k}]"),
             _part("· W_O", f"[{heads * d_k} × {d_model}] → [{n} × {d_model}]")]})
     groups.append(_full_model(n, d_model, heads=heads is None))
-    return {"title": "Where this is in a model", "groups": groups, "current": current, "where": where}
+    return {"title": "Where this is in a model", "groups": groups, "current": current, "where": where,
+            "folded": "One head of a model" if heads is None else "One head of this layer"}
 
 
 def real_map(trace: AttentionTrace, titles: list[str], current: int | None, info: ModelInfo, layer: int,
@@ -148,7 +149,9 @@ def real_map(trace: AttentionTrace, titles: list[str], current: int | None, info
         after += [_part("Final RMSNorm, unembedding", f"[{d} × vocabulary]"), _part("Next-token probabilities")]
     else:
         after += [_part("Mean pooling", f"[{d}]"), _part("Sentence embedding", f"[{d}], unit length")]
-    return {"title": f"Where this is in {info.title.split(' (')[0]}", "current": current, "groups": [
+    model = info.title.split(" (")[0]
+    return {"title": f"Where this is in {model}", "folded": f"Head {head + 1}, layer {layer + 1} of {model}",
+            "current": current, "groups": [
         {"name": "Before this layer", "faded": False, "parts": before},
         {"name": f"Layer {layer + 1} of {info.layers}, head {head + 1} of {info.heads}: this page's steps",
          "faded": False, "parts": head_parts(trace, titles, opens)},
@@ -173,7 +176,8 @@ def lookup_map(result: Lookup | None) -> dict:
              _part("÷ T", note="a head divides by √d_k", step=6),
              _part("α = softmax", shape(f"[1 × {m}]"), 7),
              _part("Σ α v: the numbers mixed", shape(f"[1 × {digits}]"), 8)]
-    return {"title": "Where this is in a model", "current": None, "where": "the walkthrough", "groups": [
+    return {"title": "Where this is in a model", "folded": "One query of one head", "current": None,
+            "where": "the walkthrough", "groups": [
         {"name": "The phonebook is one query of an attention head: this lesson", "faded": False,
          "parts": _mark(parts, range(1, len(parts) + 1))},
         {"name": FULL_MODEL, "faded": True, "parts": [
@@ -191,7 +195,8 @@ def cross_map(trace: CrossAttentionTrace) -> dict:
              _part("Q = X_t·W_Q; K, V from X_s", f"[{i} × {d_k}], [{j} × {d_k}] ×2", 4),
              _part("Scores Q·Kᵀ", f"[{i} × {j}]", 5), _part(f"÷ √{d_k}", f"[{i} × {j}]", 6),
              _part("α = softmax", f"[{i} × {j}]", 7), _part("Output Σ α v", f"[{i} × {d_k}]", 8)]
-    return {"title": "Where this is in a model", "current": None, "where": "the walkthrough", "groups": [
+    return {"title": "Where this is in a model", "folded": "One cross-attention head", "current": None,
+            "where": "the walkthrough", "groups": [
         {"name": "One cross-attention head: this lesson", "faded": False, "parts": _mark(parts, range(1, 9))},
         {"name": FULL_MODEL + ": an encoder–decoder", "faded": True, "parts": [
             _part("The encoder's layers read the source", f"[{j} × {d}]", note="its last output gives K and V"),
@@ -207,7 +212,8 @@ def training_map(trace: AttentionTrace, titles: list[str], current: int | None, 
     (its heads, W_O and the answer's probabilities, trained with it), and what a full model adds. Before a run
     (``trained`` False) the head is the run's step 0 and no step opens: the page has no steps to open yet."""
     n, d_model, d_k = trace.n, trace.d_model, trace.d_k
-    return {"title": "Where this head is in the model being trained", "current": current, "where": "", "groups": [
+    return {"title": "Where this head is in the model being trained", "folded": "The head being trained",
+            "current": current, "where": "", "groups": [
         {"name": ("The model's one head" if heads == 1 else f"Head {head + 1} of {heads}") + (
             ": its steps (3–8 open below, in “This head, step by step”)" if trained else
             " before training (step 0, on the first held-out sequence): its steps open once trained"), "faded": False,

@@ -120,10 +120,12 @@ def test_the_map_is_one_line_until_unfolded_and_stays_as_the_learner_left_it(ope
     nav = page.locator(".st-key-map-walkthrough nav")
     expect(nav.locator(".alm-faded")).to_have_count(0)  # the rest of a full model: folded
     assert nav.bounding_box()["height"] < 80  # a line, wrapped once at most (it was 307 px)
-    toggle = nav.get_by_role("button", name="Where this is in a model")
+    # folded, it says whose steps it holds: a head's, not a whole model's (issue 47's audit, #18)
+    toggle = nav.get_by_role("button", name="One head of a model")
     expect(toggle).to_have_attribute("aria-expanded", "false")
     toggle.click()
     expect(nav.locator(".alm-faded")).to_contain_text("What a full model adds")
+    expect(nav.get_by_role("button", name="Where this is in a model")).to_have_attribute("aria-expanded", "true")
     expect(page.locator(".st-key-map-walkthrough nav .alm-title")).to_be_focused()  # the focus stays on the toggle
     page.locator(".st-key-next_step button").click()
     settled_chart_top(page, 2)  # (unfolded, the map may push the chart down: the learner asked for it)
