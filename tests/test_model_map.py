@@ -221,7 +221,7 @@ def test_the_learn_lessons_map_is_the_trained_head_and_its_small_model():
 @pytest.mark.parametrize(("page", "folded"), [
     ("walkthrough", "One head of a model"), ("multihead", "One head of this layer"), ("scaling", "One head of a model"),
     ("relevance", "One head of a model"), ("parts", "One head of a model"), ("phonebook", "One query of one head"),
-    ("cross", "One cross-attention head"), ("learn", "The head being trained")])
+    ("cross", "One cross-attention head"), ("learn", "Head 1 of the small model's 2")])
 def test_a_folded_map_says_whose_steps_it_holds(page, folded):
     """Issue 47's audit (#18): folded, the map read "Where this is in a model", then a head's eight steps: a whole
     model, to a learner. Folded, its title names the head (or the one query) whose steps follow; unfolded, the map
@@ -230,6 +230,8 @@ def test_a_folded_map_says_whose_steps_it_holds(page, folded):
     assert data["folded"] == folded
     first = data["groups"][0]["name"].lower()
     assert ("query" in first) if "query" in folded else ("head" in first), first
+    if page == "learn":  # one head: the model's only one
+        assert open_lesson(page, lt_heads="1", seed="913")["folded"] == "The small model's one head"
 
 
 def test_the_generate_lessons_map_is_smollm2s_around_the_cached_step(smollm2):

@@ -389,8 +389,8 @@ def _teacher_controls(secret: str, page: str) -> None:
     if page != "classmode":
         questions, step = st.session_state.get(QUESTIONS), st.session_state.get(OPEN_STEP)
     else:  # the class's stored questions and step: data from anyone
-        stored, questions, step = V.stored_questions(view.state)
-        if stored and not questions:  # stored before questions carried their steps and numbers (issue 47)
+        older, questions, step = V.stored_questions(view.state)
+        if older and not questions:  # stored before questions carried their steps and numbers (issue 47)
             lesson = lesson_of(view.state)
             where = ASKING.get(lesson[0], "its lesson") if lesson else "its lesson"
             st.caption(f"This class's questions were stored by an earlier version of the app, without the numbers "

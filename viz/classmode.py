@@ -8,6 +8,7 @@ import re
 import statistics
 import time
 from fractions import Fraction
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -51,15 +52,18 @@ def ask_list(questions: list[dict], step: int | None, every: bool = False) -> tu
 
 
 def stored_questions(state: object) -> tuple[int, list[dict], int | None]:
-    """What a class's stored state (data from anyone: read from the database) offers the teacher's desk: how many
-    questions it stored, those that can be offered as they are (``current``), and the step its lesson had open
-    (None when it is not a whole step number: a page without steps, all steps on one page, or a record that is
-    not well formed)."""
+    """What a class's stored state (data from anyone: read from the database) offers the teacher's desk: how many of
+    its questions an earlier version of the app stored (readable, without their step or numbers: the desk asks
+    for the lesson to store them again), those that can be offered as they are (``current``), and the step its
+    lesson had open (None when it is not a whole step number: a page without steps, all steps on one page, or a
+    record that is not well formed). Records that are not questions at all are neither."""
     stored = state.get("questions") if isinstance(state, dict) else None
     stored = stored if isinstance(stored, list) else []
     step = state.get("open_step") if isinstance(state, dict) else None
     step = step if isinstance(step, int) and not isinstance(step, bool) and 0 < step < 100 else None
-    return len(stored), [q for q in stored if isinstance(q, dict) and current(q)], step
+    records = [q for q in stored if isinstance(q, dict) and isinstance(q.get("prompt"), str)]
+    offered = [q for q in records if current(q)]
+    return len(records) - len(offered), offered, step
 
 
 def step_of(question: dict) -> int:
@@ -205,40 +209,59 @@ PROJECTOR_WIDTH = 1100  # px: the projector chart's width (a 1280 px projector's
 PROJECTOR_ROWS = 8  # rows at most (8 × 56 px + the title: 529 px, in a 1280 × 720 projector's screen)
 
 
-def projector_rows(question: dict, answers: list[str], revealed: bool) -> list[tuple[str, int, bool]]:
-    """The projector chart's rows: (name, count, right). Every option while there are ``PROJECTOR_ROWS`` or fewer;
-    else the options someone chose (the most chosen first when they are too many) and, after the reveal, every
-    right option, in the question's order, and one last row for the rest: "61 other options" with their answers
-    together (issue 47: a "which key" question on 64 tokens drew 64 rows, 3,666 px). Before the reveal a right
-    option nobody chose is folded like any other (keeping it would give the answer away). Every right option stays,
-    beyond ``PROJECTOR_ROWS`` when there are more (a word repeated nine times: nine keys tied)."""
+class ProjectorRow(NamedTuple):
+    """A row of the projector's chart: one option by name, or several folded into one (``folded`` of them)."""
+
+    name: str
+    count: int  # its answers (a folded row's: theirs together)
+    right: bool  # right, once revealed (a folded row: all of its options are)
+    folded: int = 0  # how many options the row holds when folded (0: one option, named)
+
+
+def projector_rows(question: dict, answers: list[str], revealed: bool) -> list[ProjectorRow]:
+    """The projector chart's rows, ``PROJECTOR_ROWS`` at most (issue 47: a "which key" question on 64 tokens drew 64
+    rows, 3,666 px). Every option while they fit; else the options someone chose, the most chosen first while there
+    is room, in the question's order, and the rest folded by kind, each row with their answers together: after the
+    reveal "✓ 55 other right options" and "6 other options" (a word repeated ties many right keys), before it one
+    row (keeping right options apart would give the answer away). A kind with one option left shows it by name."""
     frame = tally_frame(question, answers, revealed)
-    rows = [(str(o), int(c), bool(revealed and is_right(question, o))) for o, c in zip(frame.index, frame["students"],
-                                                                                      strict=True)]
+    rows = [ProjectorRow(str(o), int(c), bool(revealed and is_right(question, o)))
+            for o, c in zip(frame.index, frame["students"], strict=True)]
     if len(rows) <= PROJECTOR_ROWS:
         return rows
-    kept = {k for k, (_, _, right) in enumerate(rows) if right}
-    chosen = sorted((k for k, (_, c, _) in enumerate(rows) if c > 0 and k not in kept), key=lambda k: -rows[k][1])
-    kept |= set(chosen[:max(PROJECTOR_ROWS - 1 - len(kept), 0)])
-    rest = [rows[k] for k in range(len(rows)) if k not in kept]
-    if len(rest) <= 1:  # eight right options or more (a word repeated): folding one, or none, saves no row
-        return rows
-    together = sum(c for _, c, _ in rest)
-    name = f"{len(rest)} other option{'s' if len(rest) != 1 else ''}" if kept else f"all {len(rest)} options"
-    return [rows[k] for k in sorted(kept)] + [(name, together, False)]
+
+    def rest(kept: set[int]) -> list[ProjectorRow]:
+        left = [k for k in range(len(rows)) if k not in kept]
+        out = []
+        for right in (True, False):
+            kind = [k for k in left if rows[k].right == right]
+            if len(kind) == 1:
+                out.append(rows[kind[0]])
+            elif kind:
+                if right:  # "other" beside right options shown by name
+                    name = f"{len(kind)} {'other ' * any(rows[j].right for j in kept)}right options"
+                else:
+                    name = f"{len(kind)} other options" if kept or out else f"all {len(kind)} options"
+                out.append(ProjectorRow(name, sum(rows[k].count for k in kind), right, len(kind)))
+        return out
+
+    kept: set[int] = set()
+    for k in sorted((k for k, r in enumerate(rows) if r.count > 0), key=lambda k: -rows[k].count):
+        if len(kept) + 1 + len(rest(kept | {k})) > PROJECTOR_ROWS:
+            break
+        kept.add(k)
+    return [rows[k] for k in sorted(kept)] + rest(kept)
 
 
 def projector_tally_figure(question: dict, answers: list[str], revealed: bool) -> svg.Svg:
     """The projector's chart of the class's answers: a row an option, its whole text at the left, large; after the
     reveal, a right option is marked "✓" as well as coloured (colour is never the only sign). Many options are
-    folded (``projector_rows``): the last row's count is theirs together, in grey."""
+    folded (``projector_rows``): a folded row's count is theirs together ("20 answers"), in grey unless right."""
     rows = projector_rows(question, answers, revealed)
-    folded = len(rows) < len(question["options"])
-    colours = [RIGHT if r else (REST if folded and k == len(rows) - 1 else BAR) for k, (_, _, r) in enumerate(rows)]
-    labels = [f"{c} answer{'s' if c != 1 else ''}" if folded and k == len(rows) - 1 else str(c)
-              for k, (_, c, _) in enumerate(rows)]
-    return svg.rows_of_bars([("✓ " if r else "") + o for o, _, r in rows], [c for _, c, _ in rows], colours, labels,
-                            title=f"The class's answers ({len(answers)})", value_title="students",
+    colours = [RIGHT if r.right else (REST if r.folded else BAR) for r in rows]
+    labels = [f"{r.count} answer{'s' if r.count != 1 else ''}" if r.folded else str(r.count) for r in rows]
+    return svg.rows_of_bars([("✓ " if r.right else "") + r.name for r in rows], [r.count for r in rows], colours,
+                            labels, title=f"The class's answers ({len(answers)})", value_title="students",
                             size=PROJECTOR_SIZE, width=PROJECTOR_WIDTH)
 
 

@@ -212,7 +212,8 @@ def training_map(trace: AttentionTrace, titles: list[str], current: int | None, 
     (its heads, W_O and the answer's probabilities, trained with it), and what a full model adds. Before a run
     (``trained`` False) the head is the run's step 0 and no step opens: the page has no steps to open yet."""
     n, d_model, d_k = trace.n, trace.d_model, trace.d_k
-    return {"title": "Where this head is in the model being trained", "folded": "The head being trained",
+    folded = "The small model's one head" if heads == 1 else f"Head {head + 1} of the small model's {heads}"
+    return {"title": "Where this head is in the model being trained", "folded": folded,
             "current": current, "where": "", "groups": [
         {"name": ("The model's one head" if heads == 1 else f"Head {head + 1} of {heads}") + (
             ": its steps (3–8 open below, in “This head, step by step”)" if trained else
