@@ -205,4 +205,4 @@ def test_a_big_block_pasted_into_the_box_is_cut_with_a_message_and_reset_brings_
     preset = trace_self_attention(SENTENCE, d_model=8, d_k=4, seed=42)
     wait_for_table(page, "w_q", T.formatted(T.projection_frame(preset.w_q)).values.tolist())
     expect(page.locator(".st-key-edit-reset button")).to_be_disabled()
-    assert "w=" not in page.url  # no edited cells left in the link
+    page.wait_for_function("() => !new URLSearchParams(location.search).has('w')")  # no edited cells left in the link

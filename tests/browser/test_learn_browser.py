@@ -33,7 +33,7 @@ def test_train_then_watch_it_learn_and_share(open_page, artifacts):
     wait_for_chart(page, "lt-loss", "title", ["Loss (lower is better)"])
     wait_for_chart(page, "lt-accuracy", "title", ["Held-out accuracy"])
     page.locator(".st-key-lt_train").wait_for(state="hidden")  # the button makes way for the run
-    assert "lt_run=true" in page.url
+    page.wait_for_function("() => new URLSearchParams(location.search).get('lt_run') === 'true'")
 
     page.locator(".st-key-lt_step input").focus()  # the slider's thumb takes Home / End and arrows
     page.keyboard.press("End")
@@ -45,7 +45,8 @@ def test_train_then_watch_it_learn_and_share(open_page, artifacts):
     # of the button under the same key (seen beside a second test run), which has none
     page.locator(".st-key-lt_next").get_by_role("button", name="Next saved step").click()
     wait_for_table(page, "lt-alpha", alpha_cells(trained, 1))  # the next saved step
-
+    page.wait_for_function(  # in the link too: a saved step after step 0
+        "() => !['0', null].includes(new URLSearchParams(location.search).get('lt_step'))")
     link = urlsplit(page.url)
     shared = open_page(f"{link.path}?{link.query}", ".st-key-table-lt-alpha table")
     wait_for_table(shared, "lt-alpha", alpha_cells(trained, 1))  # the same run, at the same step

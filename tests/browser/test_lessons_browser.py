@@ -83,7 +83,7 @@ def test_switching_to_multihead_keeps_the_sentence(page, artifacts):
     _, output = read_table(page, "mh-output")
     expected = trace_multi_head("the cat sat on the mat", d_model=8, n_heads=2, seed=42).output
     np.testing.assert_allclose(output, expected, atol=0.005 + 1e-9)
-    assert "/multihead" in page.url
+    page.wait_for_function("() => location.pathname.endsWith('/multihead')")
     page.screenshot(path=artifacts / "multihead-top.png")
     page.locator("h3:has-text('Split')").scroll_into_view_if_needed()
     page.wait_for_timeout(500)
@@ -106,7 +106,7 @@ def test_causal_toggle_changes_the_heatmap(page, artifacts):
         "() => (document.querySelector('.st-key-table-scaled tbody tr')?.innerText.match(/−∞/g) || []).length === 3")
     page.wait_for_function(  # and the α table shows — where the heatmap does
         "() => (document.querySelector('.st-key-table-weights tbody')?.innerText.match(/—/g) || []).length === 6")
-    assert "causal=true" in page.url
+    page.wait_for_function("() => new URLSearchParams(location.search).get('causal') === 'true'")
     page.locator("h3:has-text('Step 7 of 8')").scroll_into_view_if_needed()
     page.wait_for_timeout(500)
     page.screenshot(path=artifacts / "walkthrough-causal.png")
