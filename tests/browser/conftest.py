@@ -56,6 +56,13 @@ def _wait_until_none(page, ready: str, arg, culprits: str, what: str) -> None:
         raise AssertionError(f"{what} on {page.url}: {page.evaluate(culprits, arg)}") from None
 
 
+def param(page, name: str, value: str, default: str | None = None) -> None:
+    """Wait until the link holds ``value`` for ``name`` (a link leaves a setting at its ``default`` out). The address
+    comes in a message of its own, which a busy browser may apply after the page is drawn: read it only so."""
+    fallback = "null" if default is None else repr(default)
+    page.wait_for_function(f"() => (new URLSearchParams(location.search).get({name!r}) ?? {fallback}) === {value!r}")
+
+
 def wait_for_full_size_charts(page, keys: list[str]) -> None:
     """Wait until the charts ``keys`` have loaded and every chart on the page is drawn at (nearly) its
     own size, so that its labels stay as legible as they were made."""

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attention.training import TrainingConfig, head_trace, train
-from tests.browser.conftest import TAKEN_UP
+from tests.browser.conftest import TAKEN_UP, param
 from tests.browser.test_lessons_browser import full_screenshot
 from tests.browser.test_walkthrough_browser import wait_for_chart, wait_for_table
 from viz.labels import MASKED_TEXT, format_number
@@ -33,7 +33,7 @@ def test_train_then_watch_it_learn_and_share(open_page, artifacts):
     wait_for_chart(page, "lt-loss", "title", ["Loss (lower is better)"])
     wait_for_chart(page, "lt-accuracy", "title", ["Held-out accuracy"])
     page.locator(".st-key-lt_train").wait_for(state="hidden")  # the button makes way for the run
-    page.wait_for_function("() => new URLSearchParams(location.search).get('lt_run') === 'true'")
+    param(page, "lt_run", "true")
 
     page.locator(".st-key-lt_step input").focus()  # the slider's thumb takes Home / End and arrows
     page.keyboard.press("End")

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attention import trace_multi_head
-from tests.browser.conftest import TIMEOUT_MS, wait_for_full_size_charts, wait_for_whole_tables
+from tests.browser.conftest import TIMEOUT_MS, param, wait_for_full_size_charts, wait_for_whole_tables
 from tests.browser.test_walkthrough_browser import (
     CHART_TEXTS,
     chart_texts,
@@ -106,7 +106,7 @@ def test_causal_toggle_changes_the_heatmap(page, artifacts):
         "() => (document.querySelector('.st-key-table-scaled tbody tr')?.innerText.match(/−∞/g) || []).length === 3")
     page.wait_for_function(  # and the α table shows — where the heatmap does
         "() => (document.querySelector('.st-key-table-weights tbody')?.innerText.match(/—/g) || []).length === 6")
-    page.wait_for_function("() => new URLSearchParams(location.search).get('causal') === 'true'")
+    param(page, "causal", "true")
     page.locator("h3:has-text('Step 7 of 8')").scroll_into_view_if_needed()
     page.wait_for_timeout(500)
     page.screenshot(path=artifacts / "walkthrough-causal.png")

@@ -11,19 +11,13 @@ from playwright.sync_api import expect
 
 from attention.focus import most_informative_head
 from attention.pretrained import load
-from tests.browser.conftest import TIMEOUT_MS
+from tests.browser.conftest import TIMEOUT_MS, param
 
 pytestmark = pytest.mark.browser
 
 
 def here(page, key: str) -> str | None:
     return page.locator(f".st-key-map-{key} [aria-current=step]").get_attribute("data-step")
-
-
-def param(page, name: str, value: str, default: str | None = None) -> None:
-    """Wait until the link holds ``value`` for ``name`` (a link leaves a setting at its ``default`` out)."""
-    fallback = "null" if default is None else repr(default)
-    page.wait_for_function(f"() => (new URLSearchParams(location.search).get({name!r}) ?? {fallback}) === {value!r}")
 
 
 def test_each_part_of_the_walkthroughs_map_opens_its_step(open_page):

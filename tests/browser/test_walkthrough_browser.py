@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attention import trace_self_attention
-from tests.browser.conftest import PHONE, TIMEOUT_MS
+from tests.browser.conftest import PHONE, TIMEOUT_MS, param
 from tests.test_pages import shown_number
 
 pytestmark = pytest.mark.browser
@@ -122,8 +122,8 @@ def test_typing_a_sentence_updates_the_heatmap_labels(open_page):
         wait_for_ticks(page, fig, expected, "y")
     # the sentence is in the link, and so is the open step (the address is written by a message of its own, which a
     # busy browser may apply after the step is drawn: seen once beside a second test run, "step=6")
-    page.wait_for_function("() => { const q = new URLSearchParams(location.search); "
-                           "return q.get('sentence') === 'the cat sat on the mat' && q.get('step') === '7' }")
+    param(page, "sentence", "the cat sat on the mat")
+    param(page, "step", "7")
 
 
 def test_one_step_at_a_time_by_buttons_keyboard_menu_and_link(open_page, artifacts):
