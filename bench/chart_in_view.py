@@ -12,6 +12,7 @@ y (px from the viewport's top) and the 60 % line, for docs/benchmarks.md. Measur
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 
@@ -85,7 +86,7 @@ def main() -> None:
     args = parser.parse_args()
     with sync_playwright() as p:
         browser = launch_chromium(p)
-        with (streamlit_server() if args.url is None else _given(args.url)) as base:
+        with (streamlit_server() if args.url is None else contextlib.nullcontext(args.url.rstrip("/"))) as base:
             nexts, links = {}, {}
             for name, (width, height, presenting) in SIZES.items():
                 nexts[f"Next: {name}"] = by_next(browser, base, width, height, presenting)
@@ -98,17 +99,6 @@ def main() -> None:
     if links:
         print()
         print(table(links))
-
-
-class _given:
-    def __init__(self, url: str):
-        self.url = url.rstrip("/")
-
-    def __enter__(self) -> str:
-        return self.url
-
-    def __exit__(self, *exc) -> None:
-        return None
 
 
 if __name__ == "__main__":

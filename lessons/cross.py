@@ -16,6 +16,7 @@ from ui.links import CROSS_TARGET as TARGET
 from ui.settings import shared, usable_sentence
 from viz import cross as C
 from viz import figures as F
+from viz import formulas as L
 from viz import tables as T
 from viz.labels import dim_labels, markdown_text, token_labels
 
@@ -51,10 +52,11 @@ if preset == "aligned":
     st.caption(C.table_words())
 
 st.subheader("The shapes, as they flow", divider="gray")
-st.latex(rf"Q = X_t W_Q \in \mathbb{{R}}^{{{i} \times {d_k}}},\quad K = X_s W_K \in \mathbb{{R}}^{{{j} \times {d_k}}},"
-         rf"\quad V = X_s W_V \in \mathbb{{R}}^{{{j} \times {d_k}}}")
-st.latex(rf"\alpha = \operatorname{{softmax}}\!\left(\frac{{Q K^\top}}{{\sqrt{{d_k}}}}\right) \in "
-         rf"\mathbb{{R}}^{{{i} \times {j}}},\qquad \alpha V \in \mathbb{{R}}^{{{i} \times {d_k}}}")
+st.latex(L.apart([rf"Q = X_t W_Q \in \mathbb{{R}}^{{{i} \times {d_k}}},",
+                  rf"K = X_s W_K \in \mathbb{{R}}^{{{j} \times {d_k}}},",
+                  rf"V = X_s W_V \in \mathbb{{R}}^{{{j} \times {d_k}}}"]))
+st.latex(L.apart(rf"\alpha = \operatorname{{softmax}}\!\left(\frac{{Q K^\top}}{{\sqrt{{d_k}}}}\right) \in "
+                 rf"\mathbb{{R}}^{{{i} \times {j}}},", rf"\alpha V \in \mathbb{{R}}^{{{i} \times {d_k}}}"))
 dims = dim_labels(d_k)
 parts = [("Q (target)", t_labels, trace.q), ("K (source)", s_labels, trace.k), ("V (source)", s_labels, trace.v)]
 for column, (name, labels, m) in zip(st.columns(3), parts, strict=True):

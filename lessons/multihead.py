@@ -15,6 +15,7 @@ from ui.exercises import offer_to_class, question_box
 from ui.settings import shared, trace_or_explain
 from ui.walkthrough import MASK_CAPTION, STEPS, lines_panel, render_steps
 from viz import figures as F
+from viz import formulas as L
 from viz import heads as H
 from viz import provenance as P
 from viz import tables as T
@@ -39,7 +40,7 @@ n, h, d_k, d_model = mh.n, mh.n_heads, mh.d_k, mh.d_model
 
 question_box(head_questions(n, d_model, h, lesson_id(mh.heads[0])), prefix="mh-ex", key="mh-ex-box",
              title="Predict first: the shapes of the split, before the numbers below")
-st.latex(rf"h = {h} \text{{ heads}},\qquad d_k = \frac{{d_{{model}}}}{{h}} = \frac{{{d_model}}}{{{h}}} = {d_k}")
+st.latex(L.apart(rf"h = {h} \text{{ heads}},", rf"d_k = \frac{{d_{{model}}}}{{h}} = \frac{{{d_model}}}{{{h}}} = {d_k}"))
 
 st.subheader("Each head's attention", divider="gray")
 heads = H.heads_heatmaps(mh.weights, mh.tokens, mask=mh.heads[0].mask if mh.causal else None)
@@ -59,13 +60,12 @@ if st.toggle("Show the heads as lines (head view)", value=True, key="mh-lines"):
 
 st.subheader("Split → heads → concatenate → W_O", divider="gray")
 ui.lesson("multihead/01_path")
-st.latex(
-    rf"\underbrace{{[{n} \times {d_model}]}}_{{X W_Q,\ X W_K,\ X W_V}} \;\to\; "
-    rf"\underbrace{{{h} \times [{n} \times {d_k}]}}_{{\text{{split into heads}}}} \;\to\; "
-    rf"\underbrace{{{h} \times [{n} \times {d_k}]}}_{{\text{{attention per head}}}} \;\to\; "
-    rf"\underbrace{{[{n} \times {d_model}]}}_{{\text{{concatenate}}}} \;\xrightarrow{{\cdot W_O}}\; "
-    rf"\underbrace{{[{n} \times {d_model}]}}_{{\text{{output}}}}"
-)
+st.latex(L.apart(
+    rf"\underbrace{{[{n} \times {d_model}]}}_{{X W_Q,\ X W_K,\ X W_V}} \;\to",
+    rf"\underbrace{{{h} \times [{n} \times {d_k}]}}_{{\text{{split into heads}}}} \;\to",
+    rf"\underbrace{{{h} \times [{n} \times {d_k}]}}_{{\text{{attention per head}}}} \;\to",
+    rf"\underbrace{{[{n} \times {d_model}]}}_{{\text{{concatenate}}}} \;\xrightarrow{{\cdot W_O}}",
+    rf"\underbrace{{[{n} \times {d_model}]}}_{{\text{{output}}}}", gap=r"\;"))
 ui.matrix(F.token_by_dim_figure(mh, mh.concat, "Concat(head outputs)"), T.token_by_dim_frame(mh, mh.concat), "concat")
 st.caption(" · ".join(f"columns {k * d_k + 1}–{(k + 1) * d_k}: head {k + 1}" for k in range(h)))
 ui.matrix(F.projection_figure(mh.w_o, "W_O", axes=F.W_O_AXES), T.projection_frame(mh.w_o, corner=T.W_O_CORNER), "w_o",

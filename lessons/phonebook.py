@@ -8,6 +8,7 @@ from ui import components as ui
 from ui import model_map
 from ui.links import BOOK_CELL_CHARS, BOOK_STATE, MAX_BOOK_ROWS, PHONEBOOK_QUERY_CHARS, book_in_link, default
 from ui.links import PHONEBOOK_TEMPERATURES as TEMPERATURES
+from viz import formulas as L
 from viz import phonebook as P
 from viz.labels import format_number, markdown_text
 
@@ -66,7 +67,7 @@ else:
 
     st.subheader("Temperature: from soft to hard", divider="gray")
     ui.lesson("phonebook/02_temperature")
-    st.latex(rf"\text{{soft}} = \operatorname{{softmax}}\!\left(\frac{{q \cdot K^\top}}{{T}}\right) V,"
-             rf"\qquad T = {temperature:g}"
-             rf",\qquad \max_j \alpha_j = {format_number(result.weights.max(), weight_decimals)}")
+    st.latex(L.apart(r"\text{soft} = \operatorname{softmax}\!\left(\frac{q \cdot K^\top}{T}\right) V,",
+                     rf"T = {temperature:g},",
+                     rf"\max_j \alpha_j = {format_number(result.weights.max(), weight_decimals)}"))
     ui.lesson("phonebook/03_back_to_attention")

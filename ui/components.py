@@ -28,7 +28,11 @@ MAX_TABLE_CELLS = 400
 #   room for them (at 1024 px in presenter mode "Previous" was cut to "Prev…") and a keyboard is likely: a
 #   phone's touch screen has no PageUp;
 # - the sentence is named at the top of a page on a phone or a small tablet, whose sidebar starts closed
-#   (Streamlit closes it up to 768 px; ui.settings).
+#   (Streamlit closes it up to 768 px; ui.settings);
+# - a display formula written with viz.formulas.apart wraps between its parts where the screen is too narrow for it
+#   (a phone), instead of running past the page's edge. KaTeX keeps a display formula on one line (nowrap); let wrap,
+#   it would break after any relation or operator at its top level, and apart braces each part, so that its
+#   \allowbreak are the only such places.
 TABLE_CSS = """<style>
 [data-testid="stHorizontalBlock"]:has([class*="st-key-table-"]) > [data-testid="stColumn"] {
   flex: 1 1 auto; width: auto;
@@ -39,6 +43,7 @@ TABLE_CSS = """<style>
 @container (max-width: 190px) { .st-key-prev_step kbd, .st-key-next_step kbd { display: none; } }
 @media (pointer: coarse) { .st-key-prev_step kbd, .st-key-next_step kbd { display: none; } }
 @media (min-width: 769px) { .st-key-phone-sentence { display: none; } }
+.katex-display > .katex:has(.allowbreak) { white-space: normal; }
 </style>"""
 
 

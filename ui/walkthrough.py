@@ -100,12 +100,13 @@ def _qkv(trace: AttentionTrace, p: str) -> None:
         return
     n = trace.n
     if trace.b_q is None:
-        st.latex(rf"Q = X W_Q,\quad K = X W_K,\quad V = X W_V:\qquad [{n} \times {trace.d_model}] \cdot "
-                 rf"[{trace.d_model} \times {trace.d_k}] = [{n} \times {trace.d_k}]")
+        st.latex(L.apart([r"Q = X W_Q,", r"K = X W_K,", r"V = X W_V:"],
+                         rf"[{n} \times {trace.d_model}] \cdot [{trace.d_model} \times {trace.d_k}] = "
+                         rf"[{n} \times {trace.d_k}]"))
     else:
-        st.latex(rf"Q = X W_Q + b_Q,\quad K = X W_K + b_K,\quad V = X W_V + b_V:\qquad [{n} \times "
-                 rf"{trace.d_model}] \cdot [{trace.d_model} \times {trace.d_k}] + [{trace.d_k}] = "
-                 rf"[{n} \times {trace.d_k}]")
+        st.latex(L.apart([r"Q = X W_Q + b_Q,", r"K = X W_K + b_K,", r"V = X W_V + b_V:"],
+                         rf"[{n} \times {trace.d_model}] \cdot [{trace.d_model} \times {trace.d_k}] + [{trace.d_k}] = "
+                         rf"[{n} \times {trace.d_k}]"))
     parts = [("Q", "q", trace.q), ("K", "k", trace.k), ("V", "v", trace.v)]
     ui.matrices([_vectors(trace, p, name, key, m, tip=P.projection(trace, key),
                           links=[{"panel": f"{p}x", "axis": "row", "from": "row"},
@@ -118,11 +119,11 @@ def _cached_qkv(trace: AttentionTrace, p: str) -> None:
     """A cached step's step 4: the new token's q, k, v [1 × d_k]; K and V are the cache with k and v
     appended as their last row."""
     t, d, n = trace.cached, trace.d_k, trace.n
-    st.latex(rf"q = x W_Q,\quad k = x W_K,\quad v = x W_V:\qquad [1 \times {trace.d_model}] \cdot "
-             rf"[{trace.d_model} \times {d}] = [1 \times {d}]")
-    st.latex(rf"K = \begin{{bmatrix}} K_{{\text{{cache}}}} \\ k \end{{bmatrix}},\quad "
-             rf"V = \begin{{bmatrix}} V_{{\text{{cache}}}} \\ v \end{{bmatrix}}:\qquad [({t} + 1) \times {d}] = "
-             rf"[{n} \times {d}]")
+    st.latex(L.apart([r"q = x W_Q,", r"k = x W_K,", r"v = x W_V:"],
+                     rf"[1 \times {trace.d_model}] \cdot [{trace.d_model} \times {d}] = [1 \times {d}]"))
+    st.latex(L.apart([r"K = \begin{bmatrix} K_{\text{cache}} \\ k \end{bmatrix},",
+                      r"V = \begin{bmatrix} V_{\text{cache}} \\ v \end{bmatrix}:"],
+                     rf"[({t} + 1) \times {d}] = [{n} \times {d}]"))
     tip = P.cached(trace)
     parts = [("q", "q", trace.q, None), ("K: the cache, then k", "k", trace.k, tip),
              ("V: the cache, then v", "v", trace.v, tip)]
@@ -134,9 +135,8 @@ def _cached_qkv(trace: AttentionTrace, p: str) -> None:
 
 def _scores(trace: AttentionTrace, p: str) -> None:
     n, rows = trace.n, len(trace.query_positions)
-    st.latex(rf"S = Q K^\top,\qquad s_{{ij}} = q_i \cdot k_j:\qquad "
-             rf"[{rows} \times {trace.d_k}] \cdot [{trace.d_k} \times {n}]"
-             rf" = [{rows} \times {n}]")
+    st.latex(L.apart(r"S = Q K^\top,", r"s_{ij} = q_i \cdot k_j:",
+                     rf"[{rows} \times {trace.d_k}] \cdot [{trace.d_k} \times {n}] = [{rows} \times {n}]"))
     ui.matrix(F.query_key_figure(trace, trace.scores, "scores S = Q·Kᵀ"), T.query_key_frame(trace, trace.scores),
               f"{p}scores", names=QK, tip=P.scores(trace), **_query_choice(trace, p),
               links=[{"panel": f"{p}q", "axis": "row", "from": "row"},
@@ -153,11 +153,12 @@ def _chosen_query(trace: AttentionTrace, p: str) -> int:
 def _scale(trace: AttentionTrace, p: str) -> None:
     factor = L.factor(trace.scale)  # "= 0.5 ·" when 1/√d_k is exact at 3 decimals, "≈ 0.354 ·" when not
     if trace.temperature == 1:
-        st.latex(rf"Z = \frac{{S}}{{\sqrt{{d_k}}}},\quad z_{{ij}} = \frac{{s_{{ij}}}}{{\sqrt{{{trace.d_k}}}}} "
-                 rf"{factor} \cdot s_{{ij}}")
+        st.latex(L.apart([r"Z = \frac{S}{\sqrt{d_k}},",
+                          rf"z_{{ij}} = \frac{{s_{{ij}}}}{{\sqrt{{{trace.d_k}}}}} {factor} \cdot s_{{ij}}"]))
     else:
-        st.latex(rf"Z = \frac{{S}}{{\sqrt{{d_k}}\,T}},\quad z_{{ij}} = \frac{{s_{{ij}}}}{{\sqrt{{{trace.d_k}}} \cdot "
-                 rf"{L.plain(trace.temperature)}}} {factor} \cdot s_{{ij}}")
+        st.latex(L.apart([r"Z = \frac{S}{\sqrt{d_k}\,T},",
+                          rf"z_{{ij}} = \frac{{s_{{ij}}}}{{\sqrt{{{trace.d_k}}} \cdot {L.plain(trace.temperature)}}} "
+                          rf"{factor} \cdot s_{{ij}}"]))
     if trace.causal:
         st.latex(r"\text{masked: } z_{ij} = -\infty \text{ for } j > i")
     ui.matrix(F.query_key_figure(trace, trace.masked_scores, "scaled scores Z = S/√d_k"),
@@ -169,8 +170,8 @@ def _scale(trace: AttentionTrace, p: str) -> None:
 
 
 def _softmax(trace: AttentionTrace, p: str) -> None:
-    st.latex(r"\alpha_{ij} = \operatorname{softmax}_j(z_{ij}) = "
-             r"\frac{e^{z_{ij}}}{\sum_{j'} e^{z_{ij'}}},\qquad \sum_j \alpha_{ij} = 1")
+    st.latex(L.apart(r"\alpha_{ij} = \operatorname{softmax}_j(z_{ij}) = \frac{e^{z_{ij}}}{\sum_{j'} e^{z_{ij'}}},",
+                     r"\sum_j \alpha_{ij} = 1"))
     ui.matrix(F.query_key_figure(trace, trace.weights, "α weights", weights=True),
               T.query_key_frame(trace, trace.weights, weights=True), f"{p}weights", names=QK, tip=P.weights(trace),
               links=[{"panel": f"{p}scaled", "axis": "row", "from": "row"}], **_query_choice(trace, p))
@@ -248,8 +249,8 @@ def _output(trace: AttentionTrace, p: str) -> None:
     if trace.queries is not None:  # a cached step: its one output row is above
         return
     st.markdown("##### Every query at once")
-    st.latex(rf"\mathrm{{Att}}(Q, K, V) = \alpha V:\qquad [{n} \times {n}] \cdot [{n} \times {trace.d_k}] = "
-             rf"[{n} \times {trace.d_k}]")
+    st.latex(L.apart(r"\mathrm{Att}(Q, K, V) = \alpha V:",
+                     rf"[{n} \times {n}] \cdot [{n} \times {trace.d_k}] = [{n} \times {trace.d_k}]"))
     ui.matrix(F.token_by_dim_figure(trace, trace.output, "output αV"), T.token_by_dim_frame(trace, trace.output),
               f"{p}output", names=("query", "dimension"), tip=P.output(trace),
               links=[{"panel": f"{p}weights", "axis": "row", "from": "row"},
@@ -267,9 +268,9 @@ STEPS: list[tuple[str, str, Callable[[AttentionTrace, str], None]]] = [
 def _rope(trace: AttentionTrace, p: str) -> None:
     rope = trace.rope
     half = trace.d_k // 2
-    st.latex(rf"q_i \leftarrow R(i)\,q_i,\quad k_j \leftarrow R(j)\,k_j:\qquad (x_c,\ x_{{c+{half}}}) "
-             rf"\mapsto (x_c \cos i\theta_c - x_{{c+{half}}} \sin i\theta_c,\ x_c \sin i\theta_c + "
-             rf"x_{{c+{half}}} \cos i\theta_c)")
+    st.latex(L.apart([r"q_i \leftarrow R(i)\,q_i,", r"k_j \leftarrow R(j)\,k_j:"],
+                     [rf"(x_c,\ x_{{c+{half}}}) \mapsto", rf"(x_c \cos i\theta_c - x_{{c+{half}}} \sin i\theta_c,",
+                      rf"x_c \sin i\theta_c + x_{{c+{half}}} \cos i\theta_c)"]))
     k_after = trace.k[-rope.k_before.shape[0]:]  # a cached step rotates only the new key
     parts = [("Q before RoPE", "q-before", rope.q_before), ("Q after", "q-after", trace.q),
              ("K before RoPE", "k-before", rope.k_before), ("K after", "k-after", k_after)]

@@ -16,13 +16,25 @@ says "≈" instead of "=".
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from attention import AttentionTrace
 from viz import arithmetic as A
 from viz.labels import format_number
+
+
+def apart(*groups: str | Sequence[str], gap: str = r"\qquad") -> str:
+    r"""A display formula of ``groups`` a ``gap`` apart, the parts of a group (a list) a ``\quad`` apart.
+
+    Each part is kept whole. A screen too narrow for the line breaks it only between parts, at ``\allowbreak``
+    (ui.components' CSS lets a formula that has one wrap): "V = XW_V:" never loses its right side to the next line.
+    Each part is braced, one atom for KaTeX, which would otherwise break at any relation or operator."""
+    def group(g: str | Sequence[str]) -> str:
+        return r"\quad\allowbreak ".join("{" + part + "}" for part in ([g] if isinstance(g, str) else g))
+
+    return (gap + r"\allowbreak ").join(group(g) for g in groups)
 
 
 def num(x: float, decimals: int = 2) -> str:
@@ -62,11 +74,11 @@ def positional_encoding(trace: AttentionTrace) -> str:
     p = trace.positional_encoding
     assert p is not None, "the trace has no positional encodings"
     i = 2 if trace.n > 1 else 1
-    return (
-        r"X = E + P,\qquad P_{i,\,2c+1} = \sin\frac{i-1}{10000^{2c/d_{model}}},\quad "
-        r"P_{i,\,2c+2} = \cos\frac{i-1}{10000^{2c/d_{model}}},\quad c = 0, 1, \dots"
-        rf"\qquad \text{{e.g. }} P_{{{i},1}} = \sin\frac{{{i - 1}}}{{10000^{{0}}}} = \sin {i - 1}"
-        rf" = {plain(p[i - 1, 0])}"
+    return apart(
+        r"X = E + P,",
+        [r"P_{i,\,2c+1} = \sin\frac{i-1}{10000^{2c/d_{model}}},",
+         r"P_{i,\,2c+2} = \cos\frac{i-1}{10000^{2c/d_{model}}},", r"c = 0, 1, \dots"],
+        rf"\text{{e.g. }} P_{{{i},1}} = \sin\frac{{{i - 1}}}{{10000^{{0}}}} = \sin {i - 1} = {plain(p[i - 1, 0])}",
     )
 
 
