@@ -50,7 +50,12 @@ export default function arrival(component) {
     const header = document.querySelector("[data-testid=stHeader]");
     heading.style.scrollMarginTop = ((header ? header.getBoundingClientRect().height : 0) + 8) + "px";
     heading.scrollIntoView({ block: "start" });
-    if (!heading.hasAttribute("tabindex")) heading.setAttribute("tabindex", "-1");  // focusable, not in the Tab order
+    if (!heading.hasAttribute("tabindex")) {
+      heading.setAttribute("tabindex", "-1");  // focusable, not in the Tab order
+      // no focus ring: a heading is not a control, and after the clicker's PageDown the browser drew a black box
+      // around every step's heading on the projector; a screen reader still reads it, the next Tab starts there
+      heading.style.outline = "none";
+    }
     heading.focus({ preventScroll: true });
     keep(heading);
   };

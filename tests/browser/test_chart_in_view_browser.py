@@ -83,6 +83,9 @@ def test_the_clicker_works_right_after_presenter_mode_is_switched_on(open_page, 
     page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]")
     page.keyboard.press("PageDown")  # the clicker's next key
     in_view(page, 2, "PageDown right after switching presenter mode on")
+    # the heading has the focus, without a focus ring: a key's arrival drew a black box round it on the projector
+    assert page.evaluate("() => [document.activeElement.id, getComputedStyle(document.activeElement).outlineStyle]"
+                         ) == ["step-2", "none"]
 
 
 SCALES = """() => [...document.querySelectorAll('[class*="st-key-fig-"] img')].map(i =>
