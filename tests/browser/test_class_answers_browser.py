@@ -10,6 +10,7 @@ answers; the old desk offered Join/Teach and no export after one reload.
 
 from __future__ import annotations
 
+import re
 import tempfile
 import time
 
@@ -18,7 +19,7 @@ from playwright.sync_api import expect
 
 from classmode.store import Store
 from tests.browser.server import streamlit_server
-from tests.browser.test_classmode_browser import LAPTOP, PHONE, Room, in_class, join, start
+from tests.browser.test_classmode_browser import LAPTOP, PHONE, PROJECTOR, Room, in_class, join, start
 
 pytestmark = pytest.mark.browser
 
@@ -115,5 +116,46 @@ def test_a_closed_class_keeps_its_export_after_a_reload_and_in_a_new_tab(browser
                 page.locator(".st-key-cm_csv_closed").get_by_role("button", name="Download the class's answers").click()
             exported = download.value.path().read_text()
             assert ",Ann," in exported and "no answer" not in exported
+    finally:
+        room.close()
+
+
+# JS: the numbers a question's box ``key`` shows (its table's cells after the row's label, in order)
+NUMBERS_SHOWN = """key => [...document.querySelectorAll(`.st-key-${key} td:not(:first-child)`)]
+  .map(td => td.textContent.trim())"""
+
+
+def test_a_question_shows_the_numbers_it_asks_about_on_a_laptop_a_phone_and_the_projector(browser, served):
+    """"From row 2 of Z …, compute α" while the students' lesson is hidden and the projector shows the question: each
+    screen shows that row of Z with it, as the teacher's lesson shows it (the old pages showed no Z at all)."""
+    base, _store = served
+    room = Room(browser, base)
+    try:
+        teacher, code = start(room, room.person(**PROJECTOR))
+        projector = room.open(room.person(**PROJECTOR), f"/classmode?projector={code}")
+        students = []
+        for name, options in (("Ann", LAPTOP), ("Pia", PHONE)):
+            page = room.open(room.person(**options), f"/classmode?class={code}")
+            join(page, code, name)
+            in_class(page, code)
+            students.append(page)
+        teacher.goto(f"{base}/?step=6&sentence=The+cat+sat+on+the+mat")
+        teacher.get_by_text(f"You are teaching class {code}").wait_for()
+        choice = teacher.locator(".st-key-cm_pick label").filter(has_text="compute α")
+        prompt = choice.inner_text()
+        row = int(re.search(r"From row (\d+) of Z", prompt)[1])
+        lesson_row = teacher.locator(f".st-key-table-scaled td[data-r='{row - 1}']").all_inner_texts()
+        assert len(lesson_row) == 6  # a cell a key
+        choice.click()
+        expect(choice.locator("input")).to_be_checked()
+        teacher.locator(".st-key-cm_ask button").click()
+        for page, key in ((students[0], "cm-numbers"), (students[1], "cm-numbers"), (projector, "projector-numbers")):
+            box = page.locator(f".st-key-{key}")
+            expect(box).to_contain_text(f"Row {row} of Z")
+            page.wait_for_function(f"() => ({NUMBERS_SHOWN})('{key}').length === 6")
+            assert page.evaluate(NUMBERS_SHOWN, key) == lesson_row, key
+            expect(box).to_be_in_viewport()
+            for number in lesson_row:  # the sentence under the table: a phone reads it without scrolling sideways
+                expect(box.locator("[data-testid=stCaptionContainer]")).to_contain_text(number)
     finally:
         room.close()
