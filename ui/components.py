@@ -29,6 +29,9 @@ MAX_TABLE_CELLS = 400
 #   phone's touch screen has no PageUp;
 # - the sentence is named at the top of a page on a phone or a small tablet, whose sidebar starts closed
 #   (Streamlit closes it up to 768 px; ui.settings);
+# - a class question's numbers (a row of Z or α, ui.classmode) scroll inside their box, as the lessons' tables do:
+#   a 64-token row was 5,400 px wide and scrolled the whole projector's page sideways; the sentence under the table
+#   holds every number, wrapped;
 # - a display formula written with viz.formulas.apart wraps between its parts where the screen is too narrow for it
 #   (a phone), instead of running past the page's edge. KaTeX keeps a display formula on one line (nowrap); let wrap,
 #   it would break after any relation or operator at its top level, and apart braces each part, so that its
@@ -37,7 +40,8 @@ TABLE_CSS = """<style>
 [data-testid="stHorizontalBlock"]:has([class*="st-key-table-"]) > [data-testid="stColumn"] {
   flex: 1 1 auto; width: auto;
 }
-[class*="st-key-table-"] table { display: block; max-width: 100%; overflow-x: auto; }
+[class*="st-key-table-"] table, .st-key-cm-numbers table, .st-key-cm-desk-numbers table,
+.st-key-projector-numbers table { display: block; max-width: 100%; overflow-x: auto; }
 [class*="st-key-table-"] th, [class*="st-key-table-"] td { padding: 0.25rem 0.5rem; white-space: nowrap; }
 .st-key-prev_step, .st-key-next_step { container-type: inline-size; }
 @container (max-width: 190px) { .st-key-prev_step kbd, .st-key-next_step kbd { display: none; } }

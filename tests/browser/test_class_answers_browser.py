@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import tempfile
 import time
+from urllib.parse import quote_plus
 
 import pytest
 from playwright.sync_api import expect
@@ -120,41 +121,65 @@ def test_a_closed_class_keeps_its_export_after_a_reload_and_in_a_new_tab(browser
         room.close()
 
 
+# JS: whether the page itself scrolls sideways (a table wider than the screen, not scrolled in its own box)
+PAGE_SCROLLS_SIDEWAYS = """() => { const main = document.querySelector('[data-testid=stMain]');
+  return main.scrollWidth > main.clientWidth + 1 }"""
+# JS: every scrolling box in ``box`` scrolled to show row ``row`` of ``n``
+SCROLL_TO_ROW = """(box, [row, n]) => { for (const el of [box, ...box.querySelectorAll('*')])
+  if (el.scrollHeight > el.clientHeight + 1 && getComputedStyle(el).overflowY !== 'visible')
+    el.scrollTop = el.scrollHeight * (row - 1) / n - el.clientHeight / 2; }"""
 # JS: the numbers a question's box ``key`` shows (its table's cells after the row's label, in order)
 NUMBERS_SHOWN = """key => [...document.querySelectorAll(`.st-key-${key} td:not(:first-child)`)]
   .map(td => td.textContent.trim())"""
 
 
-def test_a_question_shows_the_numbers_it_asks_about_on_a_laptop_a_phone_and_the_projector(browser, served):
+SIXTY_FOUR = " ".join(("the cat sat on the mat and the dog lay by the door " * 5).split()[:64])  # MAX_TOKENS
+PROJECTOR_1024 = {"viewport": {"width": 1024, "height": 768}}
+
+
+@pytest.mark.parametrize(("sentence", "screen"), [("The cat sat on the mat", PROJECTOR),
+                                                   (SIXTY_FOUR, PROJECTOR_1024)], ids=["6 tokens", "64 tokens"])
+def test_a_question_shows_the_numbers_it_asks_about_on_a_laptop_a_phone_and_the_projector(browser, served, sentence,
+                                                                                          screen):
     """"From row 2 of Z …, compute α" while the students' lesson is hidden and the projector shows the question: each
-    screen shows that row of Z with it, as the teacher's lesson shows it (the old pages showed no Z at all)."""
+    screen shows that row of Z with it, as the teacher's lesson shows it (the old pages showed no Z at all). A row of
+    64 keys scrolls inside its box, never the page (it was 5,431 px wide on a 1024 px projector, the page with it),
+    and its sentence holds every number."""
     base, _store = served
     room = Room(browser, base)
     try:
-        teacher, code = start(room, room.person(**PROJECTOR))
-        projector = room.open(room.person(**PROJECTOR), f"/classmode?projector={code}")
+        teacher, code = start(room, room.person(**screen))
+        projector = room.open(room.person(**screen), f"/classmode?projector={code}")
         students = []
         for name, options in (("Ann", LAPTOP), ("Pia", PHONE)):
             page = room.open(room.person(**options), f"/classmode?class={code}")
             join(page, code, name)
             in_class(page, code)
             students.append(page)
-        teacher.goto(f"{base}/?step=6&sentence=The+cat+sat+on+the+mat")
+        teacher.goto(f"{base}/?step=6&sentence={quote_plus(sentence)}")
         teacher.get_by_text(f"You are teaching class {code}").wait_for()
+        n = len(sentence.split())
         choice = teacher.locator(".st-key-cm_pick label").filter(has_text="compute α")
         prompt = choice.inner_text()
-        row = int(re.search(r"From row (\d+) of Z", prompt)[1])
-        lesson_row = teacher.locator(f".st-key-table-scaled td[data-r='{row - 1}']").all_inner_texts()
-        assert len(lesson_row) == 6  # a cell a key
+        row, label = re.search(r"From row (\d+) of Z \(the query “(.+?)”\)", prompt).groups()
+        row = int(row)
+        # a table of over 400 cells draws the rows its scrolling box shows: scroll it to the row first
+        teacher.locator(".st-key-table-scaled").evaluate(SCROLL_TO_ROW, [row, n])
+        cells = teacher.locator(".st-key-table-scaled tbody tr").filter(
+            has=teacher.locator("th", has_text=re.compile(f"^{re.escape(label)}$"))).locator("td")
+        cells.first.wait_for(state="attached")
+        lesson_row = cells.all_inner_texts()
+        assert len(lesson_row) == n  # a cell a key
         choice.click()
         expect(choice.locator("input")).to_be_checked()
         teacher.locator(".st-key-cm_ask button").click()
         for page, key in ((students[0], "cm-numbers"), (students[1], "cm-numbers"), (projector, "projector-numbers")):
             box = page.locator(f".st-key-{key}")
             expect(box).to_contain_text(f"Row {row} of Z")
-            page.wait_for_function(f"() => ({NUMBERS_SHOWN})('{key}').length === 6")
+            page.wait_for_function(f"() => ({NUMBERS_SHOWN})('{key}').length === {n}")
             assert page.evaluate(NUMBERS_SHOWN, key) == lesson_row, key
             expect(box).to_be_in_viewport()
+            assert page.evaluate(PAGE_SCROLLS_SIDEWAYS) is False, key
             for number in lesson_row:  # the sentence under the table: a phone reads it without scrolling sideways
                 expect(box.locator("[data-testid=stCaptionContainer]")).to_contain_text(number)
     finally:
