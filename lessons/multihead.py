@@ -40,7 +40,8 @@ n, h, d_k, d_model = mh.n, mh.n_heads, mh.d_k, mh.d_model
 
 question_box(head_questions(n, d_model, h, lesson_id(mh.heads[0])), prefix="mh-ex", key="mh-ex-box",
              title="Predict first: the shapes of the split, before the numbers below")
-st.latex(L.apart(rf"h = {h} \text{{ heads}},", rf"d_k = \frac{{d_{{model}}}}{{h}} = \frac{{{d_model}}}{{{h}}} = {d_k}"))
+st.latex(L.apart(rf"h = {h} \text{{ {'head' if h == 1 else 'heads'}}},",
+                 rf"d_k = \frac{{d_{{model}}}}{{h}} = \frac{{{d_model}}}{{{h}}} = {d_k}"))
 
 st.subheader("Each head's attention", divider="gray")
 heads = H.heads_heatmaps(mh.weights, mh.tokens, mask=mh.heads[0].mask if mh.causal else None)

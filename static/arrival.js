@@ -30,7 +30,60 @@ function keep(heading) {
   MOVES.forEach((name) => window.addEventListener(name, stopKeeping, { capture: true, passive: true }));
 }
 
+// A formula or a class question's row of numbers wider than its box scrolls sideways (the written-out sums, four
+// products a line, on a phone; 64 keys' numbers): the box is made reachable and scrollable with the keyboard (WCAG
+// 2.1.1; issue 44), as a table's scrolling box is (static/table.js). Watched once a page: they come with later runs.
+const REACHABLE = "__attentionLabReachable";
+const SCROLLERS = [
+  [".katex-display", "Formula: it scrolls sideways (arrow keys)"],
+  // a table keeps its role (a screen reader reads it as a table), named by its title
+  [".st-key-cm-numbers table, .st-key-cm-desk-numbers table, .st-key-projector-numbers table", null],
+];
+
+function reachable() {
+  for (const [selector, label] of SCROLLERS) {
+    for (const box of document.querySelectorAll(selector)) {
+      const scrolls = box.scrollWidth > box.clientWidth + 2;  // KaTeX's box is 2 px short of its content, always
+      if (scrolls && !box.hasAttribute("tabindex")) {
+        box.tabIndex = 0;
+        if (label) box.setAttribute("role", "region");
+        // a table is named by the title drawn above it, "Row 2 of Z (the query “cat”)" (ui/classmode.py)
+        const title = label ? null : box.closest("[class*='-numbers']")?.querySelector("strong")?.textContent;
+        if (label || title) box.setAttribute("aria-label", label || title);
+      } else if (!scrolls && box.dataset.reachable) {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("role");
+        box.removeAttribute("aria-label");
+      }
+      if (scrolls) box.dataset.reachable = "1";
+      else delete box.dataset.reachable;
+    }
+  }
+}
+
+// Streamlit sets the theme's colour scheme on the app, not on the document: a popover, drawn outside the app, took
+// light-dark()'s light colour on a dark theme (ui/components.py's CSS). The document takes the app's scheme.
+function sameScheme() {
+  const app = document.querySelector("[data-testid=stApp]");
+  const scheme = app && getComputedStyle(app).colorScheme;
+  const root = document.documentElement.style;
+  if (scheme && root.colorScheme !== scheme) root.colorScheme = scheme;
+}
+
+function watchScrollers() {
+  if (window[REACHABLE]) return;
+  window[REACHABLE] = true;
+  let pending = 0;
+  const both = () => { reachable(); sameScheme(); };
+  const soon = () => { cancelAnimationFrame(pending); pending = requestAnimationFrame(both); };
+  new MutationObserver(soon).observe(document.querySelector("[data-testid=stApp]") || document.body,
+                                     { childList: true, subtree: true, attributes: true, attributeFilter: ["class"] });
+  window.addEventListener("resize", soon);
+  soon();
+}
+
 export default function arrival(component) {
+  watchScrollers();
   const data = component.data || {};
   const nonce = data.nonce || "";
   if (!(SEEN in window)) {  // a page load: the browser opened it at its top, or at the link's #anchor,

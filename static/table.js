@@ -61,6 +61,11 @@ export function columnBlocks(panel, scale, room) {
 // cells, and laying every one out cost a rerun ~0.4 s in Chromium.
 export function drawTable(panel, view, parts, choose) {
   const box = el("div", "alv-table st-key-table-" + panel.id + (panel.scroll ? " alv-scroll" : ""));
+  if (panel.scroll) {  // a box that scrolls is reached and scrolled with the keyboard too (WCAG 2.1.1; issue 44)
+    box.tabIndex = 0;
+    box.setAttribute("role", "region");
+    box.setAttribute("aria-label", "Table of numbers: it scrolls (arrow keys)");
+  }
   const n = panel.rows.length;
   // a few long rows (a cached step's x, 576 numbers; a real model's Q of 7 tokens, [7 × 64]) stand in their
   // scrolling box, a row of the table a column of the box: it scrolls down, never sideways

@@ -247,18 +247,20 @@ def test_positional_encoding_formula_counts_tokens_from_1_like_the_table():
     formula = L.positional_encoding(t)
     assert r"\sin\frac{i-1}" in formula and "pos" not in formula
     # the worked example is the table's own entry: token 2, column 1 = sin(2 − 1)
-    example = float(re.search(r"P_\{2,1\} = .*? = (-?\d+\.\d+)\}$", formula).group(1))
+    example = float(re.search(r"P_\{2,1\} = .*? = (-?\d+\.\d+)\{\}\}$", formula).group(1))
     assert example == float(L.plain(t.positional_encoding[1, 0])) == float(L.plain(np.sin(1)))
     assert t.positional_encoding[0, 0] == 0.0  # and the first token's sine is sin(0)
 
 
 def test_a_formula_apart_breaks_only_between_its_parts():
-    r"""Each part is one braced atom (KaTeX breaks a line only at its top level), and the parts are joined by the only
-    break points: a group's parts a \quad apart, the groups a \qquad (or ``gap``) apart."""
+    r"""Each part is one braced atom (KaTeX breaks a line only at its top level), ended by an empty {} (its last symbol
+    keeps the space after it), and the parts are joined by the only break points: a group's parts a \quad apart, the
+    groups a \qquad (or ``gap``) apart."""
     formula = L.apart([r"Q = X W_Q,", r"K = X W_K,"], r"[4 \times 8] = [4 \times 4]")
-    assert formula == r"{Q = X W_Q,}\quad\allowbreak {K = X W_K,}\qquad\allowbreak {[4 \times 8] = [4 \times 4]}"
-    assert L.apart(r"a \to", "b", gap=r"\;") == r"{a \to}\;\allowbreak {b}"
-    assert L.apart("x = 1") == "{x = 1}"  # one part: never broken
+    assert formula == (r"{Q = X W_Q,{}}\quad\allowbreak {K = X W_K,{}}\qquad\allowbreak "
+                       r"{[4 \times 8] = [4 \times 4]{}}")
+    assert L.apart(r"a \to", "b", gap=r"\;") == r"{a \to{}}\;\allowbreak {b{}}"
+    assert L.apart("x = 1") == "{x = 1{}}"  # one part: never broken
 
 
 def test_formulas_wrap_long_dot_products():

@@ -29,9 +29,18 @@ MAX_TABLE_CELLS = 400
 #   phone's touch screen has no PageUp;
 # - the sentence is named at the top of a page on a phone or a small tablet, whose sidebar starts closed
 #   (Streamlit closes it up to 768 px; ui.settings);
+# - text meets WCAG 2.1 AA's 4.5:1 on the backgrounds of both themes (issue 44; tests/browser/axe.py): Streamlit's
+#   captions and the buttons' key hints are the text's colour at 60 % opacity (on light, 3.9:1 on white and 3.8:1 on
+#   the sidebar's grey), now 75 % (5.7:1 and more on light, 7.4:1 and more on dark, a popover's included, since the
+#   text's own colour follows the theme); a slider's value on dark was 3.9:1 in its red, now #ff7a7a (7.2:1); a
+#   chosen segment ("Follow me") was red on its pink, 4.2:1 (3.2:1 on dark), now #a3303c (5.6:1) and #ff8a8a
+#   (6.6:1). light-dark() reads the page's colour scheme, which Streamlit sets on the app but not on a popover
+#   (drawn outside it): static/arrival.js copies the app's scheme to the document;
+# - a table of over 400 cells scrolls both ways in its own box (static/table.js, which makes the box reachable by
+#   keyboard); the table in it is not a second, sideways scroller that no key could reach;
 # - a class question's numbers (a row of Z or α, ui.classmode) scroll inside their box, as the lessons' tables do:
-#   a 64-token row was 5,400 px wide and scrolled the whole projector's page sideways; the sentence under the table
-#   holds every number, wrapped;
+#   a 64-token row was 5,431 px wide and scrolled the whole projector's page sideways; the sentence under the table
+#   holds every number, wrapped (static/arrival.js makes a scrolling one reachable by keyboard);
 # - a display formula written with viz.formulas.apart wraps between its parts where the screen is too narrow for it
 #   (a phone), instead of running past the page's edge. KaTeX keeps a display formula on one line (nowrap); let wrap,
 #   it would break after any relation or operator at its top level, and apart braces each part, so that its
@@ -42,12 +51,16 @@ TABLE_CSS = """<style>
 }
 [class*="st-key-table-"] table, .st-key-cm-numbers table, .st-key-cm-desk-numbers table,
 .st-key-projector-numbers table { display: block; max-width: 100%; overflow-x: auto; }
+[class*="st-key-table-"].alv-scroll table { display: table; max-width: none; overflow: visible; }
 [class*="st-key-table-"] th, [class*="st-key-table-"] td { padding: 0.25rem 0.5rem; white-space: nowrap; }
 .st-key-prev_step, .st-key-next_step { container-type: inline-size; }
 @container (max-width: 190px) { .st-key-prev_step kbd, .st-key-next_step kbd { display: none; } }
 @media (pointer: coarse) { .st-key-prev_step kbd, .st-key-next_step kbd { display: none; } }
 @media (min-width: 769px) { .st-key-phone-sentence { display: none; } }
 .katex-display > .katex:has(.allowbreak) { white-space: normal; }
+[data-testid="stCaptionContainer"], .st-key-prev_step kbd, .st-key-next_step kbd { opacity: 0.75; }
+[data-testid="stSliderThumbValue"] p { color: light-dark(#cf4250, #ff7a7a); }
+[data-variant="segmented_control"][aria-checked="true"] p { color: light-dark(#a3303c, #ff8a8a); }
 </style>"""
 
 

@@ -30,9 +30,11 @@ def apart(*groups: str | Sequence[str], gap: str = r"\qquad") -> str:
 
     Each part is kept whole. A screen too narrow for the line breaks it only between parts, at ``\allowbreak``
     (ui.components' CSS lets a formula that has one wrap): "V = XW_V:" never loses its right side to the next line.
-    Each part is braced, one atom for KaTeX, which would otherwise break at any relation or operator."""
+    Each part is braced, one atom for KaTeX, which would otherwise break at any relation or operator; an empty
+    ``{}`` ends it, so that its last symbol keeps the space TeX puts after it (a comma's thin space, a colon's or
+    an arrow's thick one), as when the formula was written in one piece."""
     def group(g: str | Sequence[str]) -> str:
-        return r"\quad\allowbreak ".join("{" + part + "}" for part in ([g] if isinstance(g, str) else g))
+        return r"\quad\allowbreak ".join("{" + part + "{}}" for part in ([g] if isinstance(g, str) else g))
 
     return (gap + r"\allowbreak ").join(group(g) for g in groups)
 
