@@ -261,6 +261,7 @@ def test_a_formula_apart_breaks_only_between_its_parts():
                        r"{[4 \times 8] = [4 \times 4]{}}")
     assert L.apart(r"a \to", "b", gap=r"\;") == r"{a \to{}}\;\allowbreak {b{}}"
     assert L.apart("x = 1") == "{x = 1{}}"  # one part: never broken
+    assert L.apart(r"(a,\ \allowbreak b)") == r"{(a,\ {}}\allowbreak {b){}}"  # a part's own break, its own space
 
 
 def test_formulas_wrap_long_dot_products():

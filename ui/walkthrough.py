@@ -269,7 +269,8 @@ def _rope(trace: AttentionTrace, p: str) -> None:
     rope = trace.rope
     half = trace.d_k // 2
     st.latex(L.apart([r"q_i \leftarrow R(i)\,q_i,", r"k_j \leftarrow R(j)\,k_j:"],
-                     rf"(x_c,\ x_{{c+{half}}}) \mapsto (x_c \cos i\theta_c - x_{{c+{half}}} \sin i\theta_c,\ "
+                     rf"(x_c,\ x_{{c+{half}}}) \mapsto \allowbreak "
+                     rf"(x_c \cos i\theta_c - x_{{c+{half}}} \sin i\theta_c,\ \allowbreak "
                      rf"x_c \sin i\theta_c + x_{{c+{half}}} \cos i\theta_c)"))
     k_after = trace.k[-rope.k_before.shape[0]:]  # a cached step rotates only the new key
     parts = [("Q before RoPE", "q-before", rope.q_before), ("Q after", "q-after", trace.q),

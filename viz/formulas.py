@@ -32,9 +32,13 @@ def apart(*groups: str | Sequence[str], gap: str = r"\qquad") -> str:
     (ui.components' CSS lets a formula that has one wrap): "V = XW_V:" never loses its right side to the next line.
     Each part is braced, one atom for KaTeX, which would otherwise break at any relation or operator; an empty
     ``{}`` ends it, so that its last symbol keeps the space TeX puts after it (a comma's thin space, a colon's or
-    an arrow's thick one), as when the formula was written in one piece."""
+    an arrow's thick one), as when the formula was written in one piece. A part may name break points of its own,
+    with its own spacing: ``r"(a,\ \allowbreak b)"`` breaks only after "a,\ "."""
+    def whole(part: str) -> str:
+        return r"\allowbreak ".join("{" + piece + "{}}" for piece in part.split(r"\allowbreak "))
+
     def group(g: str | Sequence[str]) -> str:
-        return r"\quad\allowbreak ".join("{" + part + "{}}" for part in ([g] if isinstance(g, str) else g))
+        return r"\quad\allowbreak ".join(whole(part) for part in ([g] if isinstance(g, str) else g))
 
     return (gap + r"\allowbreak ").join(group(g) for g in groups)
 
