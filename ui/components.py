@@ -32,7 +32,8 @@ MAX_TABLE_CELLS = 400
 # - text meets WCAG 2.1 AA's 4.5:1 on the backgrounds of both themes (issue 44; tests/browser/axe.py): Streamlit's
 #   captions and the buttons' key hints are the text's colour at 60 % opacity (on light, 3.9:1 on white and 3.8:1 on
 #   the sidebar's grey), now 75 % (5.7:1 and more on light, 7.4:1 and more on dark, a popover's included, since the
-#   text's own colour follows the theme); a slider's value on dark was 3.9:1 in its red, now #ff7a7a (7.2:1); a
+#   text's own colour follows the theme); a slider's value keeps Streamlit's red on light (#c53948, 5.2:1 on white)
+#   and was 3.9:1 on dark, now #ff7a7a (7.2:1); a
 #   chosen segment ("Follow me") was red on its pink, 4.2:1 (3.2:1 on dark), now #a3303c (5.6:1) and #ff8a8a
 #   (6.6:1). light-dark() reads the page's colour scheme, which Streamlit sets on the app but not on a popover
 #   (drawn outside it): static/arrival.js copies the app's scheme to the document;
@@ -59,7 +60,7 @@ TABLE_CSS = """<style>
 @media (min-width: 769px) { .st-key-phone-sentence { display: none; } }
 .katex-display > .katex:has(.allowbreak) { white-space: normal; }
 [data-testid="stCaptionContainer"], .st-key-prev_step kbd, .st-key-next_step kbd { opacity: 0.75; }
-[data-testid="stSliderThumbValue"] p { color: light-dark(#cf4250, #ff7a7a); }
+[data-testid="stSliderThumbValue"] p { color: light-dark(#c53948, #ff7a7a); }
 [data-variant="segmented_control"][aria-checked="true"] p { color: light-dark(#a3303c, #ff8a8a); }
 </style>"""
 
