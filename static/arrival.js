@@ -44,19 +44,18 @@ function reachable() {
   for (const [selector, label] of SCROLLERS) {
     for (const box of document.querySelectorAll(selector)) {
       const scrolls = box.scrollWidth > box.clientWidth + 2;  // KaTeX's box is 2 px short of its content, always
-      if (scrolls && !box.hasAttribute("tabindex")) {
+      if (scrolls === "reachable" in box.dataset) continue;
+      if (scrolls) {
+        box.dataset.reachable = "";
         box.tabIndex = 0;
         if (label) box.setAttribute("role", "region");
         // a table is named by the title drawn above it, "Row 2 of Z (the query “cat”)" (ui/classmode.py)
         const title = label ? null : box.closest("[class*='-numbers']")?.querySelector("strong")?.textContent;
         if (label || title) box.setAttribute("aria-label", label || title);
-      } else if (!scrolls && box.dataset.reachable) {
-        box.removeAttribute("tabindex");
-        box.removeAttribute("role");
-        box.removeAttribute("aria-label");
+      } else {
+        delete box.dataset.reachable;
+        ["tabindex", "role", "aria-label"].forEach((name) => box.removeAttribute(name));
       }
-      if (scrolls) box.dataset.reachable = "1";
-      else delete box.dataset.reachable;
     }
   }
 }
@@ -70,16 +69,19 @@ function sameScheme() {
   if (scheme && root.colorScheme !== scheme) root.colorScheme = scheme;
 }
 
+// Once a page: boxes are measured again after a run changes the page and after a resize; the scheme is copied again
+// when the app's own class changes (a theme switch), not on every class change under it (a hovered cell's)
 function watchScrollers() {
   if (window[REACHABLE]) return;
   window[REACHABLE] = true;
+  const app = document.querySelector("[data-testid=stApp]") || document.body;
   let pending = 0;
-  const both = () => { reachable(); sameScheme(); };
-  const soon = () => { cancelAnimationFrame(pending); pending = requestAnimationFrame(both); };
-  new MutationObserver(soon).observe(document.querySelector("[data-testid=stApp]") || document.body,
-                                     { childList: true, subtree: true, attributes: true, attributeFilter: ["class"] });
+  const soon = () => { cancelAnimationFrame(pending); pending = requestAnimationFrame(reachable); };
+  new MutationObserver(soon).observe(app, { childList: true, subtree: true });
+  new MutationObserver(sameScheme).observe(app, { attributes: true, attributeFilter: ["class"] });
   window.addEventListener("resize", soon);
   soon();
+  sameScheme();
 }
 
 export default function arrival(component) {

@@ -33,10 +33,10 @@ MAX_TABLE_CELLS = 400
 #   captions and the buttons' key hints are the text's colour at 60 % opacity (on light, 3.9:1 on white and 3.8:1 on
 #   the sidebar's grey), now 75 % (5.7:1 and more on light, 7.4:1 and more on dark, a popover's included, since the
 #   text's own colour follows the theme); a slider's value keeps Streamlit's red on light (#c53948, 5.2:1 on white)
-#   and was 3.9:1 on dark, now #ff7a7a (7.2:1); a
-#   chosen segment ("Follow me") was red on its pink, 4.2:1 (3.2:1 on dark), now #a3303c (5.6:1) and #ff8a8a
-#   (6.6:1). light-dark() reads the page's colour scheme, which Streamlit sets on the app but not on a popover
-#   (drawn outside it): static/arrival.js copies the app's scheme to the document;
+#   and was 3.9:1 on dark, now #ff7a7a (7.2:1); a chosen segment ("Follow me") was red on its pink, 4.2:1 (3.2:1 on
+#   dark), now #a3303c (5.6:1) and #ff8a8a (6.6:1). light-dark() reads the page's colour scheme, which Streamlit
+#   sets on the app but not on a popover (drawn outside it): static/arrival.js copies the app's scheme to the
+#   document;
 # - a class question's numbers (a row of Z or α, ui.classmode) scroll inside their box, as the lessons' tables do:
 #   a 64-token row was 5,431 px wide and scrolled the whole projector's page sideways; the sentence under the table
 #   holds every number, wrapped (static/arrival.js makes a scrolling one reachable by keyboard);
