@@ -108,6 +108,18 @@ def walkthrough(name: str, step: int | None, n: int | None = None) -> Case:
     return Case(name, "/?" + urlencode(params), shows("zebra"), "sentence", words(n, "yak"), shows("yak"))
 
 
+def part(map_key: str, step: int) -> str:
+    """The button of the map ``map_key``'s part that opens ``step``."""
+    return f".st-key-map-{map_key} button.alm-part[data-step='{step}']"
+
+
+def arrived(anchor: str, present: str = "") -> str:
+    """JS: the page arrived at the heading ``anchor`` (arrival.js focuses it), or the element ``present`` is there."""
+    if present:
+        return f"() => document.querySelector({present!r}) !== null"
+    return f"() => document.activeElement?.id === {anchor!r}"
+
+
 NEXT_TOKENS = "() => document.querySelector('.st-key-table-rm-next-tokens table') !== null"  # the decoder's
 SMOLLM2 = "SmolLM2 (SmolLM2-135M-Instruct, a Llama decoder)"  # the model radio's label, as links write it
 
@@ -148,6 +160,17 @@ CASES = [
     Case("real model, SmolLM2 → MiniLM", "/real_model?" + urlencode({"rm_model": SMOLLM2}), NEXT_TOKENS, "", "",
          f"() => !({NEXT_TOKENS})() && ({table_has('rm-model-tokens', 'awesome')})()",
          press=".st-key-rm_model [role=radiogroup] label >> nth=0"),
+    # a click on a part of the model map (issue 46: ≤ 1 s on a quiet machine): the page reruns on that step
+    Case("map: walkthrough 3 → 4", "/?step=3", "() => document.querySelector('#step-3') !== null", "", "",
+         arrived("step-4"), press=part("walkthrough", 4)),
+    Case("map: MiniLM 5 → 3", "/real_model", arrived("", "#rm-step-5"), "", "", arrived("rm-step-3"),
+         press=part("real", 3)),
+    Case("map: MiniLM 3 → 5", "/real_model?rm_step=3", arrived("", "#rm-step-3"), "", "", arrived("rm-step-5"),
+         press=part("real", 5)),
+    Case("map: SmolLM2 6 → 3", "/real_model?" + urlencode({"rm_model": SMOLLM2}), arrived("", "#rm-step-6"), "", "",
+         arrived("rm-step-3"), press=part("real", 3)),
+    Case("map: cache → step 6", "/generate", arrived("", "#gen-step-2"), "", "", arrived("gen-step-6"),
+         press=part("generate", 6)),
 ]
 # "Watch a head learn" has no text to type: its cost is the training run, in bench/bench_training.py.
 if ONLY:

@@ -25,7 +25,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from viz.arithmetic import number
+from viz.arithmetic import number, numbers
+from viz.arithmetic import shown as as_shown
 from viz.svg import Svg
 from viz.tables import MASKED
 
@@ -105,15 +106,26 @@ def panel(key: str, frame: pd.DataFrame | None = None, fig: Svg | None = None, *
                            "masked": masked, "below": below}
     out.update({flag: True for flag, on in zip(("rowNumbered", "colNumbered"), numbered, strict=True) if on})
     if frame is not None:
-        shown = frame.astype(object)  # each column keeps its own type (a whole-number column stays whole)
-        if MASKED in frame.attrs:
-            shown = shown.where(~frame.attrs[MASKED].reindex(index=frame.index, columns=frame.columns,
-                                                             fill_value=False), None)
+        masked_cells = None if MASKED not in frame.attrs else frame.attrs[MASKED].reindex(
+            index=frame.index, columns=frame.columns, fill_value=False)
+        if all(pd.api.types.is_float_dtype(t) for t in frame.dtypes):  # numbers only: every cell in one pass
+            grid = frame.to_numpy(dtype=np.float64)
+            if masked_cells is not None:
+                grid = np.where(masked_cells.to_numpy(bool), np.nan, grid)
+            if frame.size > MAX_TABLE_CELLS and tip is None and isinstance(decimals, int):
+                # a long table whose cells only ever read as written (no provenance computes with them): each cell
+                # as it is shown, the same digits in half the bytes (a real model's W_Q, W_K and W_V were 1.15 MB)
+                grid = np.where(np.isfinite(grid), as_shown(grid, decimals), grid)
+            out["values"] = numbers(grid)
+        else:
+            shown = frame.astype(object)  # each column keeps its own type (a whole-number column stays whole)
+            if masked_cells is not None:
+                shown = shown.where(~masked_cells, None)
+            out["values"] = [[number(x) for x in row] for row in shown.to_numpy().tolist()]
         out["rows"] = [str(r) for r in frame.index] if not isinstance(frame.index, pd.RangeIndex) or \
             frame.index.name is not None else [str(r + 1) for r in range(len(frame))]
         out["rowHeaders"] = not isinstance(frame.index, pd.RangeIndex) or frame.index.name is not None
         out["cols"] = [str(c) for c in frame.columns]
-        out["values"] = [[number(x) for x in row] for row in shown.to_numpy().tolist()]
         out["corner"] = str(frame.index.name or "")
         out["scroll"] = frame.size > MAX_TABLE_CELLS
     else:

@@ -56,6 +56,19 @@ def number(x: Any) -> float | str | None:
     return int(held(float(x))) / _SCALE
 
 
+def numbers(x: npt.ArrayLike) -> list[list[float | None]]:
+    """``number`` of every cell of a 2-D float array, in one pass: a real model's W_Q is 24,576 cells, and one
+    ``number`` call a cell took 0.6 s of a rerun (issue 46's map click). The same floats as ``number``: k / 10⁶
+    divided as Python divides ints, where |k| ≥ 2⁵³ too (numpy would round k to a float first)."""
+    a = np.asarray(x, dtype=np.float64)
+    k = held(a)
+    out = (k / _SCALE).astype(object)
+    out[~np.isfinite(a)] = None
+    for r, c in zip(*np.nonzero((np.abs(k) >= 2**53) & np.isfinite(a)), strict=True):
+        out[r, c] = int(k[r, c]) / _SCALE
+    return out.tolist()
+
+
 def digits(k: npt.ArrayLike, decimals: int | npt.ArrayLike) -> Ints:
     """The shown number as an integer count of 10^−decimals: k rounded half away from zero."""
     k = np.asarray(k, dtype=np.int64)
