@@ -57,6 +57,7 @@ CREATION_WINDOW = 3600.0
 MODES = ("follow", "explore", "pause")  # students' pages follow the teacher, may explore, or look up front
 ANSWER_INTERVAL = 0.5  # seconds a student waits between two answers
 IPV6_NETWORK = 48  # an IPv6 address counts as its /48 (a home line's /56 or /48 is one network)
+MAX_EXTRA = 600.0  # seconds of extra time a teacher may give one student
 IDLE_CONNECTIONS = 8  # PostgreSQL connections a server keeps open between calls
 
 MIGRATIONS = (
@@ -124,6 +125,12 @@ MIGRATIONS = (
         PRIMARY KEY (class_id, network)
     )
     """,
+    # 4 (issue 44): more time for one student (seconds added to every timer of the class for them); a count of the
+    # changes, so that every student's page looks again (the one given more time redraws its form)
+    """
+    ALTER TABLE students ADD COLUMN extra DOUBLE PRECISION NOT NULL DEFAULT 0;
+    ALTER TABLE classes ADD COLUMN extra_changes INTEGER NOT NULL DEFAULT 0
+    """,
 )
 
 
@@ -141,11 +148,11 @@ class Pulse:
     answers: int  # every answer to every question, and the time of the latest (a changed answer too)
     last_answer: float | None
 
-def _poll(row) -> Poll:
-    """A Poll from (state, question_no, revealed, closed, mode, answers_closed, closes_at), as the queries read
-    them."""
+def _poll(row, extra: float = 0.0) -> Poll:
+    """A Poll from (state, question_no, revealed, closed, mode, answers_closed, closes_at, extra_changes), as the
+    queries read them."""
     return Poll(str(row[0]), int(row[1]), bool(row[2]), bool(row[3]), str(row[4]), bool(row[5]),
-                None if row[6] is None else float(row[6]))
+                None if row[6] is None else float(row[6]), int(row[7]), float(extra))
 
 
 @dataclass(frozen=True)
@@ -168,11 +175,21 @@ class ClassView:
     show_results: bool = False  # the projector shows the answers as they arrive
     answers_closed: bool = False  # the teacher closed the answers (or the timer ran out), not yet revealed
     closes_at: float | None = None  # the timer's end (epoch seconds), or None
+    extra_changes: int = 0
+    # the student's own extra seconds (``student_view``); the teacher's view: the most any student has (the answers
+    # are open until the last of them ends); the projector's: 0 (the class's timer)
+    extra: float = 0.0
+
+    @property
+    def ends(self) -> float | None:
+        """When the timer ends for this view's reader: the class's end plus their extra time (None: no timer)."""
+        return None if self.closes_at is None else self.closes_at + self.extra
 
     @property
     def seen(self) -> tuple:
         """What a student's poll compares (``Poll.seen``): what the page last drew as a whole."""
-        return (self.question_no, self.revealed, self.closed, self.mode, self.answers_closed, self.closes_at)
+        return (self.question_no, self.revealed, self.closed, self.mode, self.answers_closed, self.closes_at,
+                self.extra_changes)
 
 
 @dataclass(frozen=True)
@@ -186,11 +203,14 @@ class Poll:
     mode: str = "follow"
     answers_closed: bool = False
     closes_at: float | None = None
+    extra_changes: int = 0  # how many times the teacher changed a student's extra time
+    extra: float = 0.0  # the polling student's extra seconds (``version(code, student)``), else 0
 
     @property
     def seen(self) -> tuple:
         """What changes the student's page as a whole (a new lesson only reapplies the lesson)."""
-        return (self.question_no, self.revealed, self.closed, self.mode, self.answers_closed, self.closes_at)
+        return (self.question_no, self.revealed, self.closed, self.mode, self.answers_closed, self.closes_at,
+                self.extra_changes)
 
 
 @dataclass(frozen=True)
@@ -201,6 +221,7 @@ class Student:
     nickname: str
     joined: float
     answered: bool  # answered the open question
+    extra: float = 0.0  # seconds added to every timer for them
 
 
 @dataclass(frozen=True)
@@ -400,7 +421,8 @@ class Store:
             if address:
                 db.execute("INSERT INTO teacher_networks (class_id, network) VALUES (?, ?) ON CONFLICT (class_id, "
                            "network) DO NOTHING", (class_id, network(address)))
-            return self._view(db, class_id, teacher=True)
+            most = db.one("SELECT MAX(extra) FROM students WHERE class_id = ?", (class_id,))[0]
+            return self._view(db, class_id, teacher=True, extra=float(most or 0))
 
     def set_state(self, secret: str, state: dict, now: float | None = None) -> None:
         """The teacher's lesson state becomes the class's (students following it see it next)."""
@@ -473,10 +495,26 @@ class Store:
         with self.transaction(write=False) as db:
             class_id, *_ = self._teacher_class(db, secret, closed_too=True)
             number = db.one("SELECT question_no FROM classes WHERE id = ?", (class_id,))[0]
-            rows = db.all("SELECT s.student, s.nickname, s.joined, a.student IS NOT NULL FROM students s LEFT JOIN "
-                          "answers a ON a.class_id = s.class_id AND a.student = s.student AND a.question_no = ? "
-                          "WHERE s.class_id = ? ORDER BY s.joined, s.student", (number, class_id))
-            return [Student(str(s), str(n), float(j), bool(a)) for s, n, j, a in rows]
+            rows = db.all("SELECT s.student, s.nickname, s.joined, a.student IS NOT NULL, s.extra FROM students s "
+                          "LEFT JOIN answers a ON a.class_id = s.class_id AND a.student = s.student AND "
+                          "a.question_no = ? WHERE s.class_id = ? ORDER BY s.joined, s.student", (number, class_id))
+            return [Student(str(s), str(n), float(j), bool(a), float(x)) for s, n, j, a, x in rows]
+
+    def give_time(self, secret: str, student: str, seconds: float, now: float | None = None) -> None:
+        """``seconds`` more on every timer of the class for one ``student`` (0: none), from now on, the open question
+        included; every student's page looks again."""
+        if not (isinstance(seconds, int | float) and 0 <= seconds <= MAX_EXTRA):
+            raise ClassError(f"Extra time is 0 to {MAX_EXTRA:.0f} seconds.")
+        self._expire_now_and_then(time.time() if now is None else now)
+        now = time.time() if now is None else now
+        with self.transaction() as db:
+            class_id, *_ = self._teacher_class(db, secret)
+            if db.one("SELECT 1 FROM students WHERE class_id = ? AND student = ?", (class_id, student)) is None:
+                raise ClassError("That student is not in this class.")
+            db.execute("UPDATE students SET extra = ? WHERE class_id = ? AND student = ?",
+                       (float(seconds), class_id, student))
+            db.execute("UPDATE classes SET extra_changes = extra_changes + 1, touched = ? WHERE id = ?",
+                       (now, class_id))
 
     def all_answers(self, secret: str) -> list[Answer]:
         """Every answer of the class, in the order of the questions and of the answers (the export's rows)."""
@@ -609,9 +647,9 @@ class Store:
         wrong or the student is not in the class. A read: a page that follows the class asks it every run."""
         self._expire_now_and_then(time.time())
         with self.transaction(write=False) as db:
-            row = db.one("SELECT c.id FROM classes c JOIN students s ON s.class_id = c.id WHERE c.code = ? AND "
-                         "s.student = ?", (code.strip().upper(), student))
-            return None if row is None else self._view(db, row[0], teacher=False)
+            row = db.one("SELECT c.id, s.extra FROM classes c JOIN students s ON s.class_id = c.id WHERE c.code = ? "
+                         "AND s.student = ?", (code.strip().upper(), student))
+            return None if row is None else self._view(db, row[0], teacher=False, extra=float(row[1]))
 
     def nickname(self, code: str, student: str) -> str | None:
         """The nickname a student joined with (None: not in this class)."""
@@ -644,11 +682,13 @@ class Store:
         self._expire_now_and_then(time.time() if now is None else now)
         now = time.time() if now is None else now
         with self.transaction() as db:
-            row = db.one("SELECT id, question_no, revealed, closed, question, answers_closed, closes_at FROM classes "
-                         "WHERE code = ?", (code,))
+            row = db.one("SELECT c.id, c.question_no, c.revealed, c.closed, c.question, c.answers_closed, c.closes_at, "
+                         "s.extra FROM classes c LEFT JOIN students s ON s.class_id = c.id AND s.student = ? "
+                         "WHERE c.code = ?", (student, code))
             if row is None or row[3]:
                 raise ClassError("This class has ended.")
-            class_id, open_no, revealed, _, question, answers_closed, closes_at = row
+            class_id, open_no, revealed, _, question, answers_closed, closes_at, extra = row
+            closes_at = None if closes_at is None else closes_at + float(extra or 0)  # the student's own end
             if question is None or open_no != question_no:
                 raise ClassError("That question is no longer open.")
             if revealed:
@@ -671,14 +711,15 @@ class Store:
                        "at = excluded.at", (class_id, question_no, student, answer, now))
             db.execute("UPDATE classes SET touched = ? WHERE id = ?", (now, class_id))
 
-    def version(self, code: str) -> Poll | None:
-        """What a student's page polls, or None for no such class. One read; the page draws itself again
-        only when this changes."""
+    def version(self, code: str, student: str = "") -> Poll | None:
+        """What a student's page polls (with ``student``'s extra time), or None for no such class. One read; the
+        page draws itself again only when this changes."""
         self._expire_now_and_then(time.time())
         with self.transaction(write=False) as db:
-            row = db.one("SELECT state, question_no, revealed, closed, mode, answers_closed, closes_at FROM classes "
-                         "WHERE code = ?", (code,))
-        return None if row is None else _poll(row)
+            row = db.one("SELECT c.state, c.question_no, c.revealed, c.closed, c.mode, c.answers_closed, c.closes_at, "
+                         "c.extra_changes, s.extra FROM classes c LEFT JOIN students s ON s.class_id = c.id AND "
+                         "s.student = ? WHERE c.code = ?", (student, code))
+        return None if row is None else _poll(row[:8], row[8] or 0.0)
 
     def pulses(self, codes: list[str]) -> dict[str, Pulse]:
         """What every page of these classes shows, in one read (ui/class_watch.py asks it a few times a second
@@ -688,13 +729,13 @@ class Store:
             return {}
         with self.transaction(write=False) as db:
             rows = db.all("SELECT c.code, c.state, c.question_no, c.revealed, c.closed, c.mode, c.answers_closed, "
-                          "c.closes_at, c.show_results, "
+                          "c.closes_at, c.extra_changes, c.show_results, "
                           "(SELECT COUNT(*) FROM students s WHERE s.class_id = c.id), "
                           "(SELECT COUNT(*) FROM answers a WHERE a.class_id = c.id), "
                           "(SELECT MAX(a.at) FROM answers a WHERE a.class_id = c.id) "
                           f"FROM classes c WHERE c.code IN ({', '.join('?' * len(codes))})", tuple(codes))
-        return {str(r[0]): Pulse(_poll(r[1:8]), bool(r[8]), int(r[9]), int(r[10]),
-                                 None if r[11] is None else float(r[11])) for r in rows}
+        return {str(r[0]): Pulse(_poll(r[1:9]), bool(r[9]), int(r[10]), int(r[11]),
+                                 None if r[12] is None else float(r[12])) for r in rows}
 
     def my_answer(self, code: str, student: str, question_no: int) -> str | None:
         self._expire_now_and_then(time.time())
@@ -720,15 +761,16 @@ class Store:
             db.execute("DELETE FROM failed_joins WHERE at < ?", (now - FAILED_JOIN_WINDOW,))
             return len(old)
 
-    def _view(self, db, class_id: str, *, teacher: bool) -> ClassView:
-        code, state, question, number, revealed, closed, mode, show, answers_closed, closes_at = db.one(
+    def _view(self, db, class_id: str, *, teacher: bool, extra: float = 0.0) -> ClassView:
+        code, state, question, number, revealed, closed, mode, show, answers_closed, closes_at, changes = db.one(
             "SELECT code, state, question, question_no, revealed, closed, mode, show_results, answers_closed, "
-            "closes_at FROM classes WHERE id = ?", (class_id,))
+            "closes_at, extra_changes FROM classes WHERE id = ?", (class_id,))
         asked = None if question is None else json.loads(question)
         if asked is not None and not teacher and not revealed:
             asked = {k: v for k, v in asked.items() if k not in ("answer", "also", "explanation", "low", "high")}
         return ClassView(code, json.loads(state), asked, int(number), bool(revealed), bool(closed), str(mode),
-                         bool(show), bool(answers_closed), None if closes_at is None else float(closes_at))
+                         bool(show), bool(answers_closed), None if closes_at is None else float(closes_at),
+                         int(changes), extra)
 
 
 def clean_nickname(nickname: str) -> str:

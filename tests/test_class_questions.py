@@ -173,6 +173,47 @@ def test_the_projectors_chart_folds_the_options_nobody_chose_into_true_rows_and_
         assert set(answers) <= set(named)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 64), st.lists(st.integers(0, 63), max_size=80), st.integers(0, 40), st.data())
+def test_a_students_device_reads_the_classs_result_counted_from_the_answers_themselves(n, picks, absent, data):
+    """Issue 44: after the reveal each student reads the class's result as text, not only the projector's chart.
+    Whatever the options and answers: how many answered of how many joined, how many were right (counted here from
+    the answers and the right set), and every answer counted once: the counts written add up to the answers, each
+    option named has its own count, a ✓ only beside right ones."""
+    options = [f"w{k}" for k in range(n)]
+    right = data.draw(st.sets(st.sampled_from(options), min_size=1, max_size=n))
+    answer, *also = sorted(right)
+    record = {"key": "x-most", "prompt": "?", "options": options, "answer": answer, "also": also,
+              "explanation": "", "low": None, "high": None}
+    answers = [options[p % n] for p in picks]
+    joined = len(set(picks)) + absent if answers else absent
+    text = V.class_result_text(record, answers, joined)
+    students = f"{joined} student{'' if joined == 1 else 's'}"
+    if not answers:
+        assert text == f"**The class:** nobody answered, of {students}."
+        return
+    good = sum(a in right for a in answers)
+    assert text.startswith(f"**The class:** {len(answers)} of {students} answered; {good} of {len(answers)} "
+                           f"({round(100 * good / len(answers))} %) right. Answers: ")
+    items = text.split(" Answers: ", 1)[1].removesuffix(".").split(", ")
+    counted = 0
+    for item in items:
+        name, count = re.fullmatch(r"(✓ )?(.+): (\d+)(?: together)?", item).group(0, 3)
+        mark, name = item.startswith("✓ "), item.removeprefix("✓ ").rsplit(": ", 1)[0]
+        counted += int(count)
+        if name in options:
+            assert int(count) == answers.count(name) and mark == (name in right)
+        else:  # a folded row: "k other options", "k other right options"
+            assert re.fullmatch(r"(all )?\d+ (other )?(right )?options", name) and mark == ("right" in name)
+    assert counted == len(answers)
+
+
+def test_a_number_questions_result_on_a_students_device_is_the_spread_and_the_right_share():
+    question = {"prompt": "α?", "options": [], "answer": 0.4125, "low": 0.41, "high": 0.415, "explanation": ""}
+    assert V.class_result_text(question, ["0.41", "0.42", "0.43", "0.40", "0.42"], 7) == (
+        "**The class:** 5 of 7 students answered; 3 of 5 (60 %) right. Guesses from 0.40 to 0.43, median 0.42.")
+
+
 @pytest.mark.parametrize("n, tied", [(9, 9), (9, 8), (12, 11), (12, 8), (64, 63)])
 def test_after_the_reveal_tied_right_options_fold_into_one_right_row_and_no_row_holds_one_option(n, tied):
     """This session's review and audit: a word repeated nine times ties nine keys, every one right. Revealed, the

@@ -59,6 +59,12 @@ def test_a_students_page_sees_the_question_the_mode_the_timer_and_the_lesson_unl
     assert changed(), "a timer"
     assert class_watch.student_sees(store.version(key.code), now=129.9) != \
         class_watch.student_sees(store.version(key.code), now=130.0), "the timer running out"
+    store.join(key.code, "ann", "", "ip")
+    store.give_time(key.secret, "ann", 60)
+    assert changed(), "a student given more time (their page redraws its form)"
+    ann = store.version(key.code, "ann")
+    assert class_watch.student_sees(ann, now=130.0) == class_watch.student_sees(ann, now=189.9) != \
+        class_watch.student_sees(ann, now=190.0), "their own timer running out, 60 s after the class's"
     store.set_mode(key.secret, "explore")
     assert changed(), "explore"
     store.set_state(key.secret, {"page": "walkthrough", "query": {}})

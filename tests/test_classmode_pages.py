@@ -11,6 +11,7 @@ answer, also after the class is closed; the projector holding no key; a paused c
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -100,7 +101,37 @@ def test_a_question_from_the_lessons_sidebar_to_the_reveal_with_two_students(dat
     assert "2 of 2 students answered" in texts(teacher)
     teacher = teacher.sidebar.button(key="cm_reveal").click().run()
     assert "Right: 1 of 2 (50 %)" in texts(teacher)
-    assert "Right: you said" in texts(ann.run()) and f"the answer is {question['answer']}" in texts(bob.run())
+    ann, bob = ann.run(), bob.run()
+    assert "Right: you said" in texts(ann) and f"the answer is {question['answer']}" in texts(bob)
+    for student in (ann, bob):  # issue 44: the class's result on each student's own device, as text
+        said = " ".join(m.value for m in student.markdown if m.value.startswith("**The class:**"))
+        assert said.startswith("**The class:** 2 of 2 students answered; 1 of 2 (50 %) right. Answers: "), said
+        assert f"✓ {question['answer']}: 1" in said and f"{wrong}: 1" in said
+
+
+def test_a_student_given_more_time_answers_after_the_classs_timer_ran_out_and_the_others_cannot(database):
+    """Issue 44: the teacher gives Ann 60 s more on the desk. The class's 30 s timer ran out 10 s ago: Bob reads that
+    the time is up, Ann still has her form and her answer is received; the roster shows her extra time, the desk
+    says the answers stay open for the students with more time."""
+    teacher, secret, code = start_class()
+    ann, bob = join(ANN, code, "Ann"), join(BOB, code, "Bob")
+    teacher = on(teacher, "lessons/walkthrough.py")
+    question = teacher.session_state["_page_questions"][0]
+    teacher = on(teacher.sidebar.button(key="cm_ask").click().run(), PAGE)
+    teacher.selectbox(key="cm_extra_who").set_value(ANN)
+    teacher = teacher.segmented_control(key="cm_extra_seconds").set_value(60).run()  # each a rerun, as in a browser
+    teacher = teacher.button(key="cm_extra_give").click().run()
+    assert_no_exception(teacher)
+    assert "Saved: +60 s for this student on every timer." in texts(teacher)
+    assert [s.extra for s in database.roster(secret)] == [60.0, 0.0]
+    database.set_timer(secret, 30, now=time.time() - 40)  # the class's timer ended 10 s ago
+    bob = bob.run()
+    assert "The time is up for this question" in texts(bob) and not any(
+        r.key.startswith("cm_answer_") for r in bob.radio)
+    ann = answer(ann.run(), question["answer"])
+    assert f"Received: your answer {question['answer']}" in texts(ann)
+    teacher = teacher.run()
+    assert "Students with more time have up to 60 s more" in texts(teacher)
 
 
 def test_the_revealed_answer_is_the_lessons_own_numbers_at_d_k_8_with_identity_and_a_hand_edit(database):

@@ -44,7 +44,7 @@ def test_migrations_run_once_and_record_the_schemas_version(store):
     assert store.migrate() == len(S.MIGRATIONS)
     assert Store(store.url).migrate() == len(S.MIGRATIONS)  # a second start finds it done
     with store.transaction() as db:
-        assert db.all("SELECT version FROM schema_version ORDER BY version") == [(1,), (2,), (3,)]
+        assert db.all("SELECT version FROM schema_version ORDER BY version") == [(1,), (2,), (3,), (4,)]
 
 
 def test_a_database_of_the_first_schema_is_migrated_with_its_classes(tmp_path):
@@ -402,6 +402,41 @@ def test_the_teachers_switches_reach_the_poll_and_close_the_answers(store):
     assert [q["prompt"] for q in store.questions(t.secret).values()] == [QUESTION["prompt"]] * 2  # the history
 
 
+def test_one_student_given_more_time_answers_after_the_class_timer_and_the_others_do_not(store):
+    """Issue 44: the teacher gives one student more time. Their answer is taken until the class's end plus their
+    extra seconds, on this question and the next; the others' are refused at the class's end; the student's view and
+    poll end later, the teacher's view at the last student's end, the projector's at the class's; every student's
+    poll changes (their pages look again); only the teacher's key gives time, to a student of the class, 0–600 s."""
+    t = store.create_class({})
+    for who in ("ann", "bob"):
+        store.join(t.code, who, who.title(), "ip", now=T + 1000.0)
+    number = store.open_question(t.secret, QUESTION, now=T + 1000.0)
+    store.set_timer(t.secret, 30, now=T + 1000.0)
+    before = store.version(t.code, "bob").seen
+    store.give_time(t.secret, "ann", 60, now=T + 1001.0)
+    assert store.version(t.code, "bob").seen != before  # every student's page looks again
+    assert [(s.nickname, s.extra) for s in store.roster(t.secret)] == [("Ann", 60.0), ("Bob", 0.0)]
+    assert store.version(t.code, "ann").extra == 60.0 and store.version(t.code, "bob").extra == 0.0
+    assert store.student_view(t.code, "ann").ends == T + 1090.0 and store.student_view(t.code, "bob").ends == T + 1030.0
+    assert store.teacher_view(t.secret).ends == T + 1090.0 and store.public_view(t.code)[0].ends == T + 1030.0
+    with pytest.raises(ClassError, match="The time is up"):
+        store.answer(t.code, "bob", number, "is", now=T + 1031.0)
+    store.answer(t.code, "ann", number, "is", now=T + 1089.0)
+    with pytest.raises(ClassError, match="The time is up"):
+        store.answer(t.code, "ann", number, "forum", now=T + 1090.0)
+    number = store.open_question(t.secret, QUESTION, now=T + 1100.0)  # the next question: the extra time stays
+    store.set_timer(t.secret, 30, now=T + 1100.0)
+    store.answer(t.code, "ann", number, "is", now=T + 1150.0)
+    store.give_time(t.secret, "ann", 0, now=T + 1151.0)  # taken back
+    with pytest.raises(ClassError, match="The time is up"):
+        store.answer(t.code, "ann", number, "forum", now=T + 1153.0)
+    for secret, who, seconds, why in ((t.code, "ann", 30, "no class"), (t.secret, "nobody", 30, "not in this class"),
+                                      (t.secret, "ann", -5, "0 to 600"), (t.secret, "ann", 601, "0 to 600"),
+                                      (t.secret, "ann", float("nan"), "0 to 600")):
+        with pytest.raises(ClassError, match=why):
+            store.give_time(secret, who, seconds)
+
+
 def test_the_projector_shows_answers_only_when_the_teacher_does(store):
     t = store.create_class({})
     store.join(t.code, "ann", "", "ip", now=T + 1000.0)
@@ -450,7 +485,9 @@ STORED = {
     "classes.closed": "whether the class is closed", "questions.question": "every question asked",
     "questions.asked": "and when", "students.nickname": "each student's nickname",
     "students.student": "browser id", "students.joined": "when they joined",
-    "students.last_answer": "and last answered", "answers.answer": "their answers with their times",
+    "students.last_answer": "and last answered", "students.extra": "the extra time you gave them",
+    "classes.extra_changes": "how many times you changed a student's extra time",
+    "answers.answer": "their answers with their times",
     "answers.at": "with their times", "failed_joins.browser": "a wrong join code",
     "failed_joins.client": "and network address", "failed_joins.at": "with its time",
 }

@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from classmode.store import Poll, Pulse, Store
@@ -44,7 +44,7 @@ def student_sees(poll: Poll, now: float | None = None) -> tuple:
     """What a student's page shows of its class: the question, the mode, whether answers are still taken, and
     the lesson (unless students may explore: then a new lesson changes nothing on their pages)."""
     now = time.time() if now is None else now
-    timed_out = poll.closes_at is not None and now >= poll.closes_at
+    timed_out = poll.closes_at is not None and now >= poll.closes_at + poll.extra  # the student's own end
     return (*poll.seen, timed_out, None if poll.mode == "explore" else poll.state)
 
 
@@ -53,7 +53,9 @@ def teacher_sees(pulse: Pulse, now: float | None = None) -> tuple:
     return (student_sees(pulse.poll, now), pulse.students, pulse.answers, pulse.last_answer, pulse.show_results)
 
 
-SEES = {"student": lambda pulse, now: student_sees(pulse.poll, now), "teacher": teacher_sees}
+# what a page of each kind sees of its class's pulse (a student's with their own extra time: the pulse is the class's)
+SEES = {"student": lambda pulse, now, page: student_sees(replace(pulse.poll, extra=page.extra), now),
+        "teacher": lambda pulse, now, page: teacher_sees(pulse, now)}
 
 
 @dataclass
@@ -64,6 +66,7 @@ class _Page:
     woken_for: tuple | None = None  # the class's state it was last woken for (one wake a change) …
     woken_at: float = 0.0  # … when (time.monotonic) …
     tries: int = 0  # … and how many times
+    extra: float = 0.0  # a student's extra seconds on every timer (their page sees the time up that much later)
 
 
 def due(page: _Page, sees: tuple | None, now: float) -> bool:
@@ -81,9 +84,9 @@ _store: Store | None = None
 _thread: threading.Thread | None = None
 
 
-def watch(store: Store, code: str, kind: str, seen: tuple) -> None:
+def watch(store: Store, code: str, kind: str, seen: tuple, extra: float = 0.0) -> None:
     """Called by a page's run: this session shows class ``code`` as ``seen``; wake it when that changes. Called
-    from a fragment, the fragment is what is woken."""
+    from a fragment, the fragment is what is woken. ``extra``: a student's extra seconds on every timer."""
     session, fragment = _here()
     if session is None:  # no Streamlit server (AppTest): nothing to wake
         return
@@ -93,7 +96,7 @@ def watch(store: Store, code: str, kind: str, seen: tuple) -> None:
         for other, pages in _pages.items():  # a session shows one class: a student who moved on forgets the last
             if other != code:
                 pages.pop((session, kind), None)
-        _pages.setdefault(code, {})[(session, kind)] = _Page(kind, seen, fragment)
+        _pages.setdefault(code, {})[(session, kind)] = _Page(kind, seen, fragment, extra=extra)
     _start()
 
 
@@ -168,7 +171,7 @@ def tick(now: float | None = None) -> int:
             pages = _pages.get(code, {})
             pulse = pulses.get(code)
             for key, page in list(pages.items()):
-                sees = None if pulse is None else SEES[page.kind](pulse, now)
+                sees = None if pulse is None else SEES[page.kind](pulse, now, page)
                 if budget <= 0 or not due(page, sees, clock):
                     continue
                 session = _session(key[0])

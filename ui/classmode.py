@@ -78,6 +78,7 @@ QUESTIONS = "_page_questions"  # this run's page's questions (records), set by t
 OPEN_STEP = "_page_open_step"  # and the step it has open (None: no steps, or all of them on one page)
 MODE_LABELS = {"follow": "Follow me", "explore": "Let them explore", "pause": "Eyes up front"}
 TIMERS = (30, 60, 120)  # seconds a teacher may give a question
+EXTRA_TIMES = (0, 30, 60, 120)  # seconds more a teacher may give one student on every timer
 _COUNTDOWN = st.components.v2.component(
     "attention_lab.countdown", js=(Path(__file__).resolve().parent.parent / "static" / "countdown.js").read_text(
         encoding="utf-8"),
@@ -263,7 +264,7 @@ def join_class() -> None:
 def leave_class() -> None:
     identity.remember(**{"class": None})
     class_watch.forget("student")
-    for held in ("_cm_student", "_cm_applied", "_cm_target", "_cm_seen", "_cm_drawing", "_cm_mode"):
+    for held in ("_cm_student", "_cm_applied", "_cm_target", "_cm_seen", "_cm_drawing", "_cm_mode", "_cm_extra"):
         st.session_state.pop(held, None)
 
 
@@ -455,7 +456,8 @@ def _act(action: str, secret: str) -> None:
 
 
 def _timed_out(view: ClassView) -> bool:
-    return view.closes_at is not None and time.time() >= view.closes_at
+    """The timer has ended for the view's reader (a student: with their extra time; the teacher: for every student)."""
+    return view.ends is not None and time.time() >= view.ends
 
 
 # ---- the teacher's desk (class mode's page) -------------------------------------------------------------
@@ -556,6 +558,40 @@ def _teacher_live(secret: str, code: str) -> None:
         st.caption(f"{_students(joined)} in the class.")
     with st.expander("The roster: who joined, when, and who answered", icon=":material/group:"):
         ui.table(V.roster_frame(roster), "cm-roster", decimals=None)
+    _more_time(secret, roster)
+
+
+def _more_time(secret: str, roster: list) -> None:
+    """More time for one student (issue 44): seconds added to every timer of the class for them, from now on."""
+    with st.expander("More time for a student", icon=":material/more_time:"):
+        st.caption("Added to every timer of this class for one student, the open question's too. Their own "
+                   "countdown shows it; the projector shows the class's timer.")
+        students = {s.id: s for s in roster}
+        who = st.selectbox("Student", list(students), key="cm_extra_who", index=None, placeholder="Choose a student",
+                           format_func=lambda sid: V.student_label(students[sid]) if sid in students else sid)
+        if who in students:
+            st.caption(f"Now: {V.extra_label(students[who].extra)}.")
+        seconds = st.segmented_control("More time on every timer", EXTRA_TIMES, key="cm_extra_seconds",
+                                       format_func=V.extra_label, selection_mode="single", default=None)
+        st.button("Give this time", key="cm_extra_give", on_click=_give_time, args=(secret,),
+                  disabled=who not in students or seconds is None, icon=":material/more_time:")
+    done = st.session_state.pop("_cm_extra_given", None)  # (saved, the app's own words: no nickname in them)
+    if done:
+        (st.success if done[0] else st.error)(done[1], icon=":material/check_circle:" if done[0] else
+                                              ":material/error:")
+
+
+def _give_time(secret: str) -> None:
+    who, seconds = st.session_state.get("cm_extra_who"), st.session_state.get("cm_extra_seconds")
+    if who is None or seconds is None:
+        return
+    try:
+        store().give_time(secret, who, float(seconds))
+    except ClassError as error:
+        st.session_state["_cm_extra_given"] = (False, str(error))
+        return
+    st.session_state["_cm_extra_given"] = (True, f"Saved: {V.extra_label(seconds)} for this student on every timer."
+                                           if seconds else "Saved: no extra time for this student.")
 
 
 def _watch_as_teacher(code: str) -> None:
@@ -567,7 +603,7 @@ def _watch_as_teacher(code: str) -> None:
 
 def _time_left(view: ClassView, key: str, big: bool = False) -> None:
     """The question's timer, counting down in the browser (static/countdown.js)."""
-    _COUNTDOWN(key=key, data={"left": max(0.0, view.closes_at - time.time()), "big": big})
+    _COUNTDOWN(key=key, data={"left": max(0.0, view.ends - time.time()), "big": big})
 
 
 def _students(count: int) -> str:
@@ -591,6 +627,8 @@ def _question_results(view: ClassView, answers: list[str], joined: int, *, big: 
              "answers close when the timer ends" if view.closes_at else "open")
     answered = len(answers) if answered is None else answered
     status = f"{answered} of {_students(joined)} answered · {state}."
+    if view.extra and state.startswith("answers close when") and not big:  # the teacher's: the last student's end
+        status += f" Students with more time have up to {view.extra:.0f} s more; the countdown is for the last of them."
     if big:  # large, in the page's text colour (PROJECTOR_CSS), not a caption's 12 px grey (issue 47)
         with st.container(key="projector-status"):
             st.markdown(status)
@@ -687,8 +725,9 @@ def follow(code: str) -> str | None:
     session whenever it changed (every setting of its link), unless the teacher lets students explore (then only
     when the student asks to go back to the teacher's lesson). Returns the address of the page it shows (app.py
     switches to it once the pages are known), or None."""
-    poll = store().version(code)
+    poll = store().version(code, identity.browser() or "")  # with this student's extra time
     st.session_state["_cm_drawing"] = None if poll is None else class_watch.student_sees(poll)
+    st.session_state["_cm_extra"] = 0.0 if poll is None else poll.extra
     if poll is None or poll.closed:
         return None
     lesson = lesson_of(json.loads(poll.state))
@@ -714,7 +753,7 @@ def drawn(code: str) -> None:
     seen = st.session_state.get("_cm_drawing")
     st.session_state["_cm_seen"] = seen
     if seen is not None:
-        class_watch.watch(store(), code, "student", seen)
+        class_watch.watch(store(), code, "student", seen, st.session_state.get("_cm_extra", 0.0))
 
 
 def apply(page: str, query: dict) -> None:
@@ -797,7 +836,7 @@ def _student_live(code: str) -> None:
     shows changed, the page runs again."""
     if not class_watch.fragment_run():  # the page's run: follow() read the class a moment ago, and a change
         return  # since is the watch's to wake (drawn() tells it what this run shows)
-    poll = store().version(code)
+    poll = store().version(code, identity.browser() or "")
     seen = st.session_state.get("_cm_seen")  # the page as last drawn whole
     if poll is None or seen is None or class_watch.student_sees(poll) != seen or \
             st.session_state.get("_cm_target"):  # a run cut short before the class's page
@@ -822,6 +861,10 @@ def _question(code: str, view: ClassView) -> None:
             else:
                 st.error(f"You said {markdown_text(mine)}; the answer is {markdown_text(V.answer_text(q))}. "
                          + markdown_text(q.get("explanation", "")), icon=":material/cancel:")
+            found = store().public_view(code)  # the class's answers, as the projector shows them after the reveal
+            if found is not None and found[0].question_no == number:
+                with st.container(key="cm-class-result"):
+                    st.markdown(V.class_result_text(q, found[1], found[2]))
             return
         closed = view.answers_closed or _timed_out(view)
         if view.closes_at and not closed:

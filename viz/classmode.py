@@ -291,6 +291,28 @@ def right_text(question: dict, answers: list[str]) -> str:
             f"{markdown_text(question.get('explanation', ''))}")
 
 
+def class_result_text(question: dict, answers: list[str], joined: int) -> str:
+    """Markdown on each student's own device after the reveal (issue 44: the class's result was drawn only on the
+    projector and the teacher's desk): how many answered, how many were right, and what the class answered, as the
+    projector's chart has it (an option's count, right ones marked ✓, many options folded), or a number question's
+    spread."""
+    students = f"{joined} student{'' if joined == 1 else 's'}"
+    if not answers:
+        return f"**The class:** nobody answered, of {students}."
+    right = sum(is_right(question, a) for a in answers)
+    said = (f"**The class:** {len(answers)} of {students} answered; {right} of {len(answers)} "
+            f"({100 * right / len(answers):.0f} %) right.")
+    if question["options"]:
+        rows = [r for r in projector_rows(question, answers, True) if r.count or r.right]
+        said += " Answers: " + ", ".join(
+            f"{'✓ ' if r.right else ''}{markdown_text(r.name)}: {r.count}{' together' if r.folded else ''}"
+            for r in rows) + "."
+    else:
+        values = sorted(answers, key=float)
+        said += f" Guesses from {values[0]} to {values[-1]}, median {median_text(values)}."
+    return said
+
+
 def clock(at: float) -> str:
     """A time of day on the server, as the teacher reads it."""
     return time.strftime("%H:%M:%S", time.localtime(at))
@@ -301,8 +323,20 @@ def roster_frame(students) -> pd.DataFrame:
     question (``ClassStore.roster``'s Students)."""
     return pd.DataFrame({"nickname": [s.nickname or "—" for s in students],
                          "joined": [clock(s.joined) if s.joined else "" for s in students],
-                         "answered": ["✓" if s.answered else "" for s in students]},
+                         "answered": ["✓" if s.answered else "" for s in students],
+                         "more time": [extra_label(s.extra) if s.extra else "" for s in students]},
                         index=pd.RangeIndex(1, len(students) + 1, name="student"))
+
+
+def extra_label(seconds: float) -> str:
+    """A student's extra time as the teacher chooses and reads it: "+60 s", or "none"."""
+    return f"+{seconds:.0f} s" if seconds else "none"
+
+
+def student_label(student) -> str:
+    """A student as the teacher picks them from a list: the nickname (or "no nickname") and when they joined, which
+    tells two of one nickname apart (a roster's Student)."""
+    return f"{student.nickname or '(no nickname)'}, joined {clock(student.joined)}"
 
 
 def history_frame(questions: dict[int, dict], answers) -> pd.DataFrame:
