@@ -13,7 +13,7 @@ import streamlit as st
 
 from ui import arrival, classmode, identity, model_map
 from ui.components import TABLE_CSS
-from ui.links import clean_link, share_link, write_link
+from ui.links import clean_link, link, share_link, write_link
 from ui.navigation import pages, script_of
 from ui.settings import SHOWN, draw_shared_sidebar, sentence_on_phones
 
@@ -58,4 +58,5 @@ classmode.teacher_sidebar(page.url_path)
 with st.sidebar:
     share_link()
     identity.draw(report=page.url_path == "classmode")  # who this browser is (ui/identity.py); invisible
-    arrival.draw()  # after a navigation, its heading at the top of the page (ui/arrival.py); invisible
+    # after a navigation, its heading at the top of the page; after an edit, a polite word to a screen reader
+    arrival.draw(page.url_path, link())  # (ui/arrival.py); invisible

@@ -84,9 +84,36 @@ function watchScrollers() {
   sameScheme();
 }
 
+// After an edit that changed the page's numbers (not a navigation: its heading takes the focus and is read), one
+// polite sentence in a live region (ui/arrival.py's `announcement`), not the whole page (issue 44). The region is
+// made once a page, empty, before anything is said in it (a region added with its text is not read by every
+// screen reader); each announcement has its own token, so the same words after a second edit are said again.
+const SAID = "__attentionLabSaid";
+export const REGION_ID = "attention-lab-announce";
+
+export function announce(text, token) {
+  let region = document.getElementById(REGION_ID);
+  if (!region) {
+    region = document.createElement("div");
+    region.id = REGION_ID;
+    region.setAttribute("role", "status");
+    region.setAttribute("aria-live", "polite");
+    region.setAttribute("aria-atomic", "true");
+    // seen by assistive technology only (the usual visually hidden box)
+    Object.assign(region.style, { position: "absolute", width: "1px", height: "1px", margin: "-1px", padding: "0",
+      overflow: "hidden", clip: "rect(0 0 0 0)", whiteSpace: "nowrap", border: "0" });
+    document.body.appendChild(region);
+  }
+  if (!text || !token || window[SAID] === token) return;
+  window[SAID] = token;
+  region.textContent = "";
+  requestAnimationFrame(() => { region.textContent = text; });  // as text: the sentence is the learner's
+}
+
 export default function arrival(component) {
   watchScrollers();
   const data = component.data || {};
+  announce(data.say, data.said);
   const nonce = data.nonce || "";
   if (!(SEEN in window)) {  // a page load: the browser opened it at its top, or at the link's #anchor,
     window[SEEN] = nonce;

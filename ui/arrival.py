@@ -5,7 +5,9 @@ new content two screens down (issue 34).
 
 A navigation calls ``go(anchor)`` in its widget's callback; every run ends with ``draw()``, whose small
 component (static/arrival.js) acts once per navigation. A rerun for anything else (a new sentence, a
-hovered cell, a class's timer) leaves the scroll position and the focus where the learner put them.
+hovered cell, a class's timer) leaves the scroll position and the focus where the learner put them; an edit that
+changed the page's settings is said once in a polite live region ("The numbers are updated for “…”."), not
+the whole page.
 """
 
 from __future__ import annotations
@@ -40,7 +42,28 @@ def to_step(key: str, prefix: str = "") -> None:
     go(f"{prefix}step-{int(st.session_state.get(key) or 1)}")
 
 
-def draw() -> None:
-    """The (invisible) component that scrolls to the last navigation's heading once (see static/arrival.js)."""
+_SAID = "_arrival_said"  # (page, settings, nonce) of the last run, and the last announcement's token
+SENTENCE_PAGES = ("", "multihead", "scaling", "relevance", "parts", "real_model", "generate")  # the shared sentence's
+
+
+def announcement(before: tuple | None, page: str, settings: dict, nonce: str, sentence: str | None) -> str:
+    """What a screen reader is told, once and politely, after a run (issue 44): "" unless the run changed the page's
+    settings without navigating (a navigation moves the focus to its heading, which is read: told twice, it would
+    be noise), on the same page, after a first run. ``before``: the last run's (page, settings, nonce)."""
+    if before is None or before[0] != page or before[2] != nonce or before[1] == settings:
+        return ""
+    return f"The numbers are updated for “{sentence}”." if sentence else "The numbers are updated."
+
+
+def draw(page: str = "", settings: dict | None = None) -> None:
+    """The (invisible) component that scrolls to the last navigation's heading once, and announces a change of
+    numbers after an edit in a live region (see static/arrival.js). ``settings``: the page's link (``links.link``)."""
     nonce, anchor, on_load = st.session_state.get(_STATE, ("", None, False))
-    _COMPONENT(key="arrival", data={"nonce": nonce, "target": anchor, "load": on_load})
+    settings = dict(settings or {})
+    before, token = st.session_state.get(_SAID, (None, ""))
+    sentence = st.session_state.get("sentence") if page in SENTENCE_PAGES else None
+    said = announcement(before, page, settings, nonce, sentence)
+    if said:
+        token = secrets.token_hex(8)  # the same words again are announced again
+    st.session_state[_SAID] = ((page, settings, nonce), token)
+    _COMPONENT(key="arrival", data={"nonce": nonce, "target": anchor, "load": on_load, "say": said, "said": token})

@@ -76,3 +76,36 @@ def test_a_real_models_tile_opens_its_head_in_view(open_page):
     arrived(page, "one-head")
     expect(page.locator(".st-key-rm_layer input")).to_have_value("2")
     expect(page.locator(".st-key-rm_head input")).to_have_value("3")
+
+
+# JS: count every text the live region is given (from now on), to tell one announcement from several
+COUNT_SAID = """() => { const r = document.getElementById('attention-lab-announce'); window.__said = [];
+  new MutationObserver(() => r.textContent && window.__said.push(r.textContent)).observe(r,
+    {childList: true, characterData: true, subtree: true}); }"""
+
+
+def test_an_edit_is_announced_once_politely_and_a_navigation_or_a_first_load_is_not(open_page):
+    """Issue 44: after an edit the page tells a screen reader, once and politely, that its numbers changed (the live
+    region is a status in the accessibility tree, empty before); Next is not announced (its heading takes the focus
+    and is read); the learner's sentence is said as text; the same edit twice is said twice."""
+    page = open_page("/?step=3", ".st-key-table-tokens table, .st-key-view-projections", **LAPTOP)
+    region = page.locator("#attention-lab-announce")
+    expect(region).to_have_attribute("aria-live", "polite")
+    expect(region).to_have_attribute("role", "status")
+    assert region.text_content() == ""  # the first load says nothing
+    page.evaluate(COUNT_SAID)
+    box = page.locator(".st-key-sentence input")
+    hostile = "<b>the</b> *cat*"
+    box.fill(hostile)
+    box.press("Enter")
+    expect(region).to_have_text(f"The numbers are updated for “{hostile}”.")
+    expect(page.get_by_role("status").filter(has_text="The numbers are updated")).to_have_count(1)  # in the tree
+    page.locator(".st-key-next_step button").click()
+    arrived(page, "step-4")
+    page.locator("[data-testid=stApp][data-test-script-state=notRunning]").wait_for()
+    assert page.evaluate("window.__said") == [f"The numbers are updated for “{hostile}”."]
+    assert page.locator("#attention-lab-announce b").count() == 0  # text, never markup
+    page.locator(".st-key-new_seed button").click()  # another edit: said again
+    page.wait_for_function("() => window.__said.length === 2")
+    page.locator("[data-testid=stApp][data-test-script-state=notRunning]").wait_for()
+    assert page.evaluate("window.__said") == [f"The numbers are updated for “{hostile}”."] * 2
