@@ -8,7 +8,8 @@ const { decimalsAt, formatNumber } = await import(new URL("tooltip.js" + new URL
 const { el } = await import(new URL("dom.js" + new URL(import.meta.url).search, import.meta.url).href);
 const { hide, light, show } = await import(new URL("hover.js" + new URL(import.meta.url).search, import.meta.url).href);
 
-const ROW_MARGIN = 12;  // a long table draws the rows in its box and this many above and below
+const ROW_MARGIN = 4;  // a long table draws the rows in its box and this many above and below (a scroll redraws them
+// each frame; 12 laid out 3 × 24 × 64 cells more on a real model's step 3, W_Q, W_K and W_V: issue 46's map click)
 // A table wider than the room it has is drawn as blocks of columns, one under another, each with the rows'
 // labels: a real model's [4 × 64] Q ran past the page at column 18, and the cache lesson's table of seven columns
 // of text past a 1024 px screen's (issue 34). A table is one block whenever its estimated width fits the room (the

@@ -43,7 +43,10 @@ MAX_TABLE_CELLS = 400
 # - a display formula written with viz.formulas.apart wraps between its parts where the screen is too narrow for it
 #   (a phone), instead of running past the page's edge. KaTeX keeps a display formula on one line (nowrap); let wrap,
 #   it would break after any relation or operator at its top level, and apart braces each part, so that its
-#   \allowbreak are the only such places.
+#   \allowbreak are the only such places;
+# - a learner who asked their system for reduced motion gets none: no transition, animation or smooth scroll, the
+#   app's or Streamlit's (an expander's opening, a button's fade, a spinner: WCAG 2.3.3, issue 44); the player stops
+#   its own Play (static/player.js).
 TABLE_CSS = """<style>
 [data-testid="stHorizontalBlock"]:has([class*="st-key-table-"]) > [data-testid="stColumn"] {
   flex: 1 1 auto; width: auto;
@@ -59,6 +62,10 @@ TABLE_CSS = """<style>
 [data-testid="stCaptionContainer"], .st-key-prev_step kbd, .st-key-next_step kbd { opacity: 0.75; }
 [data-testid="stSliderThumbValue"] p { color: light-dark(#c53948, #ff7a7a); }
 [data-variant="segmented_control"][aria-checked="true"] p { color: light-dark(#a3303c, #ff8a8a); }
+@media (prefers-reduced-motion: reduce) {
+  *, *::before, *::after { animation-duration: 0.01ms !important; animation-iteration-count: 1 !important;
+    transition-duration: 0.01ms !important; scroll-behavior: auto !important; }
+}
 </style>"""
 
 

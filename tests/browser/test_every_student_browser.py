@@ -1,0 +1,140 @@
+"""Issue 44: what axe cannot see, in a real browser.
+
+- A class any student can join: a student joins, answers and reads the class's result with the keyboard alone (no
+  click), and what they read is in the accessibility tree a screen reader walks (Playwright's ARIA snapshot): the
+  question, its options, their own result and the class's, as text on their own device.
+- Reduced motion: with the system's "reduce motion" on, nothing on a page transitions, animates or scrolls smoothly.
+- Each page declares its language to assistive technology (<html lang>).
+- Reflow (WCAG 1.4.10): at 320 CSS px wide (a 1280 px screen at 400 %) and at 640 × 400 (1280 × 800 at 200 %), no
+  page scrolls sideways as a whole; only a table, a formula or a grid of numbers scrolls inside its own box."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.test_accessibility_browser import LESSONS, SETTLED, settle
+from tests.browser.test_classmode_browser import LAPTOP, Room, in_class, start
+
+pytestmark = pytest.mark.browser
+
+FOCUSED = "() => document.activeElement && (document.activeElement.closest('[class*=st-key-]')?.className || '')"
+
+
+def tab_to(page, key: str, limit: int = 60) -> None:
+    """Press Tab until the focus is inside the widget ``key`` (.st-key-<key>), as a keyboard user moves."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if re.search(rf"\bst-key-{re.escape(key)}\b", page.evaluate(FOCUSED)):
+            return
+    raise AssertionError(f"Tab never reached {key}; the focus is in {page.evaluate(FOCUSED)!r}")
+
+
+def test_a_student_joins_answers_and_reads_the_classs_result_with_the_keyboard_alone(browser, base_url):
+    room = Room(browser, base_url)
+    try:
+        teacher, code = start(room, room.person(**LAPTOP))
+        ann = room.open(room.person(**LAPTOP), "/classmode")
+        ann.locator(".st-key-cm_code input").wait_for()
+        tab_to(ann, "cm_code")
+        ann.keyboard.type(code)
+        tab_to(ann, "cm_nick")
+        ann.keyboard.type("Ann")
+        ann.keyboard.press("Enter")  # the join form sends with Enter
+        in_class(ann, code)
+        teacher.goto(f"{base_url}/?step=6")
+        teacher.get_by_text(f"You are teaching class {code}").wait_for()
+        teacher.wait_for_function(SETTLED)
+        teacher.locator(".st-key-cm_ask button").click()
+        question = ann.locator(".st-key-cm-question")
+        question.locator("[class*=st-key-cm_answer_]").first.wait_for()
+        tree = question.aria_snapshot()
+        assert "radiogroup" in tree and "Send my answer" in tree, tree  # the question, its options, its button
+        tab_to(ann, "cm_answer_1")
+        ann.keyboard.press("ArrowDown")  # a radio group: the arrow keys choose (the first option, then the second)
+        ann.keyboard.press("ArrowUp")
+        chosen = ann.locator("[class*=st-key-cm_answer_] input[type=radio]:checked")
+        expect(chosen).to_have_count(1)
+        tab_to(ann, "cm_send_1")
+        ann.keyboard.press("Enter")
+        ann.get_by_text("Received: your answer").wait_for()
+        teacher.goto(f"{base_url}/classmode")
+        teacher.get_by_text("1 of 1 student answered").first.wait_for()
+        teacher.locator(".st-key-cm_reveal button").first.click()
+        result = ann.locator(".st-key-cm-class-result")
+        result.wait_for()
+        tree = ann.locator(".st-key-cm-question").aria_snapshot()
+        assert re.search(r"The class: 1 of 1 student answered; [01] of 1 \((0|100) %\) right\. Answers: ", tree), tree
+        assert re.search(r"Right: you said|You said .*; the answer is", tree), tree  # their own result, before it
+    finally:
+        room.close()
+
+
+# JS: every transition and animation on the page (elements and their ::before, ::after), in milliseconds, longest
+MOVING = """() => { const ms = (t) => Math.max(0, ...t.split(',').map(s => s.trim().endsWith('ms') ? parseFloat(s)
+    : parseFloat(s) * 1000));
+  let worst = [0, ''];
+  for (const e of document.querySelectorAll('*')) for (const pseudo of [null, '::before', '::after']) {
+    const s = getComputedStyle(e, pseudo);
+    const t = Math.max(ms(s.transitionDuration), s.animationName !== 'none' ? ms(s.animationDuration) : 0);
+    if (t > worst[0]) worst = [t, e.tagName + '.' + String(e.className).slice(0, 60) + (pseudo || '')];
+  }
+  const smooth = getComputedStyle(document.documentElement).scrollBehavior;
+  return {worst, smooth}; }"""
+
+
+@pytest.mark.parametrize("path", ["/?step=3", "/multihead", "/real_model", "/classmode"])
+def test_with_reduced_motion_nothing_moves_and_the_page_says_its_language(browser, base_url, path):
+    made = browser.new_context(reduced_motion="reduce", viewport={"width": 1280, "height": 800})
+    try:
+        page = made.new_page()
+        page.goto(base_url + path)
+        settle(page)
+        assert page.evaluate("document.documentElement.lang") == "en"
+        expanders = page.locator("[data-testid=stExpander] summary")
+        if expanders.count():
+            expanders.first.click()  # an expander's opening: animated by Streamlit, unless reduced
+        found = page.evaluate(MOVING)
+        assert found["worst"][0] <= 0.01 and found["smooth"] != "smooth", found
+    finally:
+        made.close()
+
+
+# JS: how far the page as a whole scrolls sideways (the document's and Streamlit's main scroller), and the widest
+# element that sticks out past the viewport's right edge outside a box that scrolls on its own
+SIDEWAYS = """() => { const doc = document.scrollingElement;
+  const main = document.querySelector('[data-testid=stMain]');
+  const over = Math.max(doc.scrollWidth - doc.clientWidth, main ? main.scrollWidth - main.clientWidth : 0);
+  let culprit = null;
+  for (const e of document.querySelectorAll('[data-testid=stMain] *')) {
+    const r = e.getBoundingClientRect();
+    if (r.width === 0 || r.right <= window.innerWidth + 1) continue;
+    let inside = false;
+    for (let p = e.parentElement; p && !inside; p = p.parentElement) {
+      const o = getComputedStyle(p).overflowX;
+      inside = (o === 'auto' || o === 'scroll' || o === 'hidden')
+        && p.getBoundingClientRect().right <= window.innerWidth + 1;
+    }
+    if (!inside && (!culprit || r.right > culprit.right)) culprit = {right: Math.round(r.right), what: e.tagName + '.' +
+      String(e.className).slice(0, 80) + ' ' + (e.innerText || '').slice(0, 40)};
+  }
+  return {over, culprit}; }"""
+
+
+@pytest.mark.parametrize("width, height", [(320, 640), (640, 400)], ids=["400 %", "200 %"])
+def test_no_page_scrolls_sideways_at_320_px_or_200_percent_zoom(browser, base_url, width, height):
+    made = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        page = made.new_page()
+        failures = []
+        for path in ["/", "/?step=3", "/?step=5", "/?step=8", *LESSONS]:
+            page.goto(base_url + path)
+            settle(page)
+            found = page.evaluate(SIDEWAYS)
+            if found["over"] > 1 or found["culprit"]:
+                failures.append((path, found))
+        assert not failures, failures
+    finally:
+        made.close()
