@@ -66,7 +66,8 @@ def test_a_student_joins_answers_and_reads_the_classs_result_with_the_keyboard_a
         result = ann.locator(".st-key-cm-class-result")
         result.wait_for()
         tree = ann.locator(".st-key-cm-question").aria_snapshot()
-        assert re.search(r"The class: 1 of 1 student answered; [01] of 1 \((0|100) %\) right\. Answers: ", tree), tree
+        assert 'strong: "The class:"' in tree and re.search(  # read as text, in the accessibility tree
+            r'text: "1 of 1 student answered; [01] of 1 \((0|100) %\) right\. Answers: ', tree), tree
         assert re.search(r"Right: you said|You said .*; the answer is", tree), tree  # their own result, before it
     finally:
         room.close()
@@ -111,14 +112,21 @@ SIDEWAYS = """() => { const doc = document.scrollingElement;
   for (const e of document.querySelectorAll('[data-testid=stMain] *')) {
     const r = e.getBoundingClientRect();
     if (r.width === 0 || r.right <= window.innerWidth + 1) continue;
+    // inside an SVG picture its own box clips it (KaTeX draws a root's bar as a long path in a narrow svg); a
+    // slider's range input is Streamlit's invisible one for assistive technology, beside the thumb a learner moves
+    // (and KaTeX's MathML, hidden from the eye, is for a screen reader)
+    if (e.ownerSVGElement || (e.tagName === 'INPUT' && e.type === 'range') || e.closest('.katex-mathml')) continue;
     let inside = false;
-    for (let p = e.parentElement; p && !inside; p = p.parentElement) {
+    for (let p = e.parentElement; p && p !== main && !inside; p = p.parentElement) {  // a box in the lesson
       const o = getComputedStyle(p).overflowX;
-      inside = (o === 'auto' || o === 'scroll' || o === 'hidden')
+      inside = (o === 'auto' || o === 'scroll')
         && p.getBoundingClientRect().right <= window.innerWidth + 1;
     }
-    if (!inside && (!culprit || r.right > culprit.right)) culprit = {right: Math.round(r.right), what: e.tagName + '.' +
-      String(e.className).slice(0, 80) + ' ' + (e.innerText || '').slice(0, 40)};
+    const where = (n) => { const ids = []; for (let q = n; q && ids.length < 4; q = q.parentElement) {
+      const k = q.getAttribute('data-testid') || [...q.classList].find(c => c.startsWith('st-key-'));
+      if (k) ids.push(k); } return ids.join(' < '); };
+    if (!inside && (!culprit || r.right > culprit.right)) culprit = {right: Math.round(r.right), what: e.tagName + ' '
+      + where(e) + ' ' + (e.innerText || e.getAttribute('aria-label') || '').slice(0, 40)};
   }
   return {over, culprit}; }"""
 
@@ -136,5 +144,10 @@ def test_no_page_scrolls_sideways_at_320_px_or_200_percent_zoom(browser, base_ur
             if found["over"] > 1 or found["culprit"]:
                 failures.append((path, found))
         assert not failures, failures
+        # the probe itself sees a page that does scroll sideways: a paragraph 2,000 px wide put into the lesson
+        page.evaluate("""() => { const p = document.createElement('p'); p.style.width = '2000px';
+            p.textContent = 'wide'; document.querySelector('[data-testid=stMainBlockContainer]').append(p); }""")
+        found = page.evaluate(SIDEWAYS)
+        assert found["over"] > 1000 and found["culprit"]["right"] > 1000, found
     finally:
         made.close()
