@@ -15,7 +15,7 @@ from ui import arrival, classmode, identity, model_map
 from ui.components import TABLE_CSS
 from ui.links import clean_link, link, share_link, write_link
 from ui.navigation import pages, script_of
-from ui.settings import SHOWN, draw_shared_sidebar, sentence_on_phones
+from ui.settings import DEFAULT_SENTENCE, SHOWN, draw_shared_sidebar, sentence_on_phones
 
 student = classmode.student_of()  # a student of a class (the browser said so on an earlier run)
 # A student's page opens with the sidebar closed: their own settings there are not the lesson the class follows;
@@ -28,6 +28,7 @@ st.set_page_config(page_title="Attention Lab", page_icon="🔍", layout="wide",
 clean_link()  # first: the session's settings come from the URL once, and a bad value never reaches a widget
 followed = classmode.follow(student) if student else None  # the class's lesson, before any widget reads it
 page = st.navigation(pages())  # (its menu sits atop the sidebar wherever it is called)
+st.set_page_config(page_title=f"{page.title} · Attention Lab")  # each page's tab names it (WCAG 2.4.2)
 if followed is not None and followed != page.url_path:  # the class's lesson is on another page: go there
     st.switch_page(script_of(followed))  # before anything is drawn, so the run it stops cost next to nothing
 adopted = None if student else classmode.adopt(page.url_path)  # a teacher's new tab: the class's lesson
@@ -59,4 +60,5 @@ with st.sidebar:
     share_link()
     identity.draw(report=page.url_path == "classmode")  # who this browser is (ui/identity.py); invisible
     # after a navigation, its heading at the top of the page; after an edit, a polite word to a screen reader
-    arrival.draw(page.url_path, link())  # (ui/arrival.py); invisible
+    settings = link()  # its sentence is the one the lesson shows
+    arrival.draw(page.url_path, settings, str(settings.get("sentence", DEFAULT_SENTENCE)), shown=drawn)  # invisible

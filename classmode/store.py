@@ -147,6 +147,7 @@ class Pulse:
     students: int  # the roster's length: the teacher's desk
     answers: int  # every answer to every question, and the time of the latest (a changed answer too)
     last_answer: float | None
+    most_extra: float = 0.0  # the most extra time a student has: the desk's answers are open until it ends
 
 def _poll(row, extra: float = 0.0) -> Poll:
     """A Poll from (state, question_no, revealed, closed, mode, answers_closed, closes_at, extra_changes), as the
@@ -732,10 +733,11 @@ class Store:
                           "c.closes_at, c.extra_changes, c.show_results, "
                           "(SELECT COUNT(*) FROM students s WHERE s.class_id = c.id), "
                           "(SELECT COUNT(*) FROM answers a WHERE a.class_id = c.id), "
-                          "(SELECT MAX(a.at) FROM answers a WHERE a.class_id = c.id) "
+                          "(SELECT MAX(a.at) FROM answers a WHERE a.class_id = c.id), "
+                          "(SELECT MAX(s.extra) FROM students s WHERE s.class_id = c.id) "
                           f"FROM classes c WHERE c.code IN ({', '.join('?' * len(codes))})", tuple(codes))
         return {str(r[0]): Pulse(_poll(r[1:9]), bool(r[9]), int(r[10]), int(r[11]),
-                                 None if r[12] is None else float(r[12])) for r in rows}
+                                 None if r[12] is None else float(r[12]), float(r[13] or 0)) for r in rows}
 
     def my_answer(self, code: str, student: str, question_no: int) -> str | None:
         self._expire_now_and_then(time.time())

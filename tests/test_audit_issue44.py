@@ -76,7 +76,7 @@ def test_the_teachers_list_tells_two_students_of_one_nickname_apart(database):
     now = time.time()
     for who, at in (("s1", now), ("s2", now + 0.3), ("s3", now + 0.5), ("s4", now + 0.6)):
         database.join(code, who, "Sam" if who in ("s1", "s2") else "", "ip", now=at)
-    labels = [V.student_label(s) for s in database.roster(secret)]
+    labels = [V.student_label(s, k) for k, s in enumerate(database.roster(secret), start=1)]  # the roster's numbers
     assert len(set(labels)) == len(labels), labels
 
 

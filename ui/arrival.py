@@ -17,6 +17,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from attention import SentenceError, tokenize
+
 _STATE = "_arrival"  # (nonce, anchor) of the last navigation
 _JS = (Path(__file__).resolve().parent.parent / "static" / "arrival.js").read_text(encoding="utf-8")
 _COMPONENT = st.components.v2.component("attention_lab.arrival", js=_JS)
@@ -42,28 +44,45 @@ def to_step(key: str, prefix: str = "") -> None:
     go(f"{prefix}step-{int(st.session_state.get(key) or 1)}")
 
 
-_SAID = "_arrival_said"  # (page, settings, nonce) of the last run, and the last announcement's token
+_SAID = "_arrival_said"  # (page, what its numbers depend on, nonce) of the last run, and the last announcement's token
 SENTENCE_PAGES = ("", "multihead", "scaling", "relevance", "parts", "real_model", "generate")  # the shared sentence's
+# settings in the link that change how a page is laid out, not a number on it
+LAYOUT = frozenset({"present", "all_steps", "parts_compare"})
+NOT_NUMBERS = {"real_model": frozenset({"seed"})}  # SmolLM2's seed picks the induction demo's words (a button's help)
+
+
+def numbers_key(page: str, settings: dict) -> dict:
+    """What the page's numbers depend on, of its link's ``settings``: the layout left out, and the sentence as its
+    tokens (a space at its end changes no token)."""
+    key = {k: v for k, v in settings.items() if k not in LAYOUT | NOT_NUMBERS.get(page, frozenset())}
+    if isinstance(key.get("sentence"), str):
+        try:
+            key["sentence"] = tuple(tokenize(key["sentence"]))
+        except SentenceError:
+            pass
+    return key
 
 
 def announcement(before: tuple | None, page: str, settings: dict, nonce: str, sentence: str | None) -> str:
-    """What a screen reader is told, once and politely, after a run (issue 44): "" unless the run changed the page's
-    settings without navigating (a navigation moves the focus to its heading, which is read: told twice, it would
-    be noise), on the same page, after a first run. ``before``: the last run's (page, settings, nonce)."""
+    """What a screen reader is told, once and politely, after a run (issue 44): "" unless the run changed what the
+    page's numbers depend on (``settings``: ``numbers_key``) without navigating (a navigation moves the focus to its
+    heading, which is read: told twice, it would be noise), on the same page, after a first run. ``before``: the
+    last run's (page, settings, nonce)."""
     if before is None or before[0] != page or before[2] != nonce or before[1] == settings:
         return ""
     return f"The numbers are updated for “{sentence}”." if sentence else "The numbers are updated."
 
 
-def draw(page: str = "", settings: dict | None = None) -> None:
+def draw(page: str = "", settings: dict | None = None, sentence: str = "", shown: bool = True) -> None:
     """The (invisible) component that scrolls to the last navigation's heading once, and announces a change of
-    numbers after an edit in a live region (see static/arrival.js). ``settings``: the page's link (``links.link``)."""
+    numbers after an edit in a live region (see static/arrival.js). ``settings``: the page's link (``links.link``);
+    ``sentence``: the sentence the lesson shows; ``shown``: whether the lesson is on the page (a class's student
+    sees none while the class is paused or a question is open: nothing is said then)."""
     nonce, anchor, on_load = st.session_state.get(_STATE, ("", None, False))
-    settings = dict(settings or {})
+    key = numbers_key(page, {"sentence": sentence, **(settings or {})})  # the link leaves the default sentence out
     before, token = st.session_state.get(_SAID, (None, ""))
-    sentence = st.session_state.get("sentence") if page in SENTENCE_PAGES else None
-    said = announcement(before, page, settings, nonce, sentence)
+    said = announcement(before, page, key, nonce, sentence if page in SENTENCE_PAGES else None) if shown else ""
     if said:
         token = secrets.token_hex(8)  # the same words again are announced again
-    st.session_state[_SAID] = ((page, settings, nonce), token)
+    st.session_state[_SAID] = ((page, key, nonce), token)
     _COMPONENT(key="arrival", data={"nonce": nonce, "target": anchor, "load": on_load, "say": said, "said": token})

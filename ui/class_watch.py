@@ -48,14 +48,17 @@ def student_sees(poll: Poll, now: float | None = None) -> tuple:
     return (*poll.seen, timed_out, None if poll.mode == "explore" else poll.state)
 
 
-def teacher_sees(pulse: Pulse, now: float | None = None) -> tuple:
-    """What the teacher's desk and the projector show: a student's view, the roster's length, the answers."""
-    return (student_sees(pulse.poll, now), pulse.students, pulse.answers, pulse.last_answer, pulse.show_results)
+def teacher_sees(pulse: Pulse, now: float | None = None, extra: float = 0.0) -> tuple:
+    """What the teacher's desk and the projector show: a student's view, the roster's length, the answers. ``extra``:
+    the desk's answers are open until the last student's time ends (``pulse.most_extra``); the projector's (0) until
+    the class's."""
+    return (student_sees(replace(pulse.poll, extra=extra), now), pulse.students, pulse.answers, pulse.last_answer,
+            pulse.show_results)
 
 
 # what a page of each kind sees of its class's pulse (a student's with their own extra time: the pulse is the class's)
 SEES = {"student": lambda pulse, now, page: student_sees(replace(pulse.poll, extra=page.extra), now),
-        "teacher": lambda pulse, now, page: teacher_sees(pulse, now)}
+        "teacher": lambda pulse, now, page: teacher_sees(pulse, now, page.extra)}
 
 
 @dataclass

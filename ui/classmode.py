@@ -285,7 +285,7 @@ def landing() -> None:
         st.text_input("Class code", value=code, key="cm_code", max_chars=12, placeholder="e.g. K7Q2XM")
         # no max_chars: the browser would refuse a longer paste whole; the store keeps the first characters
         st.text_input(f"Your nickname (optional; the first {MAX_NICKNAME} characters are kept)", key="cm_nick",
-                      value=identity.get("nick") or "")
+                      value=identity.get("nick") or "", autocomplete="nickname")  # WCAG 1.3.5: its purpose
         st.form_submit_button("Join the class", type="primary", on_click=join_class, icon=":material/login:")
     if "_cm_error" in st.session_state:
         st.error(markdown_text(st.session_state.pop("_cm_error")), icon=":material/block:")
@@ -416,13 +416,22 @@ def _teacher_controls(secret: str, page: str) -> None:
         if timer and st.session_state.get("_cm_timer_set") != (view.question_no, timer):
             st.session_state["_cm_timer_set"] = (view.question_no, timer)
             store().set_timer(secret, float(timer))
-    mode = st.segmented_control("Students' screens", MODES, key="cm_mode", default=view.mode,
-                                format_func=MODE_LABELS.get, selection_mode="single")
-    if mode and mode != view.mode:
-        store().set_mode(secret, mode)
-    show = st.toggle("Show the answers on the projector as they arrive", key="cm_show", value=view.show_results)
-    if show != view.show_results:
-        store().show_results(secret, show)
+    # Each shows the class as stored and changes it only when the teacher changes it here (a callback): a value this
+    # tab last drew, compared on every run, put back what the teacher's other tab had set (the issue 44 audit)
+    st.session_state["cm_mode"], st.session_state["cm_show"] = view.mode, view.show_results
+    st.segmented_control("Students' screens", MODES, key="cm_mode", format_func=MODE_LABELS.get,
+                         selection_mode="single", on_change=_chosen, args=("cm_mode", secret))
+    st.toggle("Show the answers on the projector as they arrive", key="cm_show", on_change=_chosen,
+              args=("cm_show", secret))
+
+
+def _chosen(key: str, secret: str) -> None:
+    """The teacher changed the students' screens' mode (``cm_mode``) or the projector's results (``cm_show``)."""
+    value = st.session_state.get(key)
+    if key == "cm_mode" and value:
+        store().set_mode(secret, value)
+    elif key == "cm_show":
+        store().show_results(secret, bool(value))
 
 
 def _pick(questions: list[dict], step: int | None) -> int:
@@ -532,7 +541,7 @@ def _close(secret: str) -> None:
 def _teacher_live(secret: str, code: str) -> None:
     """The open question and the class's answers as they arrive (the teacher always sees them), and the roster.
     Run again by ui/class_watch.py whenever an answer, a student or the question changes."""
-    _watch_as_teacher(code)
+    _watch_as_teacher(code, desk=True)
     try:
         view = store().teacher_view(secret)
     except ClassError as error:
@@ -567,8 +576,9 @@ def _more_time(secret: str, roster: list) -> None:
         st.caption("Added to every timer of this class for one student, the open question's too. Their own "
                    "countdown shows it; the projector shows the class's timer.")
         students = {s.id: s for s in roster}
+        labels = {s.id: V.student_label(s, k) for k, s in enumerate(roster, start=1)}  # the roster table's numbers
         who = st.selectbox("Student", list(students), key="cm_extra_who", index=None, placeholder="Choose a student",
-                           format_func=lambda sid: V.student_label(students[sid]) if sid in students else sid)
+                           format_func=lambda sid: labels.get(sid, "a student who left the list"))
         if who in students:
             st.caption(f"Now: {V.extra_label(students[who].extra)}.")
         seconds = st.segmented_control("More time on every timer", EXTRA_TIMES, key="cm_extra_seconds",
@@ -594,11 +604,13 @@ def _give_time(secret: str) -> None:
                                            if seconds else "Saved: no extra time for this student.")
 
 
-def _watch_as_teacher(code: str) -> None:
-    """Before the fragment reads the class: a change after this read wakes it again."""
+def _watch_as_teacher(code: str, *, desk: bool) -> None:
+    """Before the fragment reads the class: a change after this read wakes it again. The ``desk`` is woken when the
+    last student's time ends (its answers are open until then), the projector when the class's does."""
     pulse = store().pulses([code]).get(code)
     if pulse is not None:
-        class_watch.watch(store(), code, "teacher", class_watch.teacher_sees(pulse))
+        extra = pulse.most_extra if desk else 0.0
+        class_watch.watch(store(), code, "teacher", class_watch.teacher_sees(pulse, extra=extra), extra)
 
 
 def _time_left(view: ClassView, key: str, big: bool = False) -> None:
@@ -623,8 +635,10 @@ def _question_results(view: ClassView, answers: list[str], joined: int, *, big: 
     else:
         st.markdown(text)
         _numbers(q, "cm-desk-numbers", view.state)
-    state = ("revealed" if view.revealed else "answers closed" if view.answers_closed or _timed_out(view) else
-             "answers close when the timer ends" if view.closes_at else "open")
+    # "time is up", not "answers closed", when the timer ended: on the projector (the class's timer) a student given
+    # more time may still answer (the issue 44 audit)
+    state = ("revealed" if view.revealed else "answers closed" if view.answers_closed else
+             "time is up" if _timed_out(view) else "answers close when the timer ends" if view.closes_at else "open")
     answered = len(answers) if answered is None else answered
     status = f"{answered} of {_students(joined)} answered · {state}."
     if view.extra and state.startswith("answers close when") and not big:  # the teacher's: the last student's end
@@ -691,7 +705,7 @@ def projector(code: str, base_url: str) -> None:
 @st.fragment(run_every=class_watch.SAFETY)
 def _projector_live(code: str, base_url: str) -> None:
     """Run again by ui/class_watch.py whenever the question, its answers or what the teacher shows change."""
-    _watch_as_teacher(code)
+    _watch_as_teacher(code, desk=False)
     found = store().public_view(code)
     if found is None:
         st.error("No class has this code.", icon=":material/block:")
@@ -867,6 +881,9 @@ def _question(code: str, view: ClassView) -> None:
                     st.markdown(V.class_result_text(q, found[1], found[2]))
             return
         closed = view.answers_closed or _timed_out(view)
+        # a refusal is shown once, under the form it refused; a page without the form drops it (the issue 44 audit: it
+        # came back under a form a teacher's extra time brought back, "The time is up", while it was not)
+        said = st.session_state.pop("_cm_refused", None)
         if view.closes_at and not closed:
             with st.container(key="cm-timer"):
                 _time_left(view, "cm_countdown")
@@ -885,7 +902,6 @@ def _question(code: str, view: ClassView) -> None:
                                   placeholder="e.g. 0.25")
                 st.form_submit_button("Send my answer", key=f"cm_send_{number}", icon=":material/send:",
                                       on_click=_send_answer, args=(code, me, number, q))
-            said = st.session_state.pop("_cm_refused", None)
             if said is not None and said[0] == number:
                 st.warning(markdown_text(said[1]), icon=":material/error:")
         if mine is not None:

@@ -13,6 +13,7 @@ from typing import NamedTuple
 import pandas as pd
 
 from viz import svg
+from viz.arithmetic import text
 from viz.exercises import Question, Shown
 from viz.exports import to_csv
 from viz.labels import markdown_text
@@ -266,9 +267,22 @@ def projector_tally_figure(question: dict, answers: list[str], revealed: bool) -
 
 
 def median_text(values: list[str]) -> str:
-    """The median of two-decimal answers, exactly: two decimals, or three when it falls halfway between two."""
+    """The median of the answers as typed (up to six decimals), exactly: with as many decimals as the longest answer
+    (two at least), one more when it falls halfway between two (the issue 44 audit: one guess of 0.123456 had
+    "median 0.123", below the lowest guess)."""
     median = statistics.median(Fraction(v) for v in values)
-    return f"{float(median):.2f}" if (median * 100).denominator == 1 else f"{float(median):.3f}"
+    places = max(2, *(len(v.partition(".")[2]) for v in values))
+    return f"{float(median):.{places}f}" if (median * 10**places).denominator == 1 else \
+        f"{float(median):.{places + 1}f}"
+
+
+def share_text(part: int, whole: int) -> str:
+    """``part`` of ``whole`` as a whole percent, rounded as every number on screen is (half away from zero): "0 %"
+    and "100 %" only when it is none or all ("< 1 %", "> 99 %" between: 1 of 201 is not 0 %)."""
+    if part in (0, whole):
+        return "0 %" if part == 0 else "100 %"
+    shown = text(100 * part / whole, 0)
+    return "< 1 %" if shown == "0" else "> 99 %" if shown == "100" else f"{shown} %"
 
 
 def spread_text(question: dict, answers: list[str], revealed: bool) -> str:
@@ -286,7 +300,7 @@ def spread_text(question: dict, answers: list[str], revealed: bool) -> str:
 def right_text(question: dict, answers: list[str]) -> str:
     """Markdown after the reveal: the answer, the share of the class that was right, why."""
     right = sum(is_right(question, a) for a in answers)
-    share = f"{right} of {len(answers)} ({100 * right / len(answers):.0f} %)" if answers else "nobody answered"
+    share = f"{right} of {len(answers)} ({share_text(right, len(answers))})" if answers else "nobody answered"
     return (f"**Answer: {markdown_text(answer_text(question))}**. Right: {share}. "
             f"{markdown_text(question.get('explanation', ''))}")
 
@@ -301,7 +315,7 @@ def class_result_text(question: dict, answers: list[str], joined: int) -> str:
         return f"**The class:** nobody answered, of {students}."
     right = sum(is_right(question, a) for a in answers)
     said = (f"**The class:** {len(answers)} of {students} answered; {right} of {len(answers)} "
-            f"({100 * right / len(answers):.0f} %) right.")
+            f"({share_text(right, len(answers))}) right.")
     if question["options"]:
         rows = [r for r in projector_rows(question, answers, True) if r.count or r.right]
         said += " Answers: " + ", ".join(
@@ -333,10 +347,11 @@ def extra_label(seconds: float) -> str:
     return f"+{seconds:.0f} s" if seconds else "none"
 
 
-def student_label(student) -> str:
-    """A student as the teacher picks them from a list: the nickname (or "no nickname") and when they joined, which
-    tells two of one nickname apart (a roster's Student)."""
-    return f"{student.nickname or '(no nickname)'}, joined {clock(student.joined)}"
+def student_label(student, number: int) -> str:
+    """A student as the teacher picks them from a list: their number in the roster's table (which tells two of one
+    nickname apart, two who joined in the same second too), the nickname (or "no nickname") and when they joined
+    (a roster's Student, the ``number``-th)."""
+    return f"#{number} · {student.nickname or '(no nickname)'}, joined {clock(student.joined)}"
 
 
 def history_frame(questions: dict[int, dict], answers) -> pd.DataFrame:

@@ -68,6 +68,11 @@ def test_every_walkthrough_state_meets_wcag_21_aa(browser, base_url, scheme):
             assert_accessible(page, f"the {popover} popover open")
             page.keyboard.press("Escape")
             page.locator("[data-testid=stPopoverBody]").first.wait_for(state="hidden")
+        page.goto(base_url + "/?step=5")  # the model map unfolded: the faded rest of a model, its names and shapes
+        settle(page)
+        page.locator(".st-key-map-walkthrough button.alm-title").click()
+        page.locator(".st-key-map-walkthrough .alm-faded").first.wait_for()
+        assert_accessible(page, "the model map unfolded")
     finally:
         made.close()
 

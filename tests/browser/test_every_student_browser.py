@@ -94,6 +94,9 @@ def test_with_reduced_motion_nothing_moves_and_the_page_says_its_language(browse
         page.goto(base_url + path)
         settle(page)
         assert page.evaluate("document.documentElement.lang") == "en"
+        title = {"/?step=3": "Step-by-step walkthrough", "/multihead": "Multi-head attention",
+                 "/real_model": "A real model", "/classmode": "Class mode"}[path]
+        assert page.title() == f"{title} · Attention Lab", page.title()  # each page's tab names it (WCAG 2.4.2)
         expanders = page.locator("[data-testid=stExpander] summary")
         if expanders.count():
             expanders.first.click()  # an expander's opening: animated by Streamlit, unless reduced
