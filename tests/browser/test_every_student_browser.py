@@ -40,6 +40,7 @@ def test_a_student_joins_answers_and_reads_the_classs_result_with_the_keyboard_a
         ann.locator(".st-key-cm_code input").wait_for()
         tab_to(ann, "cm_code")
         ann.keyboard.type(code)
+        expect(ann.locator(".st-key-cm_nick input")).to_have_attribute("autocomplete", "nickname")  # WCAG 1.3.5
         tab_to(ann, "cm_nick")
         ann.keyboard.type("Ann")
         ann.keyboard.press("Enter")  # the join form sends with Enter
