@@ -155,3 +155,26 @@ def test_no_page_scrolls_sideways_at_320_px_or_200_percent_zoom(browser, base_ur
         assert found["over"] > 1000 and found["culprit"]["right"] > 1000, found
     finally:
         made.close()
+
+
+@pytest.mark.parametrize("step", range(1, 9))
+def test_a_step_reads_in_order_heading_text_chart_and_its_table(browser, base_url, step):
+    """WCAG 1.3.2: the accessibility tree a screen reader walks reads a step as a learner sees it: its heading, its
+    text, then each chart's text alternative before that chart's number table (and the alternative says the table
+    holds its numbers, or writes them: step 8's bars of α)."""
+    made = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = made.new_page()
+        page.goto(f"{base_url}/?step={step}")
+        settle(page)
+        tree = page.locator("[data-testid=stMainBlockContainer]").aria_snapshot().splitlines()
+        title = re.compile(rf'\s*- \'?heading "Step {step}\b')  # quoted when it holds a colon
+        heading = next(k for k, line in enumerate(tree) if title.match(line))
+        text = next(k for k in range(heading, len(tree)) if re.match(r"\s*- paragraph", tree[k]))
+        table = next(k for k in range(text, len(tree)) if re.match(r"\s*- table", tree[k]))
+        charts = [k for k in range(text, table) if re.match(r'\s*- .?img "', tree[k])]
+        assert heading < text < table, (heading, text, table)
+        for k in charts:  # a chart before the table: its alternative names the table, or writes its numbers itself
+            assert "Its numbers are in the table with it." in tree[k] or re.search(r"\d\.\d\d", tree[k]), tree[k]
+    finally:
+        made.close()
