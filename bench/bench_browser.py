@@ -171,6 +171,9 @@ CASES = [
          arrived("rm-step-3"), press=part("real", 3)),
     Case("map: cache → step 6", "/generate", arrived("", "#gen-step-2"), "", "", arrived("gen-step-6"),
          press=part("generate", 6)),
+    # a trained head (a link's run: trained once a process, in the warming round) opens "This head, step by step"
+    Case("map: learn → step 5", "/learn?lt_run=true", arrived("", part("learn", 5)), "", "",
+         arrived("lt-head-step-5"), press=part("learn", 5)),
 ]
 # "Watch a head learn" has no text to type: its cost is the training run, in bench/bench_training.py.
 if ONLY:
