@@ -206,6 +206,22 @@ def test_every_page_of_a_teachers_browser_says_it_teaches_and_a_reload_keeps_it(
         assert "teach" not in at.query_params  # no key in the address bar of a projected page
 
 
+def test_the_teachers_other_tab_keeps_what_this_tab_set(database):
+    """Issue 44's audit: a teacher with two tabs pauses the class in one; the other tab's next run put the mode back
+    ("follow": the value its own control last drew), and likewise the projector's results. Each now changes the
+    class only when the teacher changes it there, and draws what the class has."""
+    first, secret, code = start_class()
+    first = on(first, "lessons/walkthrough.py")
+    second = browser(TEACHER, "lessons/walkthrough.py", {"teach": {"secret": secret, "code": code}})
+    second = second.sidebar.segmented_control(key="cm_mode").set_value("pause").run()
+    second = second.sidebar.toggle(key="cm_show").set_value(True).run()
+    assert (database.teacher_view(secret).mode, database.teacher_view(secret).show_results) == ("pause", True)
+    first = first.run()  # the first tab runs again (any rerun: a new sentence, a wake)
+    assert_no_exception(first)
+    assert (database.teacher_view(secret).mode, database.teacher_view(secret).show_results) == ("pause", True)
+    assert first.sidebar.segmented_control(key="cm_mode").value == "pause" and first.sidebar.toggle(key="cm_show").value
+
+
 def test_only_the_walkthrough_and_multihead_offer_questions_to_a_class(database):
     """The teacher's sidebar asks a question about the page's own numbers where the page has some, and says
     which lessons have them everywhere else (as the caption claims)."""
