@@ -38,7 +38,7 @@ export default function render(component) {
   root.className = "alv";
   const panels = el("div", "alv-panels");
   root.appendChild(panels);
-  const drawn = (data.panels || []).map((panel) => drawPanel(panel, view, setTriggerValue));
+  const drawn = (data.panels || []).map((panel) => drawPanel(unpacked(panel), view, setTriggerValue));
   drawn.forEach((d) => panels.appendChild(d.box));
   if (!view.tip) {
     view.tip = el("div", "alv-tip");
@@ -73,6 +73,14 @@ export default function render(component) {
 }
 
 // ---- a panel: chart, grid over it, table ---------------------------------------------------------------
+
+// A long table's cells come as their shown digits, integer counts of 10^−scale (ui/view.py): numbers again here,
+// once, so that every reader of a panel (its table, tooltip and grid) sees the same numbers as from any panel.
+function unpacked(panel) {
+  if (panel.scale === undefined) return panel;
+  const unit = 10 ** panel.scale;
+  return { ...panel, values: panel.values.map((row) => row.map((k) => (k === null ? null : k / unit))) };
+}
 
 function drawPanel(panel, view, setTriggerValue) {
   const box = el("div", "alv-panel" + (panel.below ? " alv-below" : ""));

@@ -87,11 +87,18 @@ def cell_text(value, panel: dict, r: int = 0, c: int = 0) -> str:
     return format_number(float(value), decimals)
 
 
+def values_of(panel: dict) -> list[list]:
+    """A panel's numbers as the browser reads them (static/view.js): a long table's shown digits divided back."""
+    if "scale" not in panel:
+        return panel["values"]
+    return [[None if k is None else k / 10 ** panel["scale"] for k in row] for row in panel["values"]]
+
+
 def shown_table(at: AppTest, key: str, *, index: bool = True) -> pd.DataFrame:
     """The table the view draws for ``key``, as the learner reads it: row labels, column labels and
     every cell's text."""
     panel = view_panels(at)[key]
-    body = [[cell_text(v, panel, r, c) for c, v in enumerate(row)] for r, row in enumerate(panel["values"])]
+    body = [[cell_text(v, panel, r, c) for c, v in enumerate(row)] for r, row in enumerate(values_of(panel))]
     if not panel.get("rowHeaders", True):
         return pd.DataFrame(body, columns=panel["cols"])
     shown = pd.DataFrame([[label, *row] for label, row in zip(panel["rows"], body, strict=True)],

@@ -20,7 +20,7 @@ from hypothesis import strategies as st_
 from streamlit.testing.v1 import AppTest
 
 from classmode.store import Store
-from tests.table_reading import view_panels
+from tests.table_reading import values_of, view_panels
 from tests.test_pages import APP, TIMEOUT, assert_no_exception
 from viz import classmode as V
 
@@ -163,7 +163,7 @@ def test_the_revealed_answer_is_the_lessons_own_numbers_at_d_k_8_with_identity_a
     row = int(re.search(r"row (\d+)", asked["prompt"]).group(1)) - 1
     ann.selectbox(key="step").set_value(7)  # the student's own page, following: the α the class saw
     ann = ann.run()
-    alpha = view_panels(ann)["weights"]["values"][row]
+    alpha = values_of(view_panels(ann)["weights"])[row]
     assert ann.query_params["d_k"] == "8" and ann.query_params["w"] == teacher.query_params["w"]
     best = max(range(len(alpha)), key=lambda j: -1 if alpha[j] is None else alpha[j])
     assert view_panels(ann)["weights"]["cols"][best] in (asked["answer"], *asked["also"])
@@ -589,7 +589,7 @@ def test_a_question_shows_the_numbers_it_asks_about_on_a_students_device_and_the
     from tests.table_reading import cell_text
 
     assert header[1:] == lesson["cols"]
-    assert cells[1:] == [cell_text(v, lesson, row - 1, c) for c, v in enumerate(lesson["values"][row - 1])]
+    assert cells[1:] == [cell_text(v, lesson, row - 1, c) for c, v in enumerate(values_of(lesson)[row - 1])]
 
 
 def test_the_projectors_status_is_large_text_not_a_grey_caption(database):

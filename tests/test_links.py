@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests import driving as D
-from tests.table_reading import view_panels
+from tests.table_reading import values_of, view_panels
 from ui.links import PAGE_SETTINGS, SETTINGS, SHARED_SETTINGS
 
 FAST = ["", "multihead", "scaling", "relevance", "parts", "cross"]
@@ -106,7 +106,7 @@ def test_the_phonebooks_edited_rows_are_in_the_link():
     """The phonebook's rows came back as the default book; the link now holds them."""
     book = [["Ann", "123"], ["Jindřich", "555 111"], ["; & =", "9"]]
     at = D.open_app("phonebook", book=json.dumps(book))
-    names = view_panels(at)["pb-lookup"]["values"]
+    names = values_of(view_panels(at)["pb-lookup"])
     assert [row[0] for row in names] == ["Ann", "Jindřich", "; & ="]
     assert json.loads(at.query_params["book"]) == book
     assert_round_trip(at)

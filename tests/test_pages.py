@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import attention as A
-from tests.table_reading import shown_table, view_panels
+from tests.table_reading import shown_table, values_of, view_panels
 from ui.settings import DEFAULT_SEED, DEFAULT_SENTENCE
 
 TIMEOUT = 60
@@ -196,7 +196,7 @@ def test_unusual_text_is_shown_literally(sentence, tokens):
     row_sums = next(c.value for c in at.caption if c.value.startswith("Every row of α sums to 1"))
     assert not re.search(r"(?<!\\)[$>\[*]", row_sums), row_sums
     # the table is data for the browser, which writes each cell as text: the tokens as typed
-    assert [row[1] for row in view_panels(at)["tokens"]["values"]] == tokens
+    assert [row[1] for row in values_of(view_panels(at)["tokens"])] == tokens
 
 
 def test_bad_sentence_in_a_fresh_session_falls_back_to_the_default():

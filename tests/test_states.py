@@ -28,7 +28,7 @@ from attention import Projections, preset_projections, trace_self_attention
 from attention.tokens import SentenceError
 from tests import driving as D
 from tests import written
-from tests.table_reading import cell_text, view_panels
+from tests.table_reading import cell_text, values_of, view_panels
 from tests.test_links import assert_round_trip
 from ui.links import SETTINGS
 from ui.matrix_editor import decode_edits
@@ -125,7 +125,7 @@ class Learner(RuleBasedStateMachine):
         for key, panel in view_panels(self.at).items():
             if "weighted-sum" in key:  # step 8's Σ table: each column's terms add up to its Σ row as shown
                 text = [[cell_text(v, panel, r, c) for c, v in enumerate(row)] for r, row in
-                        enumerate(panel["values"])]
+                        enumerate(values_of(panel))]
                 for c, d in enumerate(panel["decimals"][0]):
                     if d > 0:
                         assert written.rounds_to(sum(written.value(row[c]) for row in text[:-1]), text[-1][c])
@@ -136,7 +136,7 @@ class Learner(RuleBasedStateMachine):
         panel = view_panels(self.at).get("weights")
         if caption is None or panel is None:
             return
-        for label, row in zip(panel["rows"], panel["values"], strict=True):
+        for label, row in zip(panel["rows"], values_of(panel), strict=True):
             total = sum(written.value(cell_text(v, panel)) for v in row if v is not None)
             said = f"“{re.escape(label)}” to"
             assert (re.search(said, caption.replace("\\", "")) is not None) == (total != 1) or "more" in caption
@@ -153,7 +153,7 @@ class Learner(RuleBasedStateMachine):
         for key, m in (("q", trace.q), ("scores", trace.scores), ("weights", trace.weights),
                        ("output", trace.output)):
             if key in panels:
-                shown = np.array([[np.nan if v is None else v for v in row] for row in panels[key]["values"]])
+                shown = np.array([[np.nan if v is None else v for v in row] for row in values_of(panels[key])])
                 expected = np.where(trace.mask, m, np.nan) if key == "weights" else m
                 np.testing.assert_allclose(shown, A.held(expected) / 1e6 if key != "weights" else
                                            np.where(trace.mask, A.held(m) / 1e6, np.nan), atol=1e-6, err_msg=key)
@@ -174,7 +174,7 @@ class Learner(RuleBasedStateMachine):
         outputs = [p for k, p in panels.items() if k.startswith("parts-output-")]
         if found and len(outputs) == 2:
             diffs = [abs(written.value(cell_text(a, outputs[1])) - written.value(cell_text(b, outputs[0])))
-                     for ra, rb in zip(outputs[1]["values"], outputs[0]["values"], strict=True)
+                     for ra, rb in zip(values_of(outputs[1]), values_of(outputs[0]), strict=True)
                      for a, b in zip(ra, rb, strict=True)]
             assert written.value(found.group(1)) == max(diffs)
 

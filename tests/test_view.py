@@ -16,12 +16,15 @@ from hypothesis.extra import numpy as hnp
 
 from attention import SentenceError, trace_self_attention
 from tests.claims.families import SEEDS, SENTENCES
+from tests.table_reading import values_of
 from ui import view
 from viz import figures as F
 from viz import provenance as P
 from viz import svg
 from viz import tables as T
 from viz.arithmetic import number, numbers
+from viz.arithmetic import text as shown_text
+from viz.labels import format_number
 from viz.tables import MASKED
 
 
@@ -73,6 +76,27 @@ def test_a_frame_of_numbers_is_sent_cell_for_cell_as_one_number_at_a_time_would(
     got = view.panel("t", frame)["values"]
     assert json.dumps(got) == json.dumps(expected)
     assert json.dumps(numbers(grid)) == json.dumps([[number(x) for x in row] for row in grid.tolist()])
+
+
+@settings(max_examples=60, deadline=None)
+@given(hnp.arrays(np.float64, st.tuples(st.integers(21, 40), st.integers(20, 30)),
+                  elements=st.one_of(st.floats(-3, 3), st.floats(allow_nan=True, allow_infinity=True),
+                                     st.sampled_from([0.005, -0.005, 0.015, 1e-7, -1e-7]))),
+       st.sampled_from([0, 1, 2, 3]))
+def test_a_long_tables_cells_are_sent_as_their_shown_digits_and_read_back_as_written(grid, decimals):
+    """A table of more than 400 numbers that no tooltip computes with is sent as integer counts of 10^−decimals
+    (a real model's W_Q, W_K and W_V were 1.15 MB of a rerun): divided back as the browser does, every cell writes
+    exactly the digits the server writes for the number itself, halves and signs included; a non-finite one is —."""
+    frame = pd.DataFrame(grid)
+    panel = view.panel("t", frame, decimals=decimals)
+    assert panel["scale"] == decimals and all(k is None or isinstance(k, int) for row in panel["values"] for k in row)
+    read = values_of(panel)
+    for r, c in itertools.product(range(grid.shape[0]), range(grid.shape[1])):
+        x = grid[r, c]
+        assert (read[r][c] is None) == (not np.isfinite(x))
+        if np.isfinite(x) and abs(x) < 1e9:
+            assert format_number(read[r][c], decimals) == shown_text(x, decimals), (x, read[r][c])
+    assert "scale" not in view.panel("t", frame.iloc[:20, :20], decimals=decimals)  # 400 cells: as they are
 
 
 def test_the_chart_grid_lies_over_the_heatmaps_cells():

@@ -25,8 +25,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from viz.arithmetic import number, numbers
-from viz.arithmetic import shown as as_shown
+from viz.arithmetic import number, numbers, shown_digits
 from viz.svg import Svg
 from viz.tables import MASKED
 
@@ -114,9 +113,11 @@ def panel(key: str, frame: pd.DataFrame | None = None, fig: Svg | None = None, *
                 grid = np.where(masked_cells.to_numpy(bool), np.nan, grid)
             if frame.size > MAX_TABLE_CELLS and tip is None and isinstance(decimals, int):
                 # a long table whose cells only ever read as written (no provenance computes with them): each cell
-                # as it is shown, the same digits in half the bytes (a real model's W_Q, W_K and W_V were 1.15 MB)
-                grid = np.where(np.isfinite(grid), as_shown(grid, decimals), grid)
-            out["values"] = numbers(grid)
+                # as its shown digits, an integer count of 10^−decimals (``scale``), which the browser divides back:
+                # the same digits in a third of the bytes (a real model's W_Q, W_K and W_V were 1.15 MB)
+                out["values"], out["scale"] = shown_digits(grid, decimals), decimals
+            else:
+                out["values"] = numbers(grid)
         else:
             shown = frame.astype(object)  # each column keeps its own type (a whole-number column stays whole)
             if masked_cells is not None:

@@ -69,6 +69,16 @@ def numbers(x: npt.ArrayLike) -> list[list[float | None]]:
     return out.tolist()
 
 
+def shown_digits(x: npt.ArrayLike, decimals: int) -> list[list[int | None]]:
+    """Every cell of a 2-D float array as it is shown at ``decimals``, as an integer count of 10^−decimals (−0.05 at
+    two decimals is −5), None where it is not finite: a long table sent in a third of the bytes of ``numbers``; the
+    browser divides by 10^decimals (static/view.js) and writes the same digits."""
+    a = np.asarray(x, dtype=np.float64)
+    out = digits(held(a), decimals).astype(object)
+    out[~np.isfinite(a)] = None
+    return [[None if v is None else int(v) for v in row] for row in out.tolist()]
+
+
 def digits(k: npt.ArrayLike, decimals: int | npt.ArrayLike) -> Ints:
     """The shown number as an integer count of 10^−decimals: k rounded half away from zero."""
     k = np.asarray(k, dtype=np.int64)
