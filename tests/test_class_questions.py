@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 import xml.etree.ElementTree as ET
+from fractions import Fraction
 
 import pytest
 from hypothesis import example, given, settings
@@ -186,15 +187,19 @@ def test_a_students_device_reads_the_classs_result_counted_from_the_answers_them
     record = {"key": "x-most", "prompt": "?", "options": options, "answer": answer, "also": also,
               "explanation": "", "low": None, "high": None}
     answers = [options[p % n] for p in picks]
-    joined = len(set(picks)) + absent if answers else absent
+    joined = len(answers) + absent  # each answer is one student's; some joined and did not answer
     text = V.class_result_text(record, answers, joined)
     students = f"{joined} student{'' if joined == 1 else 's'}"
     if not answers:
         assert text == f"**The class:** nobody answered, of {students}."
         return
     good = sum(a in right for a in answers)
+    percent = math.floor(Fraction(100 * good, len(answers)) + Fraction(1, 2))  # half up, exactly (Python's round()
+    # halves to even: 1 of 8 is 12.5 %, which the screen, like every number on it, writes 13 %)
+    share = ("0 %" if good == 0 else "100 %" if good == len(answers) else "< 1 %" if percent == 0
+             else "> 99 %" if percent == 100 else f"{percent} %")
     assert text.startswith(f"**The class:** {len(answers)} of {students} answered; {good} of {len(answers)} "
-                           f"({round(100 * good / len(answers))} %) right. Answers: ")
+                           f"({share}) right. Answers: ")
     items = text.split(" Answers: ", 1)[1].removesuffix(".").split(", ")
     counted = 0
     for item in items:
@@ -206,6 +211,14 @@ def test_a_students_device_reads_the_classs_result_counted_from_the_answers_them
         else:  # a folded row: "k other options", "k other right options"
             assert re.fullmatch(r"(all )?\d+ (other )?(right )?options", name) and mark == ("right" in name)
     assert counted == len(answers)
+
+
+def test_a_share_on_a_half_rounds_up_as_every_number_on_screen_does():
+    """Found by CI: 1 of 8 right is 12.5 %; Python's round() would write 12, the screen's rule writes 13."""
+    record = {"key": "x", "prompt": "?", "options": ["w0", "w1"], "answer": "w1", "also": [],
+              "explanation": "", "low": None, "high": None}
+    assert "1 of 8 (13 %) right" in V.class_result_text(record, ["w0"] * 7 + ["w1"], 8)
+    assert "3 of 8 (38 %) right" in V.class_result_text(record, ["w0"] * 5 + ["w1"] * 3, 8)
 
 
 def test_a_number_questions_result_on_a_students_device_is_the_spread_and_the_right_share():
