@@ -37,6 +37,10 @@ MAX_TABLE_CELLS = 400
 #   dark), now #a3303c (5.6:1) and #ff8a8a (6.6:1). light-dark() reads the page's colour scheme, which Streamlit
 #   sets on the app but not on a popover (drawn outside it): static/arrival.js copies the app's scheme to the
 #   document;
+# - a table of over 400 cells scrolls both ways in its own box (static/table.js makes the box reachable by keyboard):
+#   the table in it overflows the box rather than scrolling sideways on its own, where no key reached it (a 64-token
+#   α). It stays a block as wide as the box, so that what it draws never changes the box's size (as a table, its
+#   width followed the rows drawn, and a real model's page never settled);
 # - a class question's numbers (a row of Z or α, ui.classmode) scroll inside their box, as the lessons' tables do:
 #   a 64-token row was 5,431 px wide and scrolled the whole projector's page sideways; the sentence under the table
 #   holds every number, wrapped (static/arrival.js makes a scrolling one reachable by keyboard);
@@ -53,6 +57,7 @@ TABLE_CSS = """<style>
 }
 [class*="st-key-table-"] table, .st-key-cm-numbers table, .st-key-cm-desk-numbers table,
 .st-key-projector-numbers table { display: block; max-width: 100%; overflow-x: auto; }
+[class*="st-key-table-"].alv-scroll table { max-width: none; overflow: visible; }
 [class*="st-key-table-"] th, [class*="st-key-table-"] td { padding: 0.25rem 0.5rem; white-space: nowrap; }
 .st-key-prev_step, .st-key-next_step { container-type: inline-size; }
 @container (max-width: 190px) { .st-key-prev_step kbd, .st-key-next_step kbd { display: none; } }

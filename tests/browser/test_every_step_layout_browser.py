@@ -41,8 +41,8 @@ SMOLLM2 = quote_plus(MODELS["smollm2"].title)
 # - a table of more than ui.view.MAX_TABLE_CELLS (400) cells is drawn in a box of its own that scrolls both
 #   ways (static/view.js: class "alv-scroll"; a real model's X is [n × 384] or [n × 576], its W_Q [384 × 64]).
 #   conftest's CUT_OFF_TABLES does not exclude them: with ui.components.TABLE_CSS the <table> in the box is
-#   itself display: block with overflow-x: auto, so its scrollWidth exceeds its clientWidth. Here the class
-#   "alv-scroll" excludes them;
+#   a block as wide as the box that its rows overflow (the box scrolls, not the table), so its scrollWidth
+#   exceeds its clientWidth. Here the class "alv-scroll" excludes them;
 # - on a tablet, SCROLLS_ON_A_TABLET (test_lessons_browser.py): the trained head's 12 × 12 form, lt-form.
 ALLOWED = {"laptop": (), "tablet": SCROLLS_ON_A_TABLET}
 
