@@ -41,6 +41,10 @@ MAX_TABLE_CELLS = 400
 #   the table in it overflows the box rather than scrolling sideways on its own, where no key reached it (a 64-token
 #   α). It stays a block as wide as the box, so that what it draws never changes the box's size (as a table, its
 #   width followed the rows drawn, and a real model's page never settled);
+# - a learner's own text spacing (WCAG 1.4.12: line height 1.5, letter spacing 0.12 em, word spacing 0.16 em,
+#   paragraphs 2 em apart) cuts no text: the sidebar's lesson names wrap rather than end in "…" ("Phonebook: keys
+#   vs values" did), and tabs ("head 1") and a segmented control's buttons (a real model's layers "13–18") grow
+#   taller rather than cut their labels' tops; at the usual spacing each keeps its height (the min-heights);
 # - a class question's numbers (a row of Z or α, ui.classmode) scroll inside their box, as the lessons' tables do:
 #   a 64-token row was 5,431 px wide and scrolled the whole projector's page sideways; the sentence under the table
 #   holds every number, wrapped (static/arrival.js makes a scrolling one reachable by keyboard);
@@ -67,6 +71,11 @@ TABLE_CSS = """<style>
 [data-testid="stCaptionContainer"], .st-key-prev_step kbd, .st-key-next_step kbd { opacity: 0.75; }
 [data-testid="stSliderThumbValue"] p { color: light-dark(#c53948, #ff7a7a); }
 [data-variant="segmented_control"][aria-checked="true"] p { color: light-dark(#a3303c, #ff8a8a); }
+[data-testid="stSidebarNavLink"] { height: auto; min-height: 2rem; }
+[data-testid="stSidebarNavLink"] span, [data-testid="stSidebarNavLink"] [data-testid="stMarkdownContainer"] {
+  white-space: normal; overflow: visible; text-overflow: clip; height: auto; }
+[data-testid="stTabs"] [role="tablist"], [data-testid="stTabs"] [role="tab"] { height: auto; min-height: 2.5rem; }
+[data-testid="stButtonGroup"] button { height: auto; min-height: 2rem; }
 @media (prefers-reduced-motion: reduce) {
   *, *::before, *::after { animation-duration: 0.01ms !important; animation-iteration-count: 1 !important;
     transition-duration: 0.01ms !important; scroll-behavior: auto !important; }

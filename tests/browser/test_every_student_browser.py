@@ -6,7 +6,8 @@
 - Reduced motion: with the system's "reduce motion" on, nothing on a page transitions, animates or scrolls smoothly.
 - Each page declares its language to assistive technology (<html lang>).
 - Reflow (WCAG 1.4.10): at 320 CSS px wide (a 1280 px screen at 400 %) and at 640 × 400 (1280 × 800 at 200 %), no
-  page scrolls sideways as a whole; only a table, a formula or a grid of numbers scrolls inside its own box."""
+  page scrolls sideways as a whole; only a table, a formula or a grid of numbers scrolls inside its own box.
+- Text spacing (WCAG 1.4.12): a learner's own line height, letter, word and paragraph spacing cuts no text."""
 
 from __future__ import annotations
 
@@ -176,5 +177,75 @@ def test_a_step_reads_in_order_heading_text_chart_and_its_table(browser, base_ur
         assert heading < text < table, (heading, text, table)
         for k in charts:  # a chart before the table: its alternative names the table, or writes its numbers itself
             assert "Its numbers are in the table with it." in tree[k] or re.search(r"\d\.\d\d", tree[k]), tree[k]
+    finally:
+        made.close()
+
+
+# WCAG 1.4.12's spacing, as a learner's own style sheet (or a bookmarklet) sets it on every element
+TEXT_SPACING = """* { line-height: 1.5 !important; letter-spacing: 0.12em !important; word-spacing: 0.16em !important; }
+p { margin-bottom: 2em !important; }"""
+# JS: each piece of text that a box cuts off: a text's glyph boxes reach more than 2 px past a box that hides what
+# overflows it (overflow hidden or clip, an ellipsis), with no box between them that scrolls on that axis (what a
+# scroll reaches is not lost). Visually hidden text (a box of 1 px, for screen readers) is left out. Each as
+# "the box's key < its parents' keys: the text".
+CUT_TEXT = r"""() => { const cut = new Set();
+  const walker = document.createTreeWalker(document.querySelector('[data-testid=stApp]'), NodeFilter.SHOW_TEXT);
+  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+    const e = t.parentElement;
+    if (!t.textContent.trim() || !e.getClientRects().length || e.closest('.katex-mathml, svg')) continue;
+    const range = document.createRange();
+    range.selectNodeContents(t);
+    const glyphs = [...range.getClientRects()].filter(r => r.width > 0 && r.height > 0);
+    let scrollsX = false, scrollsY = false;
+    for (let a = e; glyphs.length && a && a !== document.body && !(scrollsX && scrollsY); a = a.parentElement) {
+      const s = getComputedStyle(a);
+      const hidesX = !scrollsX && /hidden|clip/.test(s.overflowX);
+      const hidesY = !scrollsY && /hidden|clip/.test(s.overflowY);
+      scrollsX ||= /auto|scroll/.test(s.overflowX);
+      scrollsY ||= /auto|scroll/.test(s.overflowY);
+      if (!hidesX && !hidesY) continue;
+      if (a.clientWidth <= 1 || a.clientHeight <= 1) break;
+      const b = a.getBoundingClientRect(), left = b.left + a.clientLeft, top = b.top + a.clientTop;
+      const right = left + a.clientWidth, bottom = top + a.clientHeight;
+      if (glyphs.some(r => (hidesX && (r.right > right + 2 || r.left < left - 2))
+                       || (hidesY && (r.bottom > bottom + 2 || r.top < top - 2)))) {
+        const ids = [];
+        for (let q = a; q && ids.length < 3; q = q.parentElement) {
+          const k = q.getAttribute('data-testid')
+            || [...q.classList].find(c => c.startsWith('st-key-') || c.startsWith('katex'));
+          if (k) ids.push(k);
+        }
+        cut.add(ids.join(' < ') + ': ' + t.textContent.trim().slice(0, 40));
+        break;
+      }
+    }
+  }
+  return [...cut]; }"""
+
+
+def test_a_learners_own_text_spacing_cuts_no_text(browser, base_url):
+    """WCAG 1.4.12: with a learner's line height of 1.5, letter spacing of 0.12 em, word spacing of 0.16 em and
+    paragraphs 2 em apart, no text on any page is cut that the usual spacing shows whole (found and fixed: the
+    sidebar's "Phonebook: keys vs values" ended in "…", the multi-head page's tabs and a real model's layer buttons
+    cut their labels' tops). Text cut at the usual spacing too is not the spacing's doing: a formula's glyph boxes
+    (the font's ascent and descent, not its ink) reach past the formula's box by a few pixels."""
+    made = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = made.new_page()
+        failures = {}
+        for path in ["/", "/?step=8", *LESSONS]:
+            page.goto(base_url + path)
+            settle(page)
+            before = set(page.evaluate(CUT_TEXT))
+            page.add_style_tag(content=TEXT_SPACING)  # (reading a box's size lays the page out again first)
+            cut = sorted(set(page.evaluate(CUT_TEXT)) - before)
+            if cut:
+                failures[path] = cut
+        assert not failures, failures
+        # the probe itself finds a cut: a line of text in a box too low for it, which hides what overflows
+        page.evaluate("""() => { const d = document.createElement('div');
+            d.style.cssText = 'height: 12px; overflow: hidden; font-size: 20px'; d.textContent = 'cut in half';
+            document.querySelector('[data-testid=stMainBlockContainer]').prepend(d); }""")
+        assert any(c.endswith(": cut in half") for c in page.evaluate(CUT_TEXT)), page.evaluate(CUT_TEXT)
     finally:
         made.close()
