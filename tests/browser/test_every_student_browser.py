@@ -7,7 +7,9 @@
 - Each page declares its language to assistive technology (<html lang>).
 - Reflow (WCAG 1.4.10): at 320 CSS px wide (a 1280 px screen at 400 %) and at 640 × 400 (1280 × 800 at 200 %), no
   page scrolls sideways as a whole; only a table, a formula or a grid of numbers scrolls inside its own box.
-- Text spacing (WCAG 1.4.12): a learner's own line height, letter, word and paragraph spacing cuts no text."""
+- Text spacing (WCAG 1.4.12): a learner's own line height, letter, word and paragraph spacing cuts no text.
+- Target size (WCAG 2.2's 2.5.8, a goal beyond 2.1): every target on every page, scrolled through, on a phone
+  and a laptop."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.axe import small_targets
 from tests.browser.test_accessibility_browser import LESSONS, SETTLED, settle
 from tests.browser.test_classmode_browser import LAPTOP, Room, in_class, start
 
@@ -247,5 +250,31 @@ def test_a_learners_own_text_spacing_cuts_no_text(browser, base_url):
             d.style.cssText = 'height: 12px; overflow: hidden; font-size: 20px'; d.textContent = 'cut in half';
             document.querySelector('[data-testid=stMainBlockContainer]').prepend(d); }""")
         assert any(c.endswith(": cut in half") for c in page.evaluate(CUT_TEXT)), page.evaluate(CUT_TEXT)
+    finally:
+        made.close()
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 800)], ids=["phone", "laptop"])
+def test_every_target_is_24_px_or_has_the_room_around_it(browser, base_url, width, height):
+    """WCAG 2.2's 2.5.8 (issue 44's goal beyond 2.1): each control a pointer or a finger aims at is at least 24 ×
+    24 CSS px, or has that room free around it, on every page from its top to its end, the sidebar too."""
+    made = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        page = made.new_page()
+        failures = {}
+        for path in ["/?step=5", "/?step=8", *LESSONS]:
+            page.goto(base_url + path)
+            settle(page)
+            found = small_targets(page)
+            if found:
+                failures[path] = found
+        assert not failures, failures
+        # the check itself finds two 10 px buttons 2 px apart at the lesson's end
+        page.evaluate("""() => { const row = document.createElement('div');
+            row.style.cssText = 'display: flex; gap: 2px';
+            for (const name of ['a', 'b']) { const b = document.createElement('button'); b.textContent = name;
+              b.style.cssText = 'width: 10px; height: 10px; padding: 0; font-size: 8px'; row.append(b); }
+            document.querySelector('[data-testid=stMainBlockContainer]').append(row); }""")
+        assert len(small_targets(page)) == 2, small_targets(page)
     finally:
         made.close()
