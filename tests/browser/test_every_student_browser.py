@@ -184,6 +184,17 @@ def test_a_step_reads_in_order_heading_text_chart_and_its_table(browser, base_ur
         made.close()
 
 
+def on_every_page(page, base_url: str, paths: list[str], find) -> dict[str, list[str]]:
+    """Each of ``paths`` opened and settled, and what ``find(page)`` finds wrong there, for those where it finds any."""
+    failures = {}
+    for path in paths:
+        page.goto(base_url + path)
+        settle(page)
+        if found := find(page):
+            failures[path] = found
+    return failures
+
+
 # WCAG 1.4.12's spacing, as a learner's own style sheet (or a bookmarklet) sets it on every element
 TEXT_SPACING = """* { line-height: 1.5 !important; letter-spacing: 0.12em !important; word-spacing: 0.16em !important; }
 p { margin-bottom: 2em !important; }"""
@@ -235,15 +246,12 @@ def test_a_learners_own_text_spacing_cuts_no_text(browser, base_url):
     made = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         page = made.new_page()
-        failures = {}
-        for path in ["/", "/?step=8", *LESSONS]:
-            page.goto(base_url + path)
-            settle(page)
+        def newly_cut(page):
             before = set(page.evaluate(CUT_TEXT))
             page.add_style_tag(content=TEXT_SPACING)  # (reading a box's size lays the page out again first)
-            cut = sorted(set(page.evaluate(CUT_TEXT)) - before)
-            if cut:
-                failures[path] = cut
+            return sorted(set(page.evaluate(CUT_TEXT)) - before)
+
+        failures = on_every_page(page, base_url, ["/", "/?step=8", *LESSONS], newly_cut)
         assert not failures, failures
         # the probe itself finds a cut: a line of text in a box too low for it, which hides what overflows
         page.evaluate("""() => { const d = document.createElement('div');
@@ -261,13 +269,7 @@ def test_every_target_is_24_px_or_has_the_room_around_it(browser, base_url, widt
     made = browser.new_context(viewport={"width": width, "height": height})
     try:
         page = made.new_page()
-        failures = {}
-        for path in ["/?step=5", "/?step=8", *LESSONS]:
-            page.goto(base_url + path)
-            settle(page)
-            found = small_targets(page)
-            if found:
-                failures[path] = found
+        failures = on_every_page(page, base_url, ["/?step=5", "/?step=8", *LESSONS], small_targets)
         assert not failures, failures
         # the check itself finds two 10 px buttons 2 px apart at the lesson's end
         page.evaluate("""() => { const row = document.createElement('div');
