@@ -17,6 +17,7 @@ export function show(panel, view, parts, anchor, r, c) {
     `[data-panel="${CSS.escape(l.panel)}"]`));
   tip.replaceChildren(...drawLines([...explain(panel, r, c), ...(away ? sources(panel, r, c) : [])]));
   tip.hidden = false;
+  view.shown = panel;  // the panel whose tooltip this is (static/view.js: Escape hides it)
   const box = anchor.getBoundingClientRect();
   // inside the main area, never under the sidebar (which is drawn above the page): from its left edge
   // to the window's right (a phone's open sidebar covers the whole page, and then the window is the bound)

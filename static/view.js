@@ -20,7 +20,7 @@
 
 const { drawFigure } = await import(new URL("grid.js" + new URL(import.meta.url).search, import.meta.url).href);
 const { drawTable } = await import(new URL("table.js" + new URL(import.meta.url).search, import.meta.url).href);
-const { LINK_EVENT, light } = await import(new URL("hover.js" + new URL(import.meta.url).search, import.meta.url).href);
+const { LINK_EVENT, hide, light } = await import(new URL("hover.js" + new URL(import.meta.url).search, import.meta.url).href);
 const { el } = await import(new URL("dom.js" + new URL(import.meta.url).search, import.meta.url).href);
 const views = new WeakMap();  // parentElement -> {tip, focus}
 
@@ -28,7 +28,7 @@ export default function render(component) {
   const { data, parentElement, setTriggerValue } = component;
   let view = views.get(parentElement);
   if (!view) {
-    view = { host: null, tip: null, focus: null, onLink: null, observers: [] };
+    view = { host: null, tip: null, focus: null, onLink: null, onKey: null, observers: [] };
     views.set(parentElement, view);
   }
   view.parent = parentElement;  // in the page already: its computed style says how large the type is
@@ -58,6 +58,13 @@ export default function render(component) {
   if (view.onLink) window.removeEventListener(LINK_EVENT, view.onLink);
   view.onLink = (event) => drawn.forEach((d) => d.light(event.detail));
   window.addEventListener(LINK_EVENT, view.onLink);
+  // Escape hides the tooltip wherever the focus is (WCAG 1.4.13, dismissible): one shown by the mouse alone,
+  // with the focus elsewhere, was not hidden by it, the key reaching the grid only when it had the focus
+  if (view.onKey) document.removeEventListener("keydown", view.onKey);
+  view.onKey = (event) => {
+    if (event.key === "Escape" && view.tip && !view.tip.hidden && view.shown) hide(view, view.shown);
+  };
+  document.addEventListener("keydown", view.onKey);
   if (view.focus) {  // after a rerun, the keyboard stays where it was
     const index = drawn.findIndex((d) => d.id === view.focus.panel);
     const grid = index >= 0 && drawn[index].grid;
@@ -65,9 +72,10 @@ export default function render(component) {
       grid.moveTo(Number(view.focus.r), Number(view.focus.c), true);
     }
   }
-  const { onLink, observers } = view;  // this draw's own, whenever Streamlit calls the clean-up
+  const { onLink, onKey, observers } = view;  // this draw's own, whenever Streamlit calls the clean-up
   return () => {
     window.removeEventListener(LINK_EVENT, onLink);
+    document.removeEventListener("keydown", onKey);
     observers.forEach((o) => o.disconnect());
   };
 }

@@ -105,6 +105,23 @@ def test_hovering_a_weight_shows_its_softmax_and_sends_nothing(open_page):
     assert len(sent) == before  # hovering sent the server nothing
 
 
+def test_escape_hides_a_tooltip_the_mouse_showed_wherever_the_focus_is(open_page):
+    """WCAG 1.4.13 (dismissible): a tooltip shown by hovering, with the keyboard's focus outside the chart (here
+    in the sentence box), goes away on Escape without the pointer moving; the lit panels go dark with it; the next
+    hover shows it again."""
+    page = open_page("/?step=5", ".st-key-table-scores table")
+    page.locator(".st-key-sentence input").focus()
+    hover(page, "scores", 1, 2)
+    tooltip(page)
+    assert page.locator("[data-panel='scores'] .alv-here").count() == 1  # its own cell in the table, lit
+    page.keyboard.press("Escape")
+    expect(page.locator(".alv-tip:not([hidden])")).to_have_count(0)
+    expect(page.locator("[data-panel='scores'] .alv-here")).to_have_count(0)
+    assert page.evaluate("() => document.activeElement.closest('.st-key-sentence') !== null")  # the focus stayed
+    hover(page, "scores", 2, 1)
+    assert "s" in tooltip(page)
+
+
 def test_clicking_a_row_chooses_the_query_and_the_link_follows(open_page):
     page = open_page("/?step=7", ".st-key-table-weights table")
     page.locator(".st-key-table-weights tbody th", has_text="forum").click()
