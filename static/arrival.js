@@ -44,17 +44,23 @@ function reachable() {
   for (const [selector, label] of SCROLLERS) {
     for (const box of document.querySelectorAll(selector)) {
       const scrolls = box.scrollWidth > box.clientWidth + 2;  // KaTeX's box is 2 px short of its content, always
-      if (scrolls === "reachable" in box.dataset) continue;
+      // a box its content overflows by those 2 px scrolls them and no more: Chrome makes such a box a Tab stop of
+      // its own, with no name (found by walking every lesson with Tab), which tabindex −1 takes out of the order
+      const state = scrolls ? "scrolls" : box.scrollWidth > box.clientWidth ? "still" : undefined;
+      if (box.dataset.reachable === state) continue;
       if (scrolls) {
-        box.dataset.reachable = "";
+        box.dataset.reachable = state;
         box.tabIndex = 0;
         if (label) box.setAttribute("role", "region");
         // a table is named by the title drawn above it, "Row 2 of Z (the query “cat”)" (ui/classmode.py)
         const title = label ? null : box.closest("[class*='-numbers']")?.querySelector("strong")?.textContent;
         if (label || title) box.setAttribute("aria-label", label || title);
       } else {
-        delete box.dataset.reachable;
         ["tabindex", "role", "aria-label"].forEach((name) => box.removeAttribute(name));
+        if (state) {
+          box.dataset.reachable = state;
+          box.tabIndex = -1;
+        } else delete box.dataset.reachable;
       }
     }
   }

@@ -1,11 +1,14 @@
 """Keyboard only, the walkthrough and the multi-head page, as a learner who never touches the mouse: every
 navigation leaves the focus on what it opened, the next Tab goes on from there, and the focus is never lost
-to the page's <body> (it went there after Enter on a cell, 34 Tabs from the grid; issue 34)."""
+to the page's <body> (it went there after Enter on a cell, 34 Tabs from the grid; issue 34). And every lesson
+walked by Tab: each control reached in the order it stands, each showing that it has the focus, none a trap
+(issue 44: WCAG 2.1.1, 2.1.2, 2.4.3, 2.4.7)."""
 
 from __future__ import annotations
 
 import pytest
 
+from tests.browser.test_accessibility_browser import LESSONS, settle
 from tests.browser.test_arrival_browser import LAPTOP, arrived
 
 pytestmark = pytest.mark.browser
@@ -76,3 +79,103 @@ def test_the_multihead_page_by_keyboard_alone(open_page):
     navigate(page, "Enter", "open-head")  # open head 2 below
     page.wait_for_function("() => document.querySelector('.st-key-open_head input')?.value === 'head 2'")
     tab_to(page, "head 2", limit=4)  # the head's menu, right under the heading
+
+
+# JS: every element the Tab key should reach on the page as it stands, in the page's order, each marked with its
+# number (data-walk): what takes the focus (links, buttons, fields, an expander's summary, tabindex ≥ 0), not
+# disabled, drawn, and not hidden; of a radio group (radio inputs, or buttons with the role, as a segmented
+# control's) only its chosen option, or its first when none is chosen: one Tab stop, the arrow keys move within it.
+# Each as "number key tag: its name".
+TABBABLE = r"""() => { const out = [];
+  const all = document.querySelectorAll('button, a[href], input, select, textarea, summary, [tabindex]');
+  for (const e of all) {
+    if (e.tabIndex < 0 || e.disabled || !e.getClientRects().length || getComputedStyle(e).visibility === 'hidden'
+        || e.closest('[inert], [aria-hidden=true]')) continue;
+    if (e.type === 'radio' || e.getAttribute('role') === 'radio') {  // a group's chosen option, or its first
+      const group = e.type === 'radio' ? [...document.querySelectorAll(`input[type=radio][name="${e.name}"]`)]
+        : [...e.closest('[role=radiogroup]').querySelectorAll('[role=radio]')];
+      const chosen = group.find(o => o.checked || o.getAttribute('aria-checked') === 'true') || group[0];
+      if (e !== chosen) continue;
+    }
+    e.dataset.walk = out.length + 1;
+    const key = [...(e.closest('[class*=st-key-]')?.classList || [])].find(c => c.startsWith('st-key-'))
+      || e.getAttribute('data-testid') || '';
+    const name = (e.getAttribute('aria-label') || e.innerText || e.value || '').trim().slice(0, 30).replace(/\n/g, ' ');
+    out.push(`${out.length + 1} ${key} ${e.tagName.toLowerCase()}: ${name}`);
+  }
+  return out; }"""
+# JS: how the element numbered ``walk`` and three of its parents look (outline, shadow, borders, background, their
+# ::before and ::after too), to compare with and without the focus
+LOOKS = r"""walk => { const props = ['outlineStyle', 'outlineWidth', 'outlineColor', 'boxShadow', 'borderTopColor',
+    'borderBottomColor', 'backgroundColor', 'textDecorationLine'];
+  const looks = [];
+  for (let e = document.querySelector(`[data-walk="${walk}"]`), i = 0; e && i < 4; e = e.parentElement, i++)
+    for (const pseudo of [null, '::before', '::after']) {
+      const style = getComputedStyle(e, pseudo);
+      looks.push(props.map(p => style[p]).join(' '));
+    }
+  return looks.join(' | '); }"""
+# JS: the focus is in Streamlit's data editor (a grid drawn on a canvas, which moves the focus from the canvas to
+# its own hidden cells), and control ``k``, the next, is not
+IN_DATA_EDITOR = """k => { const editor = '[data-testid=stDataFrameResizable]';
+  return !!document.activeElement?.closest(editor)
+    && !document.querySelector(`[data-walk="${k}"]`)?.closest(editor); }"""
+# JS: the focus is on a box made a Tab stop since the list was made, standing before control ``k`` (a formula
+# becomes one when it grows wider than its box, static/arrival.js): a stop in its place in the order
+LATE_STOP = """k => { const a = document.activeElement, next = document.querySelector(`[data-walk="${k}"]`);
+  return !!a && !a.dataset.walk && a.tabIndex >= 0 && a !== document.body && !!next
+    && !!(a.compareDocumentPosition(next) & Node.DOCUMENT_POSITION_FOLLOWING); }"""
+STILL = "() => document.getAnimations().every(a => a.playState !== 'running')"  # a focus ring's transition is over
+WALK_PAGES = ["/", *(path for path in LESSONS if path != "/classmode")]  # (class mode: its own keyboard test)
+
+
+def walk_by_tab(page) -> list[str]:
+    """Tab from the page's top through every control it has, and then once more. What went wrong: a control the
+    Tab skipped or met out of the page's order, a control that looked the same with the focus as without it, and
+    a last Tab that did not leave the page (a trap). Streamlit's data editor draws its focus inside a canvas, which
+    this cannot see (docs/accessibility.md, 2.4.7), and moves the focus among its cells, which takes two more Tabs
+    to leave."""
+    controls = page.evaluate(TABBABLE)
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    wrong = []
+    for k, control in enumerate(controls, 1):
+        page.wait_for_function(STILL)
+        before = page.evaluate(LOOKS, k)
+        for _ in range(4):  # the data editor takes Tabs among its cells (the canvas, its cell, out)
+            page.keyboard.press("Tab")
+            if page.evaluate(LATE_STOP, k):
+                page.keyboard.press("Tab")
+            if not page.evaluate(IN_DATA_EDITOR, k):
+                break
+        else:
+            wrong.append(f"the keyboard cannot Tab out of the data editor before {control}")
+            break
+        now = page.evaluate("() => document.activeElement?.dataset?.walk"
+                            " || document.activeElement?.outerHTML.slice(0, 200)")
+        if now != str(k):
+            wrong.append(f"Tab went to {now} where {control} was next")
+            break
+        page.wait_for_function(STILL)
+        if page.evaluate(LOOKS, k) == before and " canvas: " not in control:
+            wrong.append(f"no sign of the focus on {control}")
+    page.keyboard.press("Tab")
+    if page.evaluate("() => !!document.activeElement?.dataset?.walk && document.activeElement.dataset.walk !== '1'"):
+        wrong.append(f"the last Tab stayed on {page.evaluate('() => document.activeElement.dataset.walk')}")
+    return wrong
+
+
+@pytest.mark.parametrize("path", WALK_PAGES)
+def test_every_lesson_by_tab_reaches_each_control_in_order_each_showing_its_focus(browser, base_url, path):
+    made = browser.new_context(viewport=LAPTOP)
+    try:
+        page = made.new_page()
+        page.goto(base_url + path)
+        settle(page)
+        assert not walk_by_tab(page)
+        if path == "/":  # the walk itself finds a button that looks the same with the focus as without it
+            page.evaluate("""() => { const plain = document.createElement('button'); plain.textContent = 'plain';
+                plain.style.cssText = 'all: unset'; plain.tabIndex = 0;
+                document.querySelector('[data-testid=stMainBlockContainer]').append(plain); }""")
+            assert "no sign of the focus on" in walk_by_tab(page)[-1], walk_by_tab(page)
+    finally:
+        made.close()
