@@ -60,6 +60,20 @@ def test_smollm2_with_heads_off_matches_hugging_face(smollm2):
             assert not np.allclose(ours, g[f"{s}/logits"], rtol=0, atol=1e-3)
 
 
+def test_smollm2_with_several_sets_of_heads_off_at_once_matches_hugging_face(smollm2):
+    """ablated_logits_each: the golden sets of heads off (one head, three in three layers, a whole layer) and none,
+    as one batch, each as Hugging Face's run with that set off, at the same tolerance, and none off as the model."""
+    g = np.load(GOLDEN / "smollm2.npz")
+    for s, sentence in enumerate(g["sentences"]):
+        offs = [*golden_off(g), frozenset()]
+        ours = smollm2.ablated_logits_each(str(sentence), offs)
+        assert ours.shape == (len(offs), g[f"{s}/logits"].shape[-1])
+        for k, want in enumerate([*(g[f"{s}/off/{k}/logits"] for k in range(len(offs) - 1)), g[f"{s}/logits"]]):
+            np.testing.assert_allclose(ours[k], want, rtol=0, atol=TOLERANCE * np.abs(want).max(), err_msg=f"{s} {k}")
+    with pytest.raises(ValueError, match="heads 0–8"):
+        smollm2.ablated_logits_each("hello", [frozenset(), frozenset({(0, 9)})])
+
+
 def test_nothing_switched_off_is_the_model(smollm2, minilm):
     for sentence in ("This forum is awesome", "hello"):
         np.testing.assert_array_equal(smollm2.ablated_logits(sentence, frozenset()), smollm2.forward(sentence).logits)

@@ -367,10 +367,25 @@ class SmolLM2:
         start = min(layer for layer, _ in off)
         return self.next_logits(self.layers_from(fwd.residual[start], start, off)[..., -1, :])
 
-    def layers_from(self, h: Array, start: int, off: Off = frozenset(),
+    def ablated_logits_each(self, sentence: str, offs: Sequence[Off]) -> Array:
+        """``ablated_logits`` for each set of heads in ``offs``, at once   [len(offs), 49152]: one copy of the
+        sentence's residual stream a set, run as one batch from the first layer any set switches a head off in
+        (the copies share each layer's weights as they pass: a test's 216 runs took a third of the time)."""
+        fwd = self.recent(sentence)
+        for off in offs:
+            for layer, head in off:
+                check_head(self.info, layer, head)
+        if not any(offs):
+            return np.repeat(fwd.logits[None], len(offs), axis=0)
+        start = min(layer for off in offs for layer, _ in off)
+        h = np.repeat(fwd.residual[start][None], len(offs), axis=0)  # [sets, n, 576]
+        return self.next_logits(self.layers_from(h, start, list(offs))[:, -1, :])
+
+    def layers_from(self, h: Array, start: int, off: Off | list[Off] = frozenset(),
                     each: Callable[[], None] | None = None) -> Array:
         """The residual stream after the last layer, running layers ``start`` … 29 on h (what layer
-        ``start`` receives) [..., n, 576], with the heads in ``off`` switched off (α·V zero before W_O).
+        ``start`` receives) [..., n, 576], with the heads in ``off`` switched off (α·V zero before W_O), or,
+        with ``off`` a list, h's copies [sets, n, 576] each with the heads of its own set switched off.
         ``each()`` after each layer run."""
         n = h.shape[-2]
         cos, sin = self.rope(n)
@@ -378,7 +393,11 @@ class SmolLM2:
         for index in range(start, self.info.layers):
             layer = self.layers[index]
             out, _, _, _ = self.attention(layer, rms_norm(h, layer.norm_attn, self.eps), cos, sin, allowed)
-            out[..., [head for lay, head in off if lay == index], :, :] = 0  # a fresh array: the heads switched off
+            if isinstance(off, list):  # copy c's own set
+                for copy, heads_off in enumerate(off):
+                    out[copy, [head for lay, head in heads_off if lay == index]] = 0
+            else:
+                out[..., [head for lay, head in off if lay == index], :, :] = 0  # a fresh array: the heads off
             h = self.feed_forward(layer, self.mix(layer, h, out))
             if each is not None:
                 each()
