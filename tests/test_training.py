@@ -301,3 +301,26 @@ def test_the_head_before_training_is_the_runs_step_0_replayed_from_its_seed(task
             assert before.tokens == kept.tokens
             np.testing.assert_array_equal(before.weights, kept.weights)
             np.testing.assert_array_equal(before.output, kept.output)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.sampled_from(sorted(TASKS)), st.integers(0, 2**16), st.integers(2, 30))
+def test_the_curves_table_holds_each_saved_steps_losses_recomputed_from_its_batch(task, seed, steps):
+    """The table beside the loss and accuracy charts (issue 44: a number table beside every chart): a row for each
+    saved step; at step s the loss of step s's own training batch under the parameters before it (recomputed here
+    from the batch and the saved parameters: with at most 30 steps every step is saved), none at step 0; the
+    held-out loss and accuracy of the parameters saved at s, recomputed on the held-out set."""
+    from viz.training import curves_frame
+
+    batches = []
+    run = train(TrainingConfig(task=task, seed=seed, steps=steps), on_batch=batches.append)
+    frame = curves_frame(run)
+    assert list(frame.index) == [str(s) for s in run.snapshot_steps] == [str(s) for s in range(len(batches) + 1)]
+    assert np.isnan(frame.iloc[0, 0])
+    for s, batch in enumerate(batches, 1):
+        loss, _ = gradients(run.snapshots[s - 1], run.table[batch.tokens] + run.positional, batch.answers)
+        assert frame.iloc[s, 0] == pytest.approx(loss, rel=1e-9)
+    for k, params in enumerate(run.snapshots):
+        x = run.table[run.held_out.tokens] + run.positional
+        held_loss, held_accuracy = loss_and_accuracy(forward(params, x), run.held_out.answers)
+        assert (frame.iloc[k, 1], frame.iloc[k, 2]) == pytest.approx((held_loss, held_accuracy), rel=1e-9)

@@ -79,6 +79,17 @@ def curves_figures(run: Run, at_step: int) -> list[svg.Svg]:
     return [loss, accuracy]
 
 
+def curves_frame(run: Run) -> pd.DataFrame:
+    """The two charts' numbers at each saved step (the rows): the loss on that step's training batch (none at step 0,
+    before any batch), the held-out loss and the held-out accuracy, the values the lines pass through there."""
+    steps = list(run.snapshot_steps)
+    batch = [float(run.losses[s - 1]) if 1 <= s <= len(run.losses) else None for s in steps]
+    frame = pd.DataFrame({"training batch's loss": batch, "held-out loss": run.held_out_loss.astype(float),
+                          "held-out accuracy": run.held_out_accuracy.astype(float)}, index=[str(s) for s in steps])
+    frame.index.name = "step"
+    return frame
+
+
 def alpha_figure(trace, head: int, heads: int, step: int) -> svg.Svg:
     """α of one head at one step, rows the queries; keys after the query are masked (grey)."""
     name = f"α, head {head + 1}" if heads > 1 else "α"
