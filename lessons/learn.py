@@ -122,7 +122,7 @@ else:
                "sequences, none of them in any training batch. The grey line is the best held-out accuracy of a "
                f"strategy that needs no search ({V.baselines_text(run)}).")
     with st.expander("The numbers of the two charts, at each saved step", icon=":material/table:"):
-        ui.table(V.curves_frame(run), "lt-curves", decimals=3)
+        ui.table(V.curves_frame(run), "lt-curves", decimals=3, blank=V.CURVES_BLANK)
 
     st.subheader(f"α on a held-out sequence at step {step}", divider="gray")
     ui.lesson("learn/01_alpha")

@@ -85,8 +85,9 @@ export function explain(panel, r, c) {
     `${name(panel.colName || "column", panel.cols, c, panel.colNumbered)}`);
   const tip = panel.tip;
   const i = String(r + 1), j = String(c + 1), ij = `${r + 1},${c + 1}`;
-  if (v === null) {
-    text("alv-math", `masked: the causal mask hides key ${c + 1} from query ${r + 1}` +
+  if (v === null) {  // an empty cell: what the panel says of it (ui/view.py's ``blank``), else a causal mask's
+    if (panel.blank) text("alv-math", panel.blank);
+    else text("alv-math", `masked: the causal mask hides key ${c + 1} from query ${r + 1}` +
       (panel.masked === "−∞" ? ", so its score is −∞" : ", so its weight is exactly 0"));
     return out;
   }

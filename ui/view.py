@@ -87,7 +87,7 @@ def panel(key: str, frame: pd.DataFrame | None = None, fig: Svg | None = None, *
           tip: dict | None = None, links: Sequence[dict] = (), choose: str | None = None, below: bool = False,
           names: tuple[str, str] = ("row", "column"), masked: str = "—", values: Any = None,
           rows: Sequence[str] | None = None, cols: Sequence[str] | None = None,
-          numbered: tuple[bool, bool] = (False, False)) -> dict:
+          numbered: tuple[bool, bool] = (False, False), blank: str | None = None) -> dict:
     """One panel: ``fig`` (a heatmap or tiles, with their grid) and ``frame``'s numbers as its table.
 
     ``decimals``: for the whole table, one a column, or one a cell (an array); ``tip``: where a value comes
@@ -96,14 +96,17 @@ def panel(key: str, frame: pd.DataFrame | None = None, fig: Svg | None = None, *
     sends a choice; ``names``: what a row and a column are ("query", "key"); ``numbered``: whether the
     rows' and the columns' labels are their numbers, counted from 1 ("5": layer 5 of a table of layers 2–6),
     not names (a token "5" at position 4: query “5” (4)); ``masked``: how a masked cell reads ("—" for a
-    weight, "−∞" for a score). Without a frame (``rows``, ``cols``, ``values``): a chart whose cells
-    answer, with no table.
+    weight, "−∞" for a score); ``blank``: what a cell's tooltip says of an empty cell (a missing number, NaN)
+    where it is not a causal mask's (the default says it is). Without a frame (``rows``, ``cols``, ``values``):
+    a chart whose cells answer, with no table.
     """
     if isinstance(decimals, np.ndarray):  # one a column or one a cell
         decimals = decimals.tolist()
     out: dict[str, Any] = {"id": key, "decimals": decimals, "rowName": names[0], "colName": names[1],
                            "masked": masked, "below": below}
     out.update({flag: True for flag, on in zip(("rowNumbered", "colNumbered"), numbered, strict=True) if on})
+    if blank is not None:
+        out["blank"] = blank
     if frame is not None:
         masked_cells = None if MASKED not in frame.attrs else frame.attrs[MASKED].reindex(
             index=frame.index, columns=frame.columns, fill_value=False)

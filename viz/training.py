@@ -79,6 +79,9 @@ def curves_figures(run: Run, at_step: int) -> list[svg.Svg]:
     return [loss, accuracy]
 
 
+CURVES_BLANK = "no training batch yet: step 0 is the head before training, whose first batch is step 1's"
+
+
 def curves_frame(run: Run) -> pd.DataFrame:
     """The two charts' numbers at each saved step (the rows): the loss on that step's training batch (none at step 0,
     before any batch), the held-out loss and the held-out accuracy, the values the lines pass through there."""

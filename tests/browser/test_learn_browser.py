@@ -34,6 +34,14 @@ def test_train_then_watch_it_learn_and_share(open_page, artifacts):
     wait_for_chart(page, "lt-accuracy", "title", ["Held-out accuracy"])
     page.locator(".st-key-lt_train").wait_for(state="hidden")  # the button makes way for the run
     param(page, "lt_run", "true")
+    # the charts' numbers, a saved step a row; step 0 has no training batch, and its empty cell says so, not that a
+    # causal mask hid it (as every empty cell's tooltip did)
+    page.get_by_text("The numbers of the two charts").click()
+    first = page.locator(".st-key-table-lt-curves td").first
+    expect(first).to_have_text("—")
+    first.hover()
+    expect(page.locator(".alv-tip:not([hidden])")).to_contain_text("no training batch yet")
+    expect(page.locator(".alv-tip:not([hidden])")).not_to_contain_text("causal")
 
     page.locator(".st-key-lt_step input").focus()  # the slider's thumb takes Home / End and arrows
     page.keyboard.press("End")

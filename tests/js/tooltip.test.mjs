@@ -84,3 +84,11 @@ test("a table of layers 2–6 names its row by the layer's number, not as a toke
   const tokens = { ...panel, rowName: "query", colName: "key", rowNumbered: undefined, colNumbered: undefined };
   assert.equal(text(explain(tokens, 3, 2)[0]), "query “5” (4) · key 3");
 });
+
+test("an empty cell is a causal mask's only where its panel says nothing else of it", () => {
+  const panel = { values: [[null]], rows: ["0"], cols: ["loss"], rowName: "step", colName: "column" };
+  assert.match(text(explain(panel, 0, 0)[1]), /causal mask hides key 1 from query 1, so its weight is exactly 0/);
+  const said = explain({ ...panel, blank: "no training batch yet" }, 0, 0).map(text);
+  assert.deepEqual(said.slice(1), ["no training batch yet"]);
+  assert.ok(!said.join(" ").includes("causal"));
+});
