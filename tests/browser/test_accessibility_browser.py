@@ -29,7 +29,7 @@ SETTLED = """() => document.querySelector('[data-testid=stApp]')?.getAttribute('
   && document.fonts.status === 'loaded'
   && [...document.querySelectorAll('img')].every(i => i.complete)
   && [...document.querySelectorAll('[class*="st-key-map-"]')].every(b => b.querySelector('nav'))"""
-LESSONS = ["/multihead", "/scaling", "/phonebook", "/relevance", "/parts", "/cross", "/learn", "/real_model",
+LESSONS = ["/multihead", "/scaling", "/phonebook", "/relevance", "/parts", "/cross", "/learn?lt_run=true", "/real_model",
            f"/real_model?rm_model={SMOLLM2}&rm_step=7", "/generate?gen_count=2", "/classmode"]
 
 
