@@ -29,8 +29,8 @@ SETTLED = """() => document.querySelector('[data-testid=stApp]')?.getAttribute('
   && document.fonts.status === 'loaded'
   && [...document.querySelectorAll('img')].every(i => i.complete)
   && [...document.querySelectorAll('[class*="st-key-map-"]')].every(b => b.querySelector('nav'))"""
-LESSONS = ["/multihead", "/scaling", "/phonebook", "/relevance", "/parts", "/cross", "/learn?lt_run=true", "/real_model",
-           f"/real_model?rm_model={SMOLLM2}&rm_step=7", "/generate?gen_count=2", "/classmode"]
+LESSONS = ["/multihead", "/scaling", "/phonebook", "/relevance", "/parts", "/cross", "/learn?lt_run=true",
+           "/real_model", f"/real_model?rm_model={SMOLLM2}&rm_step=7", "/generate?gen_count=2", "/classmode"]
 
 
 def settle(page) -> None:
