@@ -24,10 +24,15 @@ RUN = """async tags => {
 }"""
 
 
-def violations(page) -> list[dict]:
-    """axe's WCAG 2.0/2.1 A and AA violations on ``page`` as it is now."""
+def with_axe(page) -> None:
+    """axe in ``page``, injected once."""
     if not page.evaluate("() => typeof axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE))
+
+
+def violations(page) -> list[dict]:
+    """axe's WCAG 2.0/2.1 A and AA violations on ``page`` as it is now."""
+    with_axe(page)
     return page.evaluate(RUN, TAGS)
 
 
@@ -45,8 +50,7 @@ def small_targets(page) -> list[str]:
     """Every target smaller than 24 × 24 CSS px without that room around it (WCAG 2.2's 2.5.8), in the sidebar
     and in the whole lesson: axe's target-size once, in a window made as tall as the lesson (one run of axe a
     screenful, scrolled through, took 4 minutes for 13 pages on a phone); the window's size is put back after."""
-    if not page.evaluate("() => typeof axe !== 'undefined'"):
-        page.add_script_tag(path=str(AXE))
+    with_axe(page)
     size = page.viewport_size
     try:
         for _ in range(5):  # until the window holds the lesson (a taller window can lay it out taller)

@@ -144,13 +144,11 @@ def test_no_page_scrolls_sideways_at_320_px_or_200_percent_zoom(browser, base_ur
     made = browser.new_context(viewport={"width": width, "height": height})
     try:
         page = made.new_page()
-        failures = []
-        for path in ["/", "/?step=3", "/?step=5", "/?step=8", *LESSONS]:
-            page.goto(base_url + path)
-            settle(page)
+        def sideways(page) -> dict | None:
             found = page.evaluate(SIDEWAYS)
-            if found["over"] > 1 or found["culprit"]:
-                failures.append((path, found))
+            return found if found["over"] > 1 or found["culprit"] else None
+
+        failures = on_every_page(page, base_url, ["/", "/?step=3", "/?step=5", "/?step=8", *LESSONS], sideways)
         assert not failures, failures
         # the probe itself sees a page that does scroll sideways: a paragraph 2,000 px wide put into the lesson
         page.evaluate("""() => { const p = document.createElement('p'); p.style.width = '2000px';
@@ -184,7 +182,7 @@ def test_a_step_reads_in_order_heading_text_chart_and_its_table(browser, base_ur
         made.close()
 
 
-def on_every_page(page, base_url: str, paths: list[str], find) -> dict[str, list[str]]:
+def on_every_page(page, base_url: str, paths: list[str], find) -> dict:
     """Each of ``paths`` opened and settled, and what ``find(page)`` finds wrong there, for those where it finds any."""
     failures = {}
     for path in paths:
