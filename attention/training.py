@@ -408,7 +408,7 @@ class Run:
     table: Array  # the fixed embeddings E   [V, d_model]
     positional: Array  # P   [n, d_model]
     held_out: Batch  # HELD_OUT distinct sequences, none of them in any training batch
-    losses: Array  # the training batch's loss after each step   [steps done]
+    losses: Array  # the loss on each step's training batch, before that step's update   [steps done]
     snapshot_steps: tuple[int, ...]  # the steps whose parameters were kept (0 = before training)
     snapshots: tuple[Parameters, ...]
     held_out_loss: Array  # [snapshots]

@@ -123,6 +123,8 @@ else:
                f"strategy that needs no search ({V.baselines_text(run)}).")
     with st.expander("The numbers of the two charts, at each saved step", icon=":material/table:"):
         ui.table(V.curves_frame(run), "lt-curves", decimals=3, blank=V.CURVES_BLANK)
+        st.caption("A row's training batch's loss is measured as that step trains on its batch, before its update; "
+                   "the held-out loss and accuracy, after it.")
 
     st.subheader(f"α on a held-out sequence at step {step}", divider="gray")
     ui.lesson("learn/01_alpha")
