@@ -39,6 +39,15 @@ def linked(setting: str, anchor: str) -> None:
         go(anchor, on_load=True)
 
 
+_SAY = "_arrival_say"  # a sentence this run asks to be said (``say``)
+
+
+def say(text: str) -> None:
+    """Have ``text`` said once, politely, at the end of this run (a class's revealed answer, issue 44): it goes before
+    an edit's "The numbers are updated"."""
+    st.session_state[_SAY] = text
+
+
 def to_step(key: str, prefix: str = "") -> None:
     """A step menu's ``on_change`` (its widget ``key``): open the step it now names."""
     go(f"{prefix}step-{int(st.session_state.get(key) or 1)}")
@@ -82,6 +91,7 @@ def draw(page: str = "", settings: dict | None = None, sentence: str = "", shown
     key = numbers_key(page, {"sentence": sentence, **(settings or {})})  # the link leaves the default sentence out
     before, token = st.session_state.get(_SAID, (None, ""))
     said = announcement(before, page, key, nonce, sentence if page in SENTENCE_PAGES else None) if shown else ""
+    said = st.session_state.pop(_SAY, "") or said
     if said:
         token = secrets.token_hex(8)  # the same words again are announced again
     st.session_state[_SAID] = ((page, key, nonce), token)

@@ -264,7 +264,8 @@ def join_class() -> None:
 def leave_class() -> None:
     identity.remember(**{"class": None})
     class_watch.forget("student")
-    for held in ("_cm_student", "_cm_applied", "_cm_target", "_cm_seen", "_cm_drawing", "_cm_mode", "_cm_extra"):
+    for held in ("_cm_student", "_cm_applied", "_cm_target", "_cm_seen", "_cm_drawing", "_cm_mode", "_cm_extra",
+                 "_cm_asked", "_cm_told"):
         st.session_state.pop(held, None)
 
 
@@ -399,7 +400,9 @@ def _teacher_controls(secret: str, page: str) -> None:
                        "again with them.")
     if questions:
         chosen = _pick(questions, step)
-        st.button("Ask the class", key="cm_ask", on_click=_ask, args=(secret, questions[chosen]),
+        # the question is read from the list when the button is pressed, not bound to it as this run drew it: a
+        # question picked and asked at once (its run not yet back) asked the one picked before (seen under load)
+        st.button("Ask the class", key="cm_ask", on_click=_ask, args=(secret, questions, chosen),
                   type="primary", icon=":material/campaign:", width="stretch")
     elif page != "classmode":
         st.caption(f"This lesson has no questions to ask; {ASKING_NAMES} have.")
@@ -455,8 +458,12 @@ def _pick(questions: list[dict], step: int | None) -> int:
     return opens if chosen is None or chosen not in offered else chosen
 
 
-def _ask(secret: str, question: dict) -> None:
-    store().open_question(secret, question)
+def _ask(secret: str, questions: list[dict], shown: int) -> None:
+    """"Ask the class": the question the list holds now (``cm_pick``), or the one it showed (``shown``) when it holds
+    none this list offers."""
+    picked = st.session_state.get("cm_pick")
+    chosen = picked if isinstance(picked, int) and 0 <= picked < len(questions) else shown
+    store().open_question(secret, questions[chosen])
     st.session_state.pop("cm_timer", None)
 
 
@@ -861,11 +868,19 @@ def _question(code: str, view: ClassView) -> None:
     q, number = view.question, view.question_no
     me = identity.browser() or ""
     with st.container(border=True, key="cm-question"):
-        st.markdown(f"**Question {number}**")
+        # a heading, and a new question's arrival: at the top of the page with the keyboard's focus, so a screen reader
+        # reads it and a page the lesson left scrolled down shows it (the lesson above it is gone while it is open)
+        st.subheader(f"Question {number}", anchor=f"question-{number}")
+        if st.session_state.get("_cm_asked") != (code, number):
+            st.session_state["_cm_asked"] = (code, number)
+            arrival.go(f"question-{number}")
         st.markdown(markdown_text(q["prompt"]))
         _numbers(q, "cm-numbers", view.state)
         mine = store().my_answer(code, me, number)
         if view.revealed:
+            if st.session_state.get("_cm_told") != (code, number):  # said once, as the box changes above the reader
+                st.session_state["_cm_told"] = (code, number)
+                arrival.say(V.revealed_said(q, number, mine))
             if mine is None:
                 st.info(f"**Answer: {markdown_text(V.answer_text(q))}**. You did not answer this one. "
                         + markdown_text(q.get("explanation", "")))

@@ -74,6 +74,6 @@ def next_step_button(current: int) -> None:
     if current < len(STEPS):
         st.button(f"Next: step {_title(current + 1)}", key="next_step_end", on_click=_move, args=(1,),
                   icon=":material/arrow_downward:", type="primary")
-    else:
-        st.button("Back to step 1", key="first_step_end", on_click=_move, args=(1 - current,),
+    else:  # step 1 from wherever the page is when it is pressed (not from the step this run drew)
+        st.button("Back to step 1", key="first_step_end", on_click=_move, args=(-len(STEPS),),
                   icon=":material/first_page:")

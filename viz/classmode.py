@@ -327,6 +327,16 @@ def class_result_text(question: dict, answers: list[str], joined: int) -> str:
     return said
 
 
+def revealed_said(question: dict, number: int, mine: str | None) -> str:
+    """Plain text a student's screen reader says once when the answer of question ``number`` is revealed (issue 44:
+    the box's text changes above where the reader is): the answer, and whether the student's own ``mine`` (None:
+    no answer) was right. The class's counts stay in the box, read when the student goes there."""
+    said = f"Question {number}: the answer is {answer_text(question)}."
+    if mine is None:
+        return said + " You did not answer it."
+    return said + f" You said {mine}: {'right' if is_right(question, mine) else 'not right'}."
+
+
 def clock(at: float) -> str:
     """A time of day on the server, as the teacher reads it."""
     return time.strftime("%H:%M:%S", time.localtime(at))

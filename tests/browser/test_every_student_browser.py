@@ -57,6 +57,10 @@ def test_a_student_joins_answers_and_reads_the_classs_result_with_the_keyboard_a
         question.locator("[class*=st-key-cm_answer_]").first.wait_for()
         tree = question.aria_snapshot()
         assert "radiogroup" in tree and "Send my answer" in tree, tree  # the question, its options, its button
+        # the new question is a heading, and the keyboard's focus is on it: a screen reader reads it, and the next
+        # Tab starts there
+        assert re.search(r'heading "Question 1" \[level=3\]', tree), tree
+        ann.wait_for_function("() => document.activeElement?.id === 'question-1'")
         tab_to(ann, "cm_answer_1")
         ann.keyboard.press("ArrowDown")  # a radio group: the arrow keys choose (the first option, then the second)
         ann.keyboard.press("ArrowUp")
@@ -74,6 +78,10 @@ def test_a_student_joins_answers_and_reads_the_classs_result_with_the_keyboard_a
         assert 'strong: "The class:"' in tree and re.search(  # read as text, in the accessibility tree
             r'text: "1 of 1 student answered; [01] of 1 \((0|100) %\) right\. Answers: ', tree), tree
         assert re.search(r"Right: you said|You said .*; the answer is", tree), tree  # their own result, before it
+        # and said once, politely, where the reader is (the box changed above it): the answer and their own result
+        said = ann.locator("#attention-lab-announce")
+        expect(said).to_have_text(re.compile(r"^Question 1: the answer is .+\. You said .+: (right|not right)\.$"))
+        expect(said).to_have_attribute("aria-live", "polite")
     finally:
         room.close()
 
