@@ -87,4 +87,4 @@ with right:
                    f"({kept:.0%} of their squared length). Angles and lengths are only approximate. "
                    + scale_note(*arrow_scales(q2, k2)))
     st.markdown(f"Scores of query “{query}” against each key (after the change):")
-    ui.table(T.query_key_frame(after, after.scores).iloc[[i]], "arrow-scores")
+    ui.table(T.one_row(T.query_key_frame(after, after.scores), i), "arrow-scores")

@@ -79,15 +79,17 @@ export function explain(panel, r, c) {
   const fmt = (x) => formatNumber(x, 2);
   // a numbered row ("layer 6") needs no quotes: its label is its number (rowNumbered: layers 2–6 of a table whose
   // first row is layer 2), or it is numbered from 1 as the table counts
-  const name = (kind, labels, k, numbered) => (numbered || labels[k] === String(k + 1) ? `${kind} ${labels[k]}` :
-    `${kind} “${labels[k]}” (${k + 1})`);
-  text("alv-head", `${name(panel.rowName || "row", panel.rows, r, panel.rowNumbered)} · ` +
+  // a row's number is its place in the table, or the panel's ``rowAt``: a chosen query's row alone is its query's
+  const name = (kind, labels, k, numbered, at = k + 1) => (numbered || labels[k] === String(at) ?
+    `${kind} ${labels[k]}` : `${kind} “${labels[k]}” (${at})`);
+  const row = panel.rowAt ? panel.rowAt[r] : r + 1;
+  text("alv-head", `${name(panel.rowName || "row", panel.rows, r, panel.rowNumbered, row)} · ` +
     `${name(panel.colName || "column", panel.cols, c, panel.colNumbered)}`);
   const tip = panel.tip;
   const i = String(r + 1), j = String(c + 1), ij = `${r + 1},${c + 1}`;
   if (v === null) {  // an empty cell: what the panel says of it (ui/view.py's ``blank``), else a causal mask's
     if (panel.blank) text("alv-math", panel.blank);
-    else text("alv-math", `masked: the causal mask hides key ${c + 1} from query ${r + 1}` +
+    else text("alv-math", `masked: the causal mask hides key ${c + 1} from query ${row}` +
       (panel.masked === "−∞" ? ", so its score is −∞" : ", so its weight is exactly 0"));
     return out;
   }

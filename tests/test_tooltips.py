@@ -12,6 +12,7 @@ a calculator that only reads the text.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +25,7 @@ from ui import view
 from viz import figures as F
 from viz import provenance as P
 from viz import tables as T
+from viz.labels import token_labels
 
 WORDS = ["the", "cat", "sat", "a", "x", "Jindřich", "!", "🤗"]
 sentences = st.one_of(
@@ -146,3 +148,58 @@ def test_the_browser_writes_every_number_with_the_servers_digits(pairs):
                           input=json.dumps(sent), capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [text(x, d) for x, d in pairs]
+
+
+@settings(max_examples=25)
+@given(traces(), st.data())
+def test_an_empty_cell_of_a_chosen_querys_row_names_that_query(t, data):
+    """Step 8's α row and output row, for the query the learner chose (ui/walkthrough.py): each cell's tooltip names
+    the query by its number in the sentence, and under the causal mask an empty cell says which key it hides from
+    which query. Before, the row alone was "query 1" whatever the choice: "the causal mask hides key 4 from query
+    1" under the row of query 3."""
+    i = data.draw(st.integers(0, t.n - 1))
+    labels = token_labels(t.tokens)
+    rows = [view.panel("alpha-row", T.one_row(T.query_key_frame(t, t.weights, weights=True), i, i + 1),
+                       names=("query", "key"), masked="—"),
+            view.panel("output-row", T.one_row(T.token_by_dim_frame(t, t.output), i, i + 1),
+                       names=("query", "dimension"))]
+    for panel, cells in zip(rows, written.tooltip_texts(rows), strict=True):
+        assert panel["rowAt"] == [i + 1]
+        for c, lines in enumerate(cells[0]):
+            head = lines[0]["text"]
+            assert head.startswith(f"query {labels[i]} ·" if labels[i] == str(i + 1) else
+                                   f"query “{labels[i]}” ({i + 1}) ·"), head
+            if panel["values"][0][c] is None:
+                assert t.causal and c > i, (i, c)  # an empty cell is the mask's: a key after the query
+                assert lines[1]["text"] == (f"masked: the causal mask hides key {c + 1} from query {i + 1}, so its "
+                                            "weight is exactly 0"), lines[1]["text"]
+
+
+@pytest.mark.parametrize(("page", "query"), [
+    ("lessons/walkthrough.py", {"all_steps": "true", "causal": "true", "query": "3"}),
+    ("lessons/multihead.py", {"causal": "true"}),
+    ("lessons/learn.py", {"lt_run": "true"}),
+    ("lessons/real_model.py", {"rm_model": "SmolLM2 (SmolLM2-135M-Instruct, a Llama decoder)", "rm_step": "7"}),
+], ids=["walkthrough", "multihead", "learn", "smollm2"])
+def test_a_pages_empty_cells_are_a_causal_masks_unless_the_panel_says_what_they_are(page, query):
+    """A cell's tooltip calls an empty cell the causal mask's unless its panel says otherwise (``blank``): on the
+    pages whose panels have empty cells, each such cell is a key after its query (by the row's number in the
+    sentence, ``rowAt``), or its panel says what it is (the learn page's step 0 has no batch loss)."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.table_reading import view_panels
+    from tests.test_pages import APP, TIMEOUT, assert_no_exception
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update(query)
+    at = at.switch_page(page).run()
+    assert_no_exception(at)
+    empty = {}
+    for key, panel in view_panels(at).items():
+        cells = [(r, c) for r, row in enumerate(panel["values"]) for c, v in enumerate(row) if v is None]
+        if cells and "blank" not in panel:
+            at_row = panel.get("rowAt") or list(range(1, len(panel["values"]) + 1))
+            assert all(c + 1 > at_row[r] for r, c in cells), (key, cells)
+            empty[key] = panel.get("rowAt")
+    assert empty, "the page's causal mask left no empty cell: the test read nothing"
+    if page == "lessons/walkthrough.py":
+        assert empty["alpha-row"] == [3], empty  # the chosen query, the third, not the row's place

@@ -27,7 +27,7 @@ import streamlit as st
 
 from viz.arithmetic import number, numbers, shown_digits
 from viz.svg import Svg
-from viz.tables import MASKED
+from viz.tables import MASKED, ROW_AT
 
 STATIC = Path(__file__).resolve().parent.parent / "static"  # served by Streamlit at app/static/ (config.toml)
 MAX_TABLE_CELLS = 400  # beyond this a table scrolls in a box of its own (a 64-token α has 4,096 cells)
@@ -130,6 +130,8 @@ def panel(key: str, frame: pd.DataFrame | None = None, fig: Svg | None = None, *
             frame.index.name is not None else [str(r + 1) for r in range(len(frame))]
         out["rowHeaders"] = not isinstance(frame.index, pd.RangeIndex) or frame.index.name is not None
         out["cols"] = [str(c) for c in frame.columns]
+        if ROW_AT in frame.attrs:  # the rows' numbers in the sentence (a chosen query's row, alone)
+            out["rowAt"] = [int(k) for k in frame.attrs[ROW_AT]]
         out["corner"] = str(frame.index.name or "")
         out["scroll"] = frame.size > MAX_TABLE_CELLS
     else:

@@ -16,6 +16,7 @@ from viz import arithmetic
 from viz.labels import MASKED_TEXT, dim_labels, format_number, markdown_text, query_labels, row_labels, token_labels
 
 MASKED = "masked"  # frame.attrs key: a bool frame, True where the weight is masked
+ROW_AT = "row_at"  # frame.attrs key: each row's number in the sentence, where it is not its place in the table
 
 
 def matrix_frame(
@@ -168,3 +169,12 @@ def markdown_table(frame: pd.DataFrame, decimals: int | None = 2) -> str:
     body = [row(([f"**{str(label).strip()}**" if str(label).strip() else label] if labelled else []) + values)
             for label, values in zip(shown.index, shown.to_numpy().tolist(), strict=True)]
     return "\n".join([row(header), row(rule), *body])
+
+
+def one_row(frame: pd.DataFrame, i: int, number: int | None = None) -> pd.DataFrame:
+    """Row ``i`` of a token's table as a table of its own, which remembers the row's number in the sentence
+    (``number``, from 1; by default i + 1): a cell's tooltip names the query by it, and a causal mask's cell says
+    which query it hides a key from (it said "query 1" for every chosen query)."""
+    row = frame.iloc[[i]]
+    row.attrs[ROW_AT] = [i + 1 if number is None else number]
+    return row

@@ -85,6 +85,14 @@ test("a table of layers 2–6 names its row by the layer's number, not as a toke
   assert.equal(text(explain(tokens, 3, 2)[0]), "query “5” (4) · key 3");
 });
 
+test("a chosen query's row alone is named by the query's number in the sentence, not its place in the table", () => {
+  const row = { values: [[0.5, 0.5, 0, null]], rows: ["is"], cols: ["This", "forum", "is", "awesome"], rowAt: [3],
+    rowName: "query", colName: "key", masked: "—", decimals: 2 };
+  assert.equal(text(explain(row, 0, 3)[0]), "query “is” (3) · key “awesome” (4)");
+  assert.match(text(explain(row, 0, 3)[1]), /causal mask hides key 4 from query 3, so its weight is exactly 0/);
+  assert.equal(text(explain({ ...row, rowAt: undefined }, 0, 0)[0]), "query “is” (1) · key “This” (1)");
+});
+
 test("an empty cell is a causal mask's only where its panel says nothing else of it", () => {
   const panel = { values: [[null]], rows: ["0"], cols: ["loss"], rowName: "step", colName: "column" };
   assert.match(text(explain(panel, 0, 0)[1]), /causal mask hides key 1 from query 1, so its weight is exactly 0/);
