@@ -361,14 +361,26 @@ def test_exercise_feedback_and_score_on_the_page():
     questions = {q.key.rsplit("-", 1)[1]: q for q in make_questions(trace)}
     most, alpha = questions["most"], questions["alpha"]
     assert {r.key for r in at.radio if r.key.startswith("ex-")} == {f"ex-{most.key}", f"ex-{questions['mask'].key}"}
-    at = set_widget(at, f"ex-{most.key}", expected[most.key][0])
+    at.radio(key=f"ex-{most.key}").set_value(expected[most.key][0])
+    at = at.run()  # a choice alone (a click, or a keyboard's first arrow key) is not an answer yet
+    assert not at.success and not at.error and at.metric[0].value == "–"
+    at.radio(key=f"ex-{most.key}").set_value(expected[most.key][0])
+    at = at.button(key=f"ex-{most.key}-check").click().run()  # the form sends the choice with its Check
     assert_no_exception(at)
     assert any(s.value.startswith("Right.") for s in at.success)
-    at = set_widget(at, f"ex-{alpha.key}", round(alpha.high + 0.2, 2) % 1.0)
+    at.number_input(key=f"ex-{alpha.key}").set_value(round(alpha.high + 0.2, 2) % 1.0)
+    at = at.button(key=f"ex-{alpha.key}-check").click().run()  # one run: the form sends the number with it
     right_alpha = f"{expected[alpha.key][0]:.2f}".replace("-", "−")
     shown = [e.value.replace("\\", "") for e in at.error]  # the text is Markdown-escaped on the page
     assert any(e.startswith("Not quite.") and right_alpha in e for e in shown), shown
     assert at.metric[0].value == "1 / 2"
+    mask = questions["mask"]
+    at = at.button(key=f"ex-{mask.key}-check").click().run()  # Check with nothing chosen: said, not counted
+    assert "Choose an answer first." in [c.value for c in at.caption] and at.metric[0].value == "1 / 2"
+    wrong = next(o for o in most.options if not most.is_correct(o))
+    at.radio(key=f"ex-{most.key}").set_value(wrong)
+    at = at.button(key=f"ex-{most.key}-check").click().run()  # a second answer is graded, the first one counts
+    assert len(at.error) == 2 and not at.success and at.metric[0].value == "1 / 2"
 
 
 SPAN = re.compile(r"so (?:an answer from (\S+) to (\S+)|only (\S+)) counts\.")

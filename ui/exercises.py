@@ -14,6 +14,7 @@ from viz.exercises import Question, questions_for_step
 from viz.labels import markdown_text
 
 _LOG = "_exercise_log"  # question key -> first answer right?
+_CHECKED = "_exercise_checked"  # a question's widget key -> the answer last checked (None: checked with none given)
 STEP_NAMES = {4: "step 4 (Q, K and V)", 7: "step 7 (α)", 8: "step 8 (the output)"}
 
 
@@ -36,7 +37,8 @@ def step_questions(trace: AttentionTrace, step: int, *, prefix: str = "ex") -> N
 
 
 def question_box(questions: Sequence[Question], *, prefix: str, key: str, title: str) -> None:
-    """Questions in a box; feedback at once; the first answer to each question counts. No box without a question."""
+    """Questions in a box; each answer is checked with its own button (or Enter), and the first answer checked
+    to each question counts. No box without a question."""
     if not questions:
         return
     log: dict[str, bool] = st.session_state.setdefault(_LOG, {})
@@ -46,24 +48,39 @@ def question_box(questions: Sequence[Question], *, prefix: str, key: str, title:
             _question(question, number, prefix, log)
         answered = len(log)
         st.metric("Your score this session", f"{sum(log.values())} / {answered}" if answered else "–",
-                  help="The first answer to each question counts.")
+                  help="The first answer you check to each question counts.")
 
 
 def _question(question: Question, number: int, prefix: str, log: dict[str, bool]) -> None:
     st.markdown(f"{number}. {markdown_text(question.prompt)}")
     key = f"{prefix}-{question.key}"
-    if question.options:
-        response = st.radio(question.prompt, question.options, index=None, key=key, label_visibility="collapsed",
-                            format_func=markdown_text, horizontal=True)
-    else:
-        response = st.number_input(question.prompt, min_value=0.0, max_value=1.0, value=None, step=0.01,
-                                   format="%.2f", key=key, label_visibility="collapsed",
-                                   placeholder="a number from 0 to 1")
-    if response is None:
+    # A form: choosing an option (a click, or a keyboard's first arrow key, which chooses the next option) sends
+    # nothing; "Check" or Enter does. The radio graded its first change at once: a keyboard user's first arrow key
+    # counted the option it landed on as their answer (issue 44).
+    with st.form(f"{key}-form", border=False, enter_to_submit=True):
+        if question.options:
+            st.radio(question.prompt, question.options, index=None, key=key, label_visibility="collapsed",
+                     format_func=markdown_text, horizontal=True)
+        else:
+            st.number_input(question.prompt, min_value=0.0, max_value=1.0, value=None, step=0.01, format="%.2f",
+                            key=key, label_visibility="collapsed", placeholder="a number from 0 to 1")
+        st.form_submit_button("Check", key=f"{key}-check", on_click=_check, args=(question, key, log),
+                              icon=":material/task_alt:")
+    checked = st.session_state.get(_CHECKED, {}).get(key)
+    if checked is None:
+        if st.session_state.get(_CHECKED, {}).get(key, "") is None:  # checked with no answer given
+            st.caption("Choose an answer first." if question.options else "Type a number from 0 to 1 first.")
         return
-    right = question.is_correct(response)
-    log.setdefault(question.key, right)
-    if right:
+    if question.is_correct(checked):
         st.success("Right. " + markdown_text(question.explanation), icon=":material/check:")
     else:
         st.error("Not quite. " + markdown_text(question.explanation), icon=":material/close:")
+
+
+def _check(question: Question, key: str, log: dict[str, bool]) -> None:
+    """A question's "Check" (its button, or Enter in its form): the answer given now is graded; the first one checked
+    counts towards the score."""
+    given = st.session_state.get(key)
+    st.session_state.setdefault(_CHECKED, {})[key] = given
+    if given is not None:
+        log.setdefault(question.key, question.is_correct(given))
