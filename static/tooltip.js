@@ -86,7 +86,7 @@ export function explain(panel, r, c) {
   text("alv-head", `${name(panel.rowName || "row", panel.rows, r, panel.rowNumbered, row)} · ` +
     `${name(panel.colName || "column", panel.cols, c, panel.colNumbered)}`);
   const tip = panel.tip;
-  const i = String(r + 1), j = String(c + 1), ij = `${r + 1},${c + 1}`;
+  const i = String(row), j = String(c + 1), ij = `${row},${c + 1}`;
   if (v === null) {  // an empty cell: what the panel says of it (ui/view.py's ``blank``), else a causal mask's
     if (panel.blank) text("alv-math", panel.blank);
     else text("alv-math", `masked: the causal mask hides key ${c + 1} from query ${row}` +
@@ -109,7 +109,7 @@ export function explain(panel, r, c) {
   } else if (tip.kind === "softmax") {  // α_ij = e^(z_ij − m_i) / Σ_j′ e^(z_ij′ − m_i)
     text("alv-math", "α", { sub: ij }, " = e", { sup: "z−m" }, " / Σ e", { sup: "z−m" },
       ` = ${formatNumber(tip.e[r][c], places)} / ${formatNumber(tip.sums[r], places)}${rel}${fmt(v)}`);
-    text("alv-math", `m = ${fmt(tip.m[r])}, row ${r + 1}'s largest scaled score; its weights sum to 1 before rounding`);
+    text("alv-math", `m = ${fmt(tip.m[r])}, row ${row}'s largest scaled score; its weights sum to 1 before rounding`);
   } else if (tip.kind === "sum") {  // out_ic = Σ_j α_ij v_jc
     const w = tip.w[r];
     const terms = w.map((a, k) => product(a, tip.v[k][c])).filter((t, k) => w[k] !== 0);
@@ -161,7 +161,7 @@ export function sources(panel, r, c) {
   const tip = panel.tip;
   if (!tip) return [];
   const out = [];
-  const i = String(r + 1), j = String(c + 1);
+  const i = String(panel.rowAt ? panel.rowAt[r] : r + 1), j = String(c + 1);  // a query's number in the sentence
   const line = (...pieces) => out.push({ cls: "alv-math", pieces });
   const column = (m) => m.map((row) => row[c]);
   if (tip.kind === "dot") {

@@ -487,6 +487,44 @@ def test_a_question_picked_and_asked_at_once_is_the_one_asked(database):
     teacher = teacher.sidebar.button(key="cm_ask").click().run()  # the pick and the click in one run
     assert_no_exception(teacher)
     assert database.teacher_view(secret).question["key"] == questions[other]["key"]
+    # a sentence edited in the same run as the click (the truth audit): the old question, about numbers the page no
+    # longer shows, is not asked, and the teacher is told
+    teacher = on(teacher, PAGE).sidebar.button(key="cm_reveal").click().run()
+    teacher = on(teacher, "lessons/walkthrough.py")
+    before = database.teacher_view(secret).question_no
+    teacher.sidebar.text_input(key="sentence").input("the cat sat on the mat")
+    teacher = teacher.sidebar.button(key="cm_ask").click().run()
+    assert_no_exception(teacher)
+    assert database.teacher_view(secret).question_no == before
+    assert any("Your lesson changed as you asked: nothing was asked." in w.value for w in teacher.warning)
+
+
+def test_a_number_answer_with_more_than_two_decimals_is_refused_and_said_so(database):
+    """The truth audit: 0.115 was received, then revealed as "not right" under "anything from 0.11 to 0.12 counts"
+    (the class counts answers to two decimals, as the box asks). The form refuses it, says why, and takes 0,12."""
+    _teacher, secret, code = start_class()
+    ann = join(ANN, code, "Ann")
+    question = {"key": "t-alpha", "prompt": "α for this pair, to two decimals?", "options": [], "answer": 0.115,
+                "also": [], "explanation": "", "low": 0.11, "high": 0.12}
+    number = database.open_question(secret, question)
+    ann = ann.run()
+    for typed, said in (("0.115", "Type it to two decimals"), ("0,120", r"Received: your answer 0\.12.")):
+        ann.text_input(key=f"cm_answer_{number}").input(typed)
+        ann = ann.button(key=f"cm_send_{number}").click().run()
+        assert said in texts(ann), texts(ann)
+    assert database.my_answer(code, ANN, number) == "0.12"
+    database.reveal(secret)
+    assert "You said 0.12: right." in V.revealed_said(question, number, "0.12")
+
+
+def test_a_tied_option_is_said_to_count_as_well():
+    """The audit: "the answer is its own value vector v_1. You said the average of all the value vectors: right." for
+    a sentence whose two options are the same vector: the sentence says the other answer counts too."""
+    question = {"key": "k", "prompt": "?", "options": ["a", "b", "c"], "answer": "a", "also": ["b"],
+                "explanation": ""}
+    assert V.revealed_said(question, 2, "b") == "Question 2: the answer is a. You said b: right too, it counts as well."
+    assert V.revealed_said(question, 2, "a") == "Question 2: the answer is a. You said a: right."
+    assert V.revealed_said(question, 2, "c") == "Question 2: the answer is a. You said c: not right."
 
 
 def test_a_new_question_is_arrived_at_once_and_its_reveal_is_said_once(database, monkeypatch):

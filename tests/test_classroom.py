@@ -381,6 +381,10 @@ def test_exercise_feedback_and_score_on_the_page():
     at.radio(key=f"ex-{most.key}").set_value(wrong)
     at = at.button(key=f"ex-{most.key}-check").click().run()  # a second answer is graded, the first one counts
     assert len(at.error) == 2 and not at.success and at.metric[0].value == "1 / 2"
+    at = set_widget(set_widget(at, "step", 7), "step", 6)  # away and back: each answer stays beside its feedback
+    assert_no_exception(at)
+    assert at.radio(key=f"ex-{most.key}").value == wrong and len(at.error) == 2 and not at.warning
+    assert f"{at.number_input(key=f'ex-{alpha.key}').value:.2f}" == f"{round(alpha.high + 0.2, 2) % 1.0:.2f}"
 
 
 SPAN = re.compile(r"so (?:an answer from (\S+) to (\S+)|only (\S+)) counts\.")

@@ -11,6 +11,8 @@ a calculator that only reads the text.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -203,3 +205,41 @@ def test_a_pages_empty_cells_are_a_causal_masks_unless_the_panel_says_what_they_
     assert empty, "the page's causal mask left no empty cell: the test read nothing"
     if page == "lessons/walkthrough.py":
         assert empty["alpha-row"] == [3], empty  # the chosen query, the third, not the row's place
+
+
+CACHED_STEP = '''
+import re
+
+import numpy as np
+from attention.projections import Projections
+from attention.trace import Embedded, trace_cached_query
+from ui.walkthrough import render_steps, steps_for
+rng = np.random.default_rng({seed})
+tokens = tuple(f"w{{k}}" for k in range({n}))
+x = rng.normal(size=(1, 6))
+P = Projections(*(rng.normal(size=(6, 4)) for _ in range(3)))
+trace = trace_cached_query(Embedded("", tokens, 0, x, None, x), P, rng.normal(size=({n} - 1, 4)),
+                           rng.normal(size=({n} - 1, 4)))
+render_steps(trace, prefix="gen-", first=2, last=2)
+render_steps(trace, prefix="gen-", first=4, last=len(steps_for(trace)))
+'''
+
+
+@pytest.mark.parametrize("n", [2, 5, 9])
+def test_a_cached_steps_tooltips_name_the_token_read_by_its_number_in_the_sentence(n):
+    """The cache page's step (ui/walkthrough.py's steps for a cached trace, as /generate draws them): its query is
+    the token read, the n-th. Every panel of that one row names it "(n)" and writes its subscripts with n
+    (x_n, q_n, s_n,j, z_n,j, α_n,j, row n's largest score), as the step's formula does; they said 1."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.table_reading import view_panels
+    at = AppTest.from_string(CACHED_STEP.format(seed=n, n=n), default_timeout=120).run()
+    assert not at.exception, [e.value for e in at.exception]
+    panels = {k: p for k, p in view_panels(at).items() if len(p["values"]) == 1 and p["rows"] == [f"w{n - 1}"]}
+    assert {"gen-x", "gen-q", "gen-scores", "gen-scaled", "gen-weights", "gen-output-row"} <= set(panels), panels
+    for key, cells in zip(panels, written.tooltip_texts(list(panels.values())), strict=True):
+        for lines in cells[0]:
+            assert f"“w{n - 1}” ({n}) ·" in lines[0]["text"], (key, lines[0]["text"])
+            for line in lines[1:]:
+                found = re.findall(r"(?:\b[qszx]|α|out)_\{(\d+)|row (\d+)'s", line["text"])  # a query's, not k_j
+                assert all(int(a or b) == n for a, b in found), (key, line["text"])

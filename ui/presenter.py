@@ -48,6 +48,13 @@ def _move(delta: int) -> None:
     arrival.to_step("step")
 
 
+def _to(step: int) -> None:
+    """A button that names its step ("Next: step 5 · …", "Back to step 1") opens that step, however many times it is
+    pressed before its run is back (pressed twice, "Next: step 5" went to step 6)."""
+    st.session_state["step"] = step
+    arrival.to_step("step")
+
+
 def _title(number: int) -> str:
     return f"{number} · {STEPS[number - 1][0]}"
 
@@ -72,8 +79,8 @@ def step_controls(*, presenting: bool = False) -> int:
 def next_step_button(current: int) -> None:
     """At the end of a step: go on to the next one (the learner has just scrolled down to here)."""
     if current < len(STEPS):
-        st.button(f"Next: step {_title(current + 1)}", key="next_step_end", on_click=_move, args=(1,),
+        st.button(f"Next: step {_title(current + 1)}", key="next_step_end", on_click=_to, args=(current + 1,),
                   icon=":material/arrow_downward:", type="primary")
-    else:  # step 1 from wherever the page is when it is pressed (not from the step this run drew)
-        st.button("Back to step 1", key="first_step_end", on_click=_move, args=(-len(STEPS),),
+    else:
+        st.button("Back to step 1", key="first_step_end", on_click=_to, args=(1,),
                   icon=":material/first_page:")

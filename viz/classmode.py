@@ -153,6 +153,13 @@ def in_range(question: dict, answer: str) -> bool:
     return 0.0 <= value <= 1.0 if question.get("low") is not None or question.get("kind") == "weight" else True
 
 
+def two_decimals(answer: str) -> bool:
+    """Whether a parsed number answer (``parse_number``) has at most two decimals, as the question asks for: the
+    form refuses one with more (0.115 was received, then revealed as "not right" under "anything from 0.11 to 0.12
+    counts")."""
+    return "." not in answer or len(answer.split(".", 1)[1]) <= 2
+
+
 def is_right(question: dict, answer: str) -> bool:
     """As the lessons' exercises judge it: a chosen key (or an exactly tied one), or a number to two decimals
     that the question's range accepts (its explanation's "only A counts" / "an answer from A to B counts"). The
@@ -334,7 +341,11 @@ def revealed_said(question: dict, number: int, mine: str | None) -> str:
     said = f"Question {number}: the answer is {answer_text(question)}."
     if mine is None:
         return said + " You did not answer it."
-    return said + f" You said {mine}: {'right' if is_right(question, mine) else 'not right'}."
+    if not is_right(question, mine):
+        return said + f" You said {mine}: not right."
+    # a tied option counts as well (the box's explanation says why): "right" after another answer misled
+    also = question["options"] and mine != str(question["answer"])
+    return said + f" You said {mine}: {'right too, it counts as well' if also else 'right'}."
 
 
 def clock(at: float) -> str:

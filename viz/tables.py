@@ -42,7 +42,8 @@ def tokens_frame(tokens: Sequence[str], ids: Sequence[int]) -> pd.DataFrame:
 def token_by_dim_frame(trace: AttentionTrace | MultiHeadTrace, m: npt.ArrayLike) -> pd.DataFrame:
     """A [n, d] matrix (X, P, Q, K, V, an output): rows are tokens, columns dimensions."""
     m = np.asarray(m)
-    return matrix_frame(m, rows=row_labels(trace, m.shape[0]), columns=dim_labels(m.shape[1]), rows_name="token")
+    frame = matrix_frame(m, rows=row_labels(trace, m.shape[0]), columns=dim_labels(m.shape[1]), rows_name="token")
+    return _numbered_as_queries(frame, trace)
 
 
 W_O_CORNER = "Concat dim ↓ · output dim →"  # W_O's table: its rows are Concat's columns
@@ -71,6 +72,15 @@ def query_key_frame(trace: AttentionTrace, m: npt.ArrayLike, *, weights: bool = 
     frame = matrix_frame(m, rows=query_labels(trace), columns=token_labels(trace.tokens), rows_name="query ↓ · key →")
     if weights and trace.causal:
         frame.attrs[MASKED] = pd.DataFrame(~trace.mask, index=frame.index, columns=frame.columns)
+    return _numbered_as_queries(frame, trace)
+
+
+def _numbered_as_queries(frame: pd.DataFrame, trace) -> pd.DataFrame:
+    """A cached step's rows of its queries only (the token read: token 5 of 5) keep their numbers in the sentence
+    (``ROW_AT``): a tooltip wrote q_1, s_1,5 and "query “mat” (1)" for the fifth token."""
+    positions = getattr(trace, "query_positions", None)
+    if positions is not None and len(frame) == len(positions) and len(positions) != len(trace.tokens):
+        frame.attrs[ROW_AT] = [int(p) + 1 for p in positions]
     return frame
 
 
