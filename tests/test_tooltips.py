@@ -205,6 +205,9 @@ def test_a_pages_empty_cells_are_a_causal_masks_unless_the_panel_says_what_they_
     assert empty, "the page's causal mask left no empty cell: the test read nothing"
     if page == "lessons/walkthrough.py":
         assert empty["alpha-row"] == [3], empty  # the chosen query, the third, not the row's place
+        panels = view_panels(at)  # named as the unit test above builds them: its tooltip says "query", "key"
+        assert (panels["alpha-row"]["rowName"], panels["alpha-row"]["colName"]) == ("query", "key")
+        assert (panels["output-row"]["rowName"], panels["output-row"]["colName"]) == ("query", "dimension")
 
 
 CACHED_STEP = '''

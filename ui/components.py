@@ -242,11 +242,13 @@ def chart_row(charts: Sequence[tuple[Svg, str]]) -> None:
             chart(fig, key, width=round(fig.width))
 
 
-def table(frame: pd.DataFrame, key: str, decimals: int | None = 2, blank: str | None = None) -> None:
+def table(frame: pd.DataFrame, key: str, decimals: int | None = 2, blank: str | None = None,
+          names: tuple[str, str] = ("row", "column")) -> None:
     """The frame's numbers as a table (``.st-key-table-<key>`` in the view ``.st-key-view-<key>``), drawn by the view
     (ui/view.py): the browser writes the cells as text, and a cell answers the pointer with its row and
-    column. Beyond 400 cells the table scrolls in a box of its own. ``blank``: what an empty cell's tooltip says."""
-    view.show([view.panel(key, frame, decimals=decimals, blank=blank)], key=key)
+    column. Beyond 400 cells the table scrolls in a box of its own. ``blank``: what an empty cell's tooltip says;
+    ``names``: what a row and a column are (("query", "key"))."""
+    view.show([view.panel(key, frame, decimals=decimals, blank=blank, names=names)], key=key)
 
 
 def matrix(
