@@ -4,7 +4,10 @@
 // a rerun for anything else (a new sentence, a hovered cell) leaves the scroll and the focus alone.
 
 const SEEN = "__attentionLabArrival";  // the last nonce this page acted on (one page, however many mounts)
-const WAIT_MS = 3000;  // the heading is drawn before this element; a busy browser may paint it late
+// The heading is usually drawn before this element, but a busy browser may draw it much later (a class's new
+// question: its heading came after 3 s under load, and a 3 s wait gave up, leaving the page scrolled down): the page
+// waits for it until it comes, a newer navigation replaces it, or the learner moves (or, at the latest, a minute).
+const GIVE_UP_MS = 60000;
 
 // Until the learner moves (a wheel, a key, a touch, a click) or KEEP_MS have passed, the heading is put back at the
 // top whenever the page's height changes: the charts under it load after the scroll, and a page still too short to
@@ -116,6 +119,21 @@ export function announce(text, token) {
   requestAnimationFrame(() => { region.textContent = text; });  // as text: the sentence is the learner's
 }
 
+// Until ``go`` finds its heading (it returns true), tried again whenever the app's page changes; given up when a
+// newer navigation has come (``nonce`` is no longer the last), the learner moves, or GIVE_UP_MS pass.
+function awaitHeading(nonce, go) {
+  const app = document.querySelector("[data-testid=stApp]") || document.body;
+  const stop = () => {
+    watcher.disconnect();
+    clearTimeout(timer);
+    MOVES.forEach((name) => window.removeEventListener(name, stop, true));
+  };
+  const watcher = new MutationObserver(() => { if (window[SEEN] !== nonce || go()) stop(); });
+  const timer = setTimeout(stop, GIVE_UP_MS);
+  watcher.observe(app, { childList: true, subtree: true });
+  MOVES.forEach((name) => window.addEventListener(name, stop, { capture: true, passive: true }));
+}
+
 export default function arrival(component) {
   watchScrollers();
   const data = component.data || {};
@@ -128,13 +146,9 @@ export default function arrival(component) {
     if (nonce === window[SEEN] || !data.target) return;
     window[SEEN] = nonce;
   }
-  const started = performance.now();
   const go = () => {
     const heading = document.getElementById(data.target);
-    if (!heading) {
-      if (performance.now() - started < WAIT_MS) requestAnimationFrame(go);
-      return;
-    }
+    if (!heading) return false;
     const header = document.querySelector("[data-testid=stHeader]");
     heading.style.scrollMarginTop = ((header ? header.getBoundingClientRect().height : 0) + 8) + "px";
     heading.scrollIntoView({ block: "start" });
@@ -146,6 +160,7 @@ export default function arrival(component) {
     }
     heading.focus({ preventScroll: true });
     keep(heading);
+    return true;
   };
-  requestAnimationFrame(go);
+  requestAnimationFrame(() => { if (!go()) awaitHeading(nonce, go); });
 }
