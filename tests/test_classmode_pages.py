@@ -487,16 +487,6 @@ def test_a_question_picked_and_asked_at_once_is_the_one_asked(database):
     teacher = teacher.sidebar.button(key="cm_ask").click().run()  # the pick and the click in one run
     assert_no_exception(teacher)
     assert database.teacher_view(secret).question["key"] == questions[other]["key"]
-    # a sentence edited in the same run as the click (the truth audit): the old question, about numbers the page no
-    # longer shows, is not asked, and the teacher is told
-    teacher = on(teacher, PAGE).sidebar.button(key="cm_reveal").click().run()
-    teacher = on(teacher, "lessons/walkthrough.py")
-    before = database.teacher_view(secret).question_no
-    teacher.sidebar.text_input(key="sentence").input("the cat sat on the mat")
-    teacher = teacher.sidebar.button(key="cm_ask").click().run()
-    assert_no_exception(teacher)
-    assert database.teacher_view(secret).question_no == before
-    assert any("Your lesson changed as you asked: nothing was asked." in w.value for w in teacher.warning)
 
 
 def test_a_number_answer_with_more_than_two_decimals_is_refused_and_said_so(database):

@@ -398,13 +398,11 @@ def _teacher_controls(secret: str, page: str) -> None:
             st.caption(f"This class's questions were stored by an earlier version of the app, without the numbers "
                        f"they ask about. Open {markdown_text(where)} in this browser: its questions are stored "
                        "again with them.")
-    if _asked(secret, questions or []):
-        view = store().teacher_view(secret, address=client())
     if questions:
         chosen = _pick(questions, step)
         # the question is read from the list when the button is pressed, not bound to it as this run drew it: a
         # question picked and asked at once (its run not yet back) asked the one picked before (seen under load)
-        st.button("Ask the class", key="cm_ask", on_click=_ask, args=(questions, chosen),
+        st.button("Ask the class", key="cm_ask", on_click=_ask, args=(secret, questions, chosen),
                   type="primary", icon=":material/campaign:", width="stretch")
     elif page != "classmode":
         st.caption(f"This lesson has no questions to ask; {ASKING_NAMES} have.")
@@ -460,30 +458,13 @@ def _pick(questions: list[dict], step: int | None) -> int:
     return opens if chosen is None or chosen not in offered else chosen
 
 
-def _ask(questions: list[dict], shown: int) -> None:
+def _ask(secret: str, questions: list[dict], shown: int) -> None:
     """"Ask the class": the question the list holds now (``cm_pick``), or the one it showed (``shown``) when it holds
-    none this list offers, asked by this run once its lesson has drawn (``_asked``)."""
+    none this list offers."""
     picked = st.session_state.get("cm_pick")
     chosen = picked if isinstance(picked, int) and 0 <= picked < len(questions) else shown
-    st.session_state["_cm_asking"] = questions[chosen]
-
-
-def _asked(secret: str, questions: list[dict]) -> bool:
-    """The question "Ask the class" chose, opened for the class if this run's lesson still asks it; returns whether it
-    was. A sentence edited in the same run as the click is a new lesson, whose questions are other questions: the
-    old one asked the class about numbers its page no longer showed (the truth audit), so it is not asked, and the
-    teacher is told."""
-    asking = st.session_state.pop("_cm_asking", None)
-    if asking is None:
-        return False
-    same = next((q for q in questions if q.get("key") == asking.get("key")), None)  # the key names its lesson
-    if same is None:
-        st.warning("Your lesson changed as you asked: nothing was asked. Choose the question again.",
-                   icon=":material/warning:")
-        return False
-    store().open_question(secret, same)
+    store().open_question(secret, questions[chosen])
     st.session_state.pop("cm_timer", None)
-    return True
 
 
 def _act(action: str, secret: str) -> None:
