@@ -150,8 +150,12 @@ export default function arrival(component) {
     const heading = document.getElementById(data.target);
     if (!heading) return false;
     const header = document.querySelector("[data-testid=stHeader]");
-    heading.style.scrollMarginTop = ((header ? header.getBoundingClientRect().height : 0) + 8) + "px";
-    heading.scrollIntoView({ block: "start" });
+    const top = (header ? header.getBoundingClientRect().height : 0);
+    heading.style.scrollMarginTop = (top + 8) + "px";
+    const box = heading.getBoundingClientRect();
+    // gentle (a class's new question): a heading already in view stays where it is, and is not held there after
+    const moved = !(data.gentle && box.top >= top && box.bottom <= window.innerHeight);
+    if (moved) heading.scrollIntoView({ block: "start" });
     if (!heading.hasAttribute("tabindex")) {
       heading.setAttribute("tabindex", "-1");  // focusable, not in the Tab order
       // no focus ring: a heading is not a control, and after the clicker's PageDown the browser drew a black box
@@ -159,7 +163,7 @@ export default function arrival(component) {
       heading.style.outline = "none";
     }
     heading.focus({ preventScroll: true });
-    keep(heading);
+    if (!data.gentle) keep(heading);
     return true;
   };
   requestAnimationFrame(() => { if (!go()) awaitHeading(nonce, go); });

@@ -24,12 +24,14 @@ _JS = (Path(__file__).resolve().parent.parent / "static" / "arrival.js").read_te
 _COMPONENT = st.components.v2.component("attention_lab.arrival", js=_JS)
 
 
-def go(anchor: str, *, on_load: bool = False) -> None:
+def go(anchor: str, *, on_load: bool = False, gentle: bool = False) -> None:
     """Open ``anchor`` (a heading's id, as ``st.subheader(anchor=...)`` sets it) at the end of this run; ``on_load``:
-    also when this run is the page's first (a link that names its step opens at that step, issue 47)."""
+    also when this run is the page's first (a link that names its step opens at that step, issue 47); ``gentle``:
+    what came to the learner, not where they went (a class's new question): the page scrolls only if the heading is
+    out of view, and does not hold it there, so nothing moves under a pointer about to choose an answer."""
     # a fresh token, not a counter: after a server restart a counter would start again at a number the
     # browser has already acted on
-    st.session_state[_STATE] = (secrets.token_hex(8), anchor, on_load)
+    st.session_state[_STATE] = (secrets.token_hex(8), anchor, on_load, gentle)
 
 
 def linked(setting: str, anchor: str) -> None:
@@ -87,7 +89,7 @@ def draw(page: str = "", settings: dict | None = None, sentence: str = "", shown
     numbers after an edit in a live region (see static/arrival.js). ``settings``: the page's link (``links.link``);
     ``sentence``: the sentence the lesson shows; ``shown``: whether the lesson is on the page (a class's student
     sees none while the class is paused or a question is open: nothing is said then)."""
-    nonce, anchor, on_load = st.session_state.get(_STATE, ("", None, False))
+    nonce, anchor, on_load, gentle = st.session_state.get(_STATE, ("", None, False, False))
     key = numbers_key(page, {"sentence": sentence, **(settings or {})})  # the link leaves the default sentence out
     before, token = st.session_state.get(_SAID, (None, ""))
     said = announcement(before, page, key, nonce, sentence if page in SENTENCE_PAGES else None) if shown else ""
@@ -95,4 +97,5 @@ def draw(page: str = "", settings: dict | None = None, sentence: str = "", shown
     if said:
         token = secrets.token_hex(8)  # the same words again are announced again
     st.session_state[_SAID] = ((page, key, nonce), token)
-    _COMPONENT(key="arrival", data={"nonce": nonce, "target": anchor, "load": on_load, "say": said, "said": token})
+    _COMPONENT(key="arrival", data={"nonce": nonce, "target": anchor, "load": on_load, "gentle": gentle, "say": said,
+                                    "said": token})

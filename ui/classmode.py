@@ -873,7 +873,7 @@ def _question(code: str, view: ClassView) -> None:
         st.subheader(f"Question {number}", anchor=f"question-{number}")
         if st.session_state.get("_cm_asked") != (code, number):
             st.session_state["_cm_asked"] = (code, number)
-            arrival.go(f"question-{number}")
+            arrival.go(f"question-{number}", gentle=True)
         st.markdown(markdown_text(q["prompt"]))
         _numbers(q, "cm-numbers", view.state)
         mine = store().my_answer(code, me, number)

@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.axe import small_targets
+from tests.browser.conftest import TIMEOUT_MS
 from tests.browser.test_accessibility_browser import LESSONS, SETTLED, settle
 from tests.browser.test_classmode_browser import LAPTOP, Room, in_class, start
 from tests.browser.test_keyboard_browser import walk_by_tab
@@ -104,6 +105,7 @@ def test_with_reduced_motion_nothing_moves_and_the_page_says_its_language(browse
     made = browser.new_context(reduced_motion="reduce", viewport={"width": 1280, "height": 800})
     try:
         page = made.new_page()
+        page.set_default_timeout(TIMEOUT_MS)  # a busy machine's first load of a real model takes over 30 s
         page.goto(base_url + path)
         settle(page)
         assert page.evaluate("document.documentElement.lang") == "en"
@@ -152,6 +154,7 @@ def test_no_page_scrolls_sideways_at_320_px_or_200_percent_zoom(browser, base_ur
     made = browser.new_context(viewport={"width": width, "height": height})
     try:
         page = made.new_page()
+        page.set_default_timeout(TIMEOUT_MS)  # a busy machine's first load of a real model takes over 30 s
         def sideways(page) -> dict | None:
             found = page.evaluate(SIDEWAYS)
             return found if found["over"] > 1 or found["culprit"] else None
@@ -175,6 +178,7 @@ def test_a_step_reads_in_order_heading_text_chart_and_its_table(browser, base_ur
     made = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         page = made.new_page()
+        page.set_default_timeout(TIMEOUT_MS)  # a busy machine's first load of a real model takes over 30 s
         page.goto(f"{base_url}/?step={step}")
         settle(page)
         tree = page.locator("[data-testid=stMainBlockContainer]").aria_snapshot().splitlines()
@@ -267,6 +271,7 @@ def test_every_lesson_by_tab_with_its_targets_24_px_and_a_learners_own_text_spac
     made = browser.new_context(**LAPTOP)
     try:
         page = made.new_page()
+        page.set_default_timeout(TIMEOUT_MS)  # a busy machine's first load of a real model takes over 30 s
         page.goto(base_url + path)
         settle(page)
         assert not walk_by_tab(page)
@@ -297,6 +302,7 @@ def test_every_target_on_a_phone_is_24_px_or_has_the_room_around_it(browser, bas
     made = browser.new_context(viewport={"width": 390, "height": 844})
     try:
         page = made.new_page()
+        page.set_default_timeout(TIMEOUT_MS)  # a busy machine's first load of a real model takes over 30 s
         failures = on_every_page(page, base_url, ["/?step=5", "/?step=8", *LESSONS], small_targets)
         assert not failures, failures
     finally:
