@@ -70,6 +70,10 @@ function product(a, b) {
 
 // ---- what a cell's tooltip says --------------------------------------------------------------------
 
+// Row r's number: its place in the table, or the panel's ``rowAt`` (a chosen query's row alone, a cached step's
+// query: its number in the sentence)
+const rowNumber = (panel, r) => (panel.rowAt ? panel.rowAt[r] : r + 1);
+
 // Lines of pieces: a string is text, {sub: "…"} a subscript, {sup: "…"} a superscript.
 // Each line is {cls, pieces}: cls "alv-head" (the cell's row and column), "alv-math", or null (prose).
 export function explain(panel, r, c) {
@@ -79,10 +83,9 @@ export function explain(panel, r, c) {
   const fmt = (x) => formatNumber(x, 2);
   // a numbered row ("layer 6") needs no quotes: its label is its number (rowNumbered: layers 2–6 of a table whose
   // first row is layer 2), or it is numbered from 1 as the table counts
-  // a row's number is its place in the table, or the panel's ``rowAt``: a chosen query's row alone is its query's
   const name = (kind, labels, k, numbered, at = k + 1) => (numbered || labels[k] === String(at) ?
     `${kind} ${labels[k]}` : `${kind} “${labels[k]}” (${at})`);
-  const row = panel.rowAt ? panel.rowAt[r] : r + 1;
+  const row = rowNumber(panel, r);
   text("alv-head", `${name(panel.rowName || "row", panel.rows, r, panel.rowNumbered, row)} · ` +
     `${name(panel.colName || "column", panel.cols, c, panel.colNumbered)}`);
   const tip = panel.tip;
@@ -161,7 +164,7 @@ export function sources(panel, r, c) {
   const tip = panel.tip;
   if (!tip) return [];
   const out = [];
-  const i = String(panel.rowAt ? panel.rowAt[r] : r + 1), j = String(c + 1);  // a query's number in the sentence
+  const i = String(rowNumber(panel, r)), j = String(c + 1);
   const line = (...pieces) => out.push({ cls: "alv-math", pieces });
   const column = (m) => m.map((row) => row[c]);
   if (tip.kind === "dot") {

@@ -161,9 +161,9 @@ def test_an_empty_cell_of_a_chosen_querys_row_names_that_query(t, data):
     1" under the row of query 3."""
     i = data.draw(st.integers(0, t.n - 1))
     labels = token_labels(t.tokens)
-    rows = [view.panel("alpha-row", T.one_row(T.query_key_frame(t, t.weights, weights=True), i, i + 1),
+    rows = [view.panel("alpha-row", T.one_row(T.query_key_frame(t, t.weights, weights=True), i),
                        names=("query", "key"), masked="—"),
-            view.panel("output-row", T.one_row(T.token_by_dim_frame(t, t.output), i, i + 1),
+            view.panel("output-row", T.one_row(T.token_by_dim_frame(t, t.output), i),
                        names=("query", "dimension"))]
     for panel, cells in zip(rows, written.tooltip_texts(rows), strict=True):
         assert panel["rowAt"] == [i + 1]

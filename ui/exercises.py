@@ -57,7 +57,8 @@ def _question(question: Question, number: int, prefix: str, log: dict[str, bool]
     # A form: choosing an option (a click, or a keyboard's first arrow key, which chooses the next option) sends
     # nothing; "Check" or Enter does. The radio graded its first change at once: a keyboard user's first arrow key
     # counted the option it landed on as their answer (issue 44).
-    checked = st.session_state.get(_CHECKED, {}).get(key)
+    checks = st.session_state.get(_CHECKED, {})
+    checked = checks.get(key)
     if checked is not None and key not in st.session_state:  # the step was closed: its widget was forgotten
         st.session_state[key] = checked  # the answer the feedback below is about, shown again (the truth audit)
     with st.form(f"{key}-form", border=False, enter_to_submit=True):
@@ -70,7 +71,7 @@ def _question(question: Question, number: int, prefix: str, log: dict[str, bool]
         st.form_submit_button("Check", key=f"{key}-check", on_click=_check, args=(question, key, log),
                               icon=":material/task_alt:")
     if checked is None:
-        if st.session_state.get(_CHECKED, {}).get(key, "") is None:  # checked with no answer given
+        if key in checks:  # checked with no answer given
             st.caption("Choose an answer first." if question.options else "Type a number from 0 to 1 first.")
         return
     if question.is_correct(checked):

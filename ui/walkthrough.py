@@ -218,7 +218,7 @@ def _output(trace: AttentionTrace, p: str) -> None:
     with left:
         ui.chart(F.alpha_bars(trace, i), f"{p}alpha-row")
     with right:
-        ui.table(T.one_row(T.query_key_frame(trace, trace.weights, weights=True), i, qi), f"{p}alpha-row", names=QK)
+        ui.table(T.one_row(T.query_key_frame(trace, trace.weights, weights=True), i), f"{p}alpha-row", names=QK)
     decimals = T.weighted_sum_decimals(trace, i)
     ui.matrix(F.weighted_sum_figure(trace, i), T.weighted_sum_frame(trace, i), f"{p}weighted-sum", decimals=decimals,
               tip={"kind": "column", "dec": decimals[0].tolist()}, names=("term", "dimension"))
@@ -228,7 +228,7 @@ def _output(trace: AttentionTrace, p: str) -> None:
     with left:
         st.markdown(f"**Output for query {qi} (“{markdown_text(labels[i])}”)**, "
                     f"a vector of d_k = {trace.d_k} numbers:")
-        ui.table(T.one_row(T.token_by_dim_frame(trace, trace.output), i, qi), f"{p}output-row",
+        ui.table(T.one_row(T.token_by_dim_frame(trace, trace.output), i), f"{p}output-row",
                  names=("query", "dimension"))
 
     st.markdown("##### The same numbers, written out")

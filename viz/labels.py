@@ -42,13 +42,16 @@ def query_labels(trace) -> list[str]:
     return [labels[i] for i in trace.query_positions]
 
 
-def row_labels(trace, rows: int) -> list[str]:
-    """The labels of a [rows × …] matrix of a trace: its queries' (a cached step's X, Q, output have one
-    row) or every token's (K, V; and every matrix of a trace without a cache)."""
+def queries_only(trace, rows: int) -> bool:
+    """Whether a [rows × …] matrix of a trace holds its queries' rows only (a cached step's X, Q, S, α, output: the
+    token read), not every token's (K, V; every matrix of a trace without a cache)."""
     positions = getattr(trace, "query_positions", None)
-    if positions is not None and rows == len(positions) and rows != len(trace.tokens):
-        return query_labels(trace)
-    return token_labels(trace.tokens)
+    return positions is not None and rows == len(positions) and rows != len(trace.tokens)
+
+
+def row_labels(trace, rows: int) -> list[str]:
+    """The labels of a [rows × …] matrix of a trace: its queries' (``queries_only``) or every token's."""
+    return query_labels(trace) if queries_only(trace, rows) else token_labels(trace.tokens)
 
 
 def dim_labels(d: int) -> list[str]:

@@ -13,7 +13,16 @@ import pandas as pd
 
 from attention import AttentionTrace, MultiHeadTrace
 from viz import arithmetic
-from viz.labels import MASKED_TEXT, dim_labels, format_number, markdown_text, query_labels, row_labels, token_labels
+from viz.labels import (
+    MASKED_TEXT,
+    dim_labels,
+    format_number,
+    markdown_text,
+    queries_only,
+    query_labels,
+    row_labels,
+    token_labels,
+)
 
 MASKED = "masked"  # frame.attrs key: a bool frame, True where the weight is masked
 ROW_AT = "row_at"  # frame.attrs key: each row's number in the sentence, where it is not its place in the table
@@ -78,9 +87,8 @@ def query_key_frame(trace: AttentionTrace, m: npt.ArrayLike, *, weights: bool = 
 def _numbered_as_queries(frame: pd.DataFrame, trace) -> pd.DataFrame:
     """A cached step's rows of its queries only (the token read: token 5 of 5) keep their numbers in the sentence
     (``ROW_AT``): a tooltip wrote q_1, s_1,5 and "query “mat” (1)" for the fifth token."""
-    positions = getattr(trace, "query_positions", None)
-    if positions is not None and len(frame) == len(positions) and len(positions) != len(trace.tokens):
-        frame.attrs[ROW_AT] = [int(p) + 1 for p in positions]
+    if queries_only(trace, len(frame)):
+        frame.attrs[ROW_AT] = [int(p) + 1 for p in trace.query_positions]
     return frame
 
 
@@ -181,10 +189,10 @@ def markdown_table(frame: pd.DataFrame, decimals: int | None = 2) -> str:
     return "\n".join([row(header), row(rule), *body])
 
 
-def one_row(frame: pd.DataFrame, i: int, number: int | None = None) -> pd.DataFrame:
-    """Row ``i`` of a token's table as a table of its own, which remembers the row's number in the sentence
-    (``number``, from 1; by default i + 1): a cell's tooltip names the query by it, and a causal mask's cell says
-    which query it hides a key from (it said "query 1" for every chosen query)."""
+def one_row(frame: pd.DataFrame, i: int) -> pd.DataFrame:
+    """Row ``i`` of a token's table as a table of its own, which remembers the row's number in the sentence (the
+    frame's ``ROW_AT``, else i + 1): a cell's tooltip names the query by it, and a causal mask's cell says which query
+    it hides a key from (it said "query 1" for every chosen query)."""
     row = frame.iloc[[i]]
-    row.attrs[ROW_AT] = [i + 1 if number is None else number]
+    row.attrs[ROW_AT] = [frame.attrs[ROW_AT][i] if ROW_AT in frame.attrs else i + 1]
     return row
