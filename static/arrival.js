@@ -130,7 +130,9 @@ function awaitHeading(nonce, go) {
   };
   const watcher = new MutationObserver(() => { if (window[SEEN] !== nonce || go()) stop(); });
   const timer = setTimeout(stop, GIVE_UP_MS);
-  watcher.observe(app, { childList: true, subtree: true });
+  // a heading drawn inside a part still closed (an expander opening: its content is `inert` until it is open) is
+  // ready when that part opens: an attribute's change, not a new element
+  watcher.observe(app, { childList: true, subtree: true, attributes: true, attributeFilter: ["inert", "open"] });
   MOVES.forEach((name) => window.addEventListener(name, stop, { capture: true, passive: true }));
 }
 
@@ -148,7 +150,10 @@ export default function arrival(component) {
   }
   const go = () => {
     const heading = document.getElementById(data.target);
-    if (!heading) return false;
+    // not yet drawn, or drawn where it cannot take the focus: inside an expander the same run opens, whose content
+    // stays `inert` until its frame opens it (focus() there does nothing: under load, a map's part opened the learn
+    // page's panel, its step's heading came first, and the focus was lost; CI, 2026-12-04)
+    if (!heading || heading.closest("[inert], details:not([open])")) return false;
     const header = document.querySelector("[data-testid=stHeader]");
     const top = (header ? header.getBoundingClientRect().height : 0);
     heading.style.scrollMarginTop = (top + 8) + "px";
@@ -163,6 +168,7 @@ export default function arrival(component) {
       heading.style.outline = "none";
     }
     heading.focus({ preventScroll: true });
+    if (document.activeElement !== heading) return false;  // refused for another reason: tried again on a change
     if (!data.gentle) keep(heading);
     return true;
   };

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.server import ROOT
 from tests.browser.test_view_browser import point_at
 
 pytestmark = pytest.mark.browser
@@ -109,3 +110,36 @@ def test_an_edit_is_announced_once_politely_and_a_navigation_or_a_first_load_is_
     page.wait_for_function("() => window.__said.length === 2")
     page.locator("[data-testid=stApp][data-test-script-state=notRunning]").wait_for()
     assert page.evaluate("window.__said") == [f"The numbers are updated for “{hostile}”."] * 2
+
+
+
+# A page with nothing but static/arrival.js and a step's heading inside a ``part`` that cannot give it the focus yet
+ALONE = """<!doctype html><html lang="en"><body><div data-testid="stApp"><div data-testid="stMain"><div>
+  {part}</div></div></div></body></html>"""
+HEADING = '<h3 id="lt-head-step-5">Step 5 of 8</h3>'
+NAVIGATE = """async () => { const { default: arrival } = await import('/arrival.js');
+  arrival({ data: { nonce: 'load' } });  // the page's first run
+  arrival({ data: { nonce: 'map', target: 'lt-head-step-5' } });  // a map's part: a navigation
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))); }"""
+
+
+@pytest.mark.parametrize(("part", "opens"), [
+    (f'<div id="part" inert>{HEADING}</div>', "part => part.removeAttribute('inert')"),  # Streamlit's expander
+    (f'<details id="part"><summary>Steps</summary>{HEADING}</details>', "part => { part.open = true }"),
+], ids=["inert", "closed-details"])
+def test_a_heading_that_cannot_take_the_focus_yet_gets_it_once_it_can(browser, part, opens):
+    """A map's part on the learn page opens its panel (an expander) and a step in it, in one run. Streamlit draws the
+    expander's content `inert` until its frame opens it; under load the heading came first, focus() did nothing, and
+    the heading was left without the focus (CI, 2026-12-04). The arrival waits until the heading can take it."""
+    context = browser.new_context()
+    page = context.new_page()
+    script = (ROOT / "static" / "arrival.js").read_text(encoding="utf-8")
+    page.route("http://lab.test/arrival.js", lambda route: route.fulfill(body=script, content_type="text/javascript"))
+    page.route("http://lab.test/", lambda route: route.fulfill(body=ALONE.format(part=part), content_type="text/html"))
+    page.goto("http://lab.test/")
+    heading = page.locator("#lt-head-step-5")
+    page.evaluate(NAVIGATE)  # the navigation's frame has passed, and the heading could not take the focus
+    expect(heading).not_to_be_focused()
+    page.locator("#part").evaluate(opens)
+    expect(heading).to_be_focused()
+    context.close()
