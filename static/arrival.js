@@ -148,6 +148,7 @@ export default function arrival(component) {
     if (nonce === window[SEEN] || !data.target) return;
     window[SEEN] = nonce;
   }
+  let scrolled = false;  // once a navigation: a heading that refuses the focus is not scrolled to again on each change
   const go = () => {
     const heading = document.getElementById(data.target);
     // not yet drawn, or drawn where it cannot take the focus: inside an expander the same run opens, whose content
@@ -160,7 +161,8 @@ export default function arrival(component) {
     const box = heading.getBoundingClientRect();
     // gentle (a class's new question): a heading already in view stays where it is, and is not held there after
     const moved = !(data.gentle && box.top >= top && box.bottom <= window.innerHeight);
-    if (moved) heading.scrollIntoView({ block: "start" });
+    if (moved && !scrolled) heading.scrollIntoView({ block: "start" });
+    scrolled = true;
     if (!heading.hasAttribute("tabindex")) {
       heading.setAttribute("tabindex", "-1");  // focusable, not in the Tab order
       // no focus ring: a heading is not a control, and after the clicker's PageDown the browser drew a black box
