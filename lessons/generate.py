@@ -17,6 +17,7 @@ from ui.models import (
     model_named,
     step_trace_of,
     timing_job,
+    written_already,
 )
 from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
 from ui.walkthrough import render_steps, steps_for
@@ -56,8 +57,10 @@ gen = None
 if job is None:
     st.info("Writing cancelled. Press Write to write.", icon=":material/cancel:")
 elif not job.finished:
-    background.watch(job, f"Writing {count_of(count, 'token')}, and checking each against a pass over the whole "
-                          "sequence",
+    already = written_already(prompt, count)
+    writing = (f"Writing {count_of(count - already, 'more token')} after the {already} written already" if already else
+               f"Writing {count_of(count, 'token')}")
+    background.watch(job, f"{writing}, and checking each against a pass over the whole sequence",
                      key="gen_cancel", on_cancel=cancel_writing, args=(prompt, count))
 elif job.failed:
     st.error("The writing stopped before it finished; press Write to try again.", icon=":material/error:")

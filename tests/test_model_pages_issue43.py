@@ -187,22 +187,64 @@ def test_a_query_menu_holds_a_query_whatever_the_sentences_and_steps_in_between(
 
 # ---- item 13: writing fewer tokens after more -----------------------------------------------------------------------
 
+def same_generation(mine, theirs) -> None:
+    """Two generations hold the same numbers, to the bit, but for the times."""
+    for field in mine._fields:
+        if field == "steps":
+            assert len(mine.steps) == len(theirs.steps)
+            for a, b in zip(mine.steps, theirs.steps, strict=True):
+                for part in a._fields:
+                    np.testing.assert_array_equal(getattr(a, part), getattr(b, part), err_msg=part)
+        elif not field.startswith("seconds"):
+            np.testing.assert_array_equal(getattr(mine, field), getattr(theirs, field), err_msg=field)
+    assert len(mine.seconds_cached) == len(mine.seconds_recomputed) == len(mine.written)
+
+
 def test_the_first_tokens_of_a_longer_text_are_what_writing_fewer_computes(smollm2):
     """Greedy writing reads nothing written after a step: 5 tokens are the first 5 of 8, to the bit (the times aside:
     they were measured in the longer run); a text that stopped at an end-of-text token holds every shorter one."""
     for prompt, more, fewer in ((SENTENCE, 8, 5), ("a b a b a", 3, 1)):
         longer, short = smollm2.generate(prompt, more), smollm2.generate(prompt, fewer)
         first = longer.first(fewer)
-        for field in first._fields:
-            if field == "steps":
-                assert len(first.steps) == len(short.steps)
-                for mine, theirs in zip(first.steps, short.steps, strict=True):
-                    for part in mine._fields:
-                        np.testing.assert_array_equal(getattr(mine, part), getattr(theirs, part), err_msg=part)
-            elif not field.startswith("seconds"):
-                np.testing.assert_array_equal(getattr(first, field), getattr(short, field), err_msg=field)
+        same_generation(first, short)
         assert first.weights_difference == short.weights_difference
         assert len(first.seconds_cached) == len(first.seconds_recomputed) == len(first.written) == fewer
+
+
+def test_writing_more_goes_on_from_a_shorter_text_and_computes_what_writing_it_all_does(smollm2):
+    """Issue 46: 13 tokens after 8 were all written again. Writing goes on from the shorter text, its cache, steps and
+    checks kept: the same numbers as writing every token from the start, to the bit; the kept tokens' times are the
+    ones measured in the shorter run."""
+    for prompt, fewer, more in ((SENTENCE, 2, 5), ("a b a b a", 1, 3)):
+        short = smollm2.generate(prompt, fewer)
+        going_on = smollm2.generate(prompt, more, continuing=short)
+        same_generation(going_on, smollm2.generate(prompt, more))
+        assert going_on.seconds_cached[:fewer] == short.seconds_cached
+        assert going_on.seconds_recomputed[:fewer] == short.seconds_recomputed
+    short = smollm2.generate(SENTENCE, 2)
+    for prompt, count in ((SENTENCE + " too", 4), (SENTENCE, 2), (SENTENCE, 1)):  # another prompt, not more tokens
+        with pytest.raises(ValueError, match="goes on only from fewer tokens"):
+            smollm2.generate(prompt, count, continuing=short)
+
+
+def test_the_page_writes_on_from_the_text_it_has(smollm2, monkeypatch):
+    """The lesson's job for more tokens after a prompt it has written goes on from that text (its first tokens' times
+    are the shorter run's); one stopped by an end-of-text token is the answer at once."""
+    from ui.models import generation_job, written_already
+
+    prompt = "the writing goes on"
+    for count in range(1, 21):
+        background._jobs.pop(("generate", prompt, count), None)
+    assert written_already(prompt, 2) == 0  # its progress bar: "Writing 2 tokens, …"
+    short = generation_job(prompt, 2).future.result()
+    assert written_already(prompt, 4) == 2  # "Writing 2 more tokens after the 2 written already, …"
+    longer = generation_job(prompt, 4).future.result()
+    same_generation(longer, smollm2.generate(prompt, 4))
+    assert longer.seconds_cached[:2] == short.seconds_cached  # kept, not measured again
+    stop = longer.written[-1]  # had writing stopped at the fourth token, a fifth and a sixth are not written
+    monkeypatch.setattr(smollm2, "end_of_text", {stop})
+    job = generation_job(prompt, 6)
+    assert job.finished and job.future.result() is longer
 
 
 def test_a_stopped_text_holds_every_shorter_request(smollm2, monkeypatch):

@@ -197,18 +197,37 @@ def generation_job(prompt: str, count: int) -> background.Job:
     """SmolLM2 writing ``count`` tokens after ``prompt`` with its cache, checked against recomputing (seconds on a
     busy server), in the background (ui/background.py): its progress, Cancel, and one run for a class.
 
-    Greedy writing is deterministic, so a longer text already written after the same prompt holds this one: its
-    first ``count`` tokens are the answer, at once (``Generation.first``; issue 43: 5 tokens after 8 were all
+    Greedy writing is deterministic, so a text written already after the same prompt is used: a longer one holds
+    this one, its first ``count`` tokens are the answer at once (``Generation.first``; issue 43: 5 tokens after 8
+    were all written again); a shorter one stopped by an end-of-text token is the answer too; else the writing goes
+    on from the longest shorter one, its cache and checks kept (``continuing``; issue 46: 13 tokens after 8 were all
     written again)."""
     from attention.pretrained.smollm2 import MAX_WRITTEN  # here: the module needs the model packages' tokenizers
 
+    key = ("generate", prompt, count)
     longer = next((done for more in range(MAX_WRITTEN, count, -1)
                    if (done := background.result(("generate", prompt, more))) is not None), None)
     if longer is not None:
-        return background.finished(("generate", prompt, count), longer.first(count))
+        return background.finished(key, longer.first(count))
     model = model_named("smollm2")
-    return background.start(("generate", prompt, count), lambda job: model.generate(prompt, count, job.progress),
+    shorter = _shorter(prompt, count)
+    if shorter is not None and shorter.written[-1] in model.end_of_text:  # it stopped: writing more stops there too
+        return background.finished(key, shorter)
+    return background.start(key, lambda job: model.generate(prompt, count, job.progress, continuing=shorter),
                             kept=GENERATIONS_KEPT)
+
+
+def _shorter(prompt: str, count: int):
+    """The longest text written after ``prompt`` with fewer than ``count`` tokens, if one is kept, else None."""
+    return next((done for fewer in range(count - 1, 0, -1)
+                 if (done := background.result(("generate", prompt, fewer))) is not None), None)
+
+
+def written_already(prompt: str, count: int) -> int:
+    """How many of the ``count`` tokens the writing job after ``prompt`` goes on from (``generation_job``): 0 if it
+    writes them all."""
+    shorter = _shorter(prompt, count)
+    return len(shorter.written) if shorter is not None else 0
 
 
 def follow_last_step(last: int) -> None:

@@ -448,32 +448,58 @@ class SmolLM2:
 
     # ---- writing with a key/value cache --------------------------------------------------------------
 
-    def generate(self, prompt: str, count: int, progress: Callable[[float], None] | None = None) -> Generation:
+    def generate(self, prompt: str, count: int, progress: Callable[[float], None] | None = None, *,
+                 continuing: Generation | None = None) -> Generation:
         """Write ``count`` tokens after ``prompt``, greedily (the likeliest each time), with a key/value
         cache, and check every step against recomputing the whole sequence. ``progress(share)`` after each token
-        written and each recomputation (share: of the 2 × count passes, the part done).
+        written and each recomputation (share: of the passes this call makes, the part done).
 
         The prompt is read in one pass, which fills the cache with its keys and values (after RoPE) in
         every layer. Then each written token is read alone: only its own query, key and value are
         computed; its key and value are appended to the cache, and its query is scored against every
         cached key. Writing stops early at an end-of-text token. Each step's logits are also computed by
         a pass over the whole sequence so far (``recomputed_logits``), and both ways are timed.
+
+        ``continuing``: fewer tokens written after the same prompt, not stopped by an end-of-text token. Its
+        cache, steps and checks are kept, and the writing goes on from its last token, which is read first.
+        Greedy writing is deterministic and a step reads nothing written after it, so this computes what writing
+        all ``count`` tokens computes, to the bit, but for the times (the kept ones were measured in its run).
         """
         if not 1 <= count <= MAX_WRITTEN:
             raise ValueError(f"SmolLM2 writes 1 to {MAX_WRITTEN} tokens here; got {count}.")
         ids, tokens = self.tokenize(prompt)
         check_length(tokens + [""] * (count - 1), "SmolLM2, with the tokens it writes,")
+        before = len(continuing.written) if continuing is not None else 0  # tokens written already
+        if continuing is not None and (continuing.ids[:continuing.prompt] != ids or not before < count
+                                       or continuing.written[-1] in self.end_of_text):
+            raise ValueError("Writing goes on only from fewer tokens after the same prompt, not stopped.")
         layers, kv, d = self.info.layers, self.kv_heads, self.info.d_head
         size = len(ids) + count - 1  # the last written token is never read back
         keys = np.zeros((layers, kv, size, d), dtype=np.float32)
         values = np.zeros_like(keys)
         self.forward_ids(ids[:1], [])  # a one-token pass reads every weight, so that no timing below pays for
-        t0 = time.perf_counter()  # bringing the memory-mapped weights into memory (~0.4 s the first time)
-        logits = self.forward_ids(ids, tokens, keys, values).logits  # the prompt's pass fills the cache
-        seconds_cached, logits_seen, steps, probabilities = [time.perf_counter() - t0], [logits], [], []
-        report = progress or (lambda share: None)
+        report = progress or (lambda share: None)  # bringing the memory-mapped weights into memory (~0.4 s)
+        passes = 2 * (count - before)
+        if continuing is None:
+            t0 = time.perf_counter()
+            logits = self.forward_ids(ids, tokens, keys, values).logits  # the prompt's pass fills the cache
+            seconds_cached, logits_seen, steps, probabilities = [time.perf_counter() - t0], [logits], [], []
+            recomputed, seconds_recomputed, alpha_differences = [], [], []
+        else:
+            read = len(continuing.ids) - 1  # the tokens whose keys and values it cached: all but its last
+            keys[:, :, :read], values[:, :, :read] = continuing.keys, continuing.values
+            ids, probabilities, steps = list(continuing.ids), list(continuing.probabilities), list(continuing.steps)
+            logits_seen, recomputed = list(continuing.logits), list(continuing.recomputed_logits)
+            seconds_cached, seconds_recomputed = list(continuing.seconds_cached), list(continuing.seconds_recomputed)
+            alpha_differences = list(continuing.weights_differences)
+            t0 = time.perf_counter()
+            step = self.cached_step(ids[-1], read, keys, values)  # its last token, read back
+            seconds_cached.append(time.perf_counter() - t0)
+            steps.append(step)
+            logits = step.logits
+            logits_seen.append(logits)
         while True:
-            report(len(probabilities) / (2 * count))
+            report((len(probabilities) - before) / passes)
             p = softmax(logits)
             chosen = int(np.argmax(logits))
             ids.append(chosen)
@@ -487,9 +513,9 @@ class SmolLM2:
             logits = step.logits
             logits_seen.append(logits)
         read = len(ids) - 1  # the tokens whose keys and values are in the cache
-        recomputed, seconds_recomputed, alpha_differences = [], [], []
-        for end in range(len(tokens), len(ids)):  # the whole sequence up to each token that predicted the next
-            report(0.5 + (end - len(tokens)) / (2 * count))
+        # the whole sequence up to each token that predicted the next (those checked already kept)
+        for end in range(len(tokens) + before, len(ids)):
+            report(0.5 + (end - len(tokens) - before) / passes)
             t0 = time.perf_counter()
             whole = self.forward_ids(ids[:end], [])
             seconds_recomputed.append(time.perf_counter() - t0)
