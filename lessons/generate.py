@@ -2,6 +2,8 @@
 time, with its cache; the cache drawn growing, one cached step walked with the walkthrough's renderer,
 and the cached run checked against recomputing the whole sequence (numbers: ``SmolLM2.generate``)."""
 
+from functools import partial
+
 import streamlit as st
 
 from attention.pretrained import MODELS, ModelMissing, package_dir
@@ -17,12 +19,11 @@ from ui.models import (
     model_named,
     step_trace_of,
     timing_job,
-    written_already,
+    writing_text,
 )
 from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
 from ui.walkthrough import render_steps, steps_for
 from viz import generation as G
-from viz.labels import count as count_of
 from viz.labels import markdown_text
 
 st.title("Writing with a key/value cache")
@@ -57,10 +58,7 @@ gen = None
 if job is None:
     st.info("Writing cancelled. Press Write to write.", icon=":material/cancel:")
 elif not job.finished:
-    already = written_already(prompt, count)
-    writing = (f"Writing {count_of(count - already, 'more token')} after the {already} written already" if already else
-               f"Writing {count_of(count, 'token')}")
-    background.watch(job, f"{writing}, and checking each against a pass over the whole sequence",
+    background.watch(job, partial(writing_text, count=count),
                      key="gen_cancel", on_cancel=cancel_writing, args=(prompt, count))
 elif job.failed:
     st.error("The writing stopped before it finished; press Write to try again.", icon=":material/error:")
@@ -76,8 +74,9 @@ if gen is not None:  # the rest of the lesson reads what was written
     ui.table(G.written_frame(gen, model.multiply_adds), "gen-written", decimals=3)
     st.caption("p: the token's probability when it was chosen. Reads: what was read to choose it, with the cache "
                "(one token against the cached keys and its own); “whole” reads every token so far instead. Millions of "
-               "multiply-adds, counted from the weights' shapes; ms measured here, on this server, both ways, one run "
-               "each (a busy server makes them uneven).")
+               "multiply-adds, counted from the weights' shapes; ms measured here, on this server, both ways, once a "
+               "token, when it was first written (a text written on from a shorter one keeps that one's times; a busy "
+               "server makes them uneven).")
 
     st.subheader("The cache grows", divider="gray")
     ui.lesson("generate/01_cache")

@@ -229,22 +229,41 @@ def test_writing_more_goes_on_from_a_shorter_text_and_computes_what_writing_it_a
 
 def test_the_page_writes_on_from_the_text_it_has(smollm2, monkeypatch):
     """The lesson's job for more tokens after a prompt it has written goes on from that text (its first tokens' times
-    are the shorter run's); one stopped by an end-of-text token is the answer at once."""
-    from ui.models import generation_job, written_already
+    are the shorter run's), and its progress bar says so; one stopped by an end-of-text token is the answer at once."""
+    from ui.models import generation_job, writing_text
 
     prompt = "the writing goes on"
     for count in range(1, 21):
         background._jobs.pop(("generate", prompt, count), None)
-    assert written_already(prompt, 2) == 0  # its progress bar: "Writing 2 tokens, …"
-    short = generation_job(prompt, 2).future.result()
-    assert written_already(prompt, 4) == 2  # "Writing 2 more tokens after the 2 written already, …"
-    longer = generation_job(prompt, 4).future.result()
+    job = generation_job(prompt, 2)
+    short = job.future.result()
+    assert job.about == 0
+    assert writing_text(job, 2) == "Writing 2 tokens, and checking each against a pass over the whole sequence"
+    job = generation_job(prompt, 4)
+    longer = job.future.result()
     same_generation(longer, smollm2.generate(prompt, 4))
     assert longer.seconds_cached[:2] == short.seconds_cached  # kept, not measured again
+    assert job.about == 2
+    assert writing_text(job, 4) == ("Writing 2 more tokens (2 of the 4 written already), and checking each against "
+                                    "a pass over the whole sequence")
     stop = longer.written[-1]  # had writing stopped at the fourth token, a fifth and a sixth are not written
     monkeypatch.setattr(smollm2, "end_of_text", {stop})
     job = generation_job(prompt, 6)
     assert job.finished and job.future.result() is longer
+
+
+def test_a_writing_asked_for_while_another_runs_goes_on_from_what_that_one_wrote(smollm2):
+    """The truth audit: a learner who asked for 4 tokens while 2 were being written saw "2 more … (2 of the 4 written
+    already)" for a job that wrote all 4. The job chooses the text it goes on from when the worker takes it up, and
+    says so then."""
+    from ui.models import generation_job
+
+    prompt = "one job waits for another"
+    for count in range(1, 21):
+        background._jobs.pop(("generate", prompt, count), None)
+    first, second = generation_job(prompt, 2), generation_job(prompt, 4)  # the second waits for the one worker
+    short, longer = first.future.result(), second.future.result()
+    assert second.about == 2 and longer.seconds_cached[:2] == short.seconds_cached
 
 
 def test_a_stopped_text_holds_every_shorter_request(smollm2, monkeypatch):

@@ -42,6 +42,7 @@ class Job:
     started: float | None = None  # time.monotonic() when the worker took it up
     waiting: set[str] = field(default_factory=set)  # the sessions that wait for it
     stop: threading.Event = field(default_factory=threading.Event)
+    about: Any = None  # what the work says of itself once it has started (a writing: the tokens it went on from)
 
     def progress(self, done: float) -> None:
         """The work's report (``done``: its share done); raises Cancelled when no session waits any more."""
@@ -164,8 +165,10 @@ def progress_text(what: str, done: float, seconds: float) -> str:
     return f"{what}… {share} ({seconds:.0f} s)"
 
 
-def watch(job: Job, what: str, *, key: str, on_cancel: Callable[..., None], args: tuple = ()) -> None:
-    """Under a running job: its progress (``what`` is being done) and Cancel, looked at twice a second; the
+def watch(job: Job, what: str | Callable[[Job], str], *, key: str, on_cancel: Callable[..., None],
+          args: tuple = ()) -> None:
+    """Under a running job: its progress (``what`` is being done, or a function of the job that says it: read at
+    each look, as the job may tell more once it has started) and Cancel, looked at twice a second; the
     page runs again when the job is done. ``on_cancel(*args)`` (a callback) forgets that the page asked for it.
     Under AppTest, which never runs a fragment on a timer, the run waits for the job and runs again."""
     if under_apptest():
@@ -180,10 +183,11 @@ def watch(job: Job, what: str, *, key: str, on_cancel: Callable[..., None], args
     def look() -> None:
         if job.finished or session() not in job.waiting:
             _rerun_for_result()  # the whole page: it draws the result, or no longer asks
+        doing = what(job) if callable(what) else what
         if job.started is None:
-            st.progress(0.0, text=f"{what}: waiting for another long computation on this server to finish…")
+            st.progress(0.0, text=f"{doing}: waiting for another long computation on this server to finish…")
         else:
-            st.progress(job.done, text=progress_text(what, job.done, time.monotonic() - job.started))
+            st.progress(job.done, text=progress_text(doing, job.done, time.monotonic() - job.started))
         st.button("Cancel", key=key, on_click=cancel, icon=":material/cancel:")
 
     look()

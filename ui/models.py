@@ -19,6 +19,7 @@ from ui import arrival, background
 from ui.settings import MAX_SEED, replace_sentence
 from viz import pretrained as P
 from viz import sampling as S
+from viz.labels import count as count_of
 
 LAYERS_PER_PAGE = P.LAYERS_PER_PAGE  # the every-head view of the decoder's 30 layers, a page at a time
 
@@ -201,7 +202,8 @@ def generation_job(prompt: str, count: int) -> background.Job:
     this one, its first ``count`` tokens are the answer at once (``Generation.first``; issue 43: 5 tokens after 8
     were all written again); a shorter one stopped by an end-of-text token is the answer too; else the writing goes
     on from the longest shorter one, its cache and checks kept (``continuing``; issue 46: 13 tokens after 8 were all
-    written again)."""
+    written again). That one is chosen when the worker takes the job up (a text asked for before may have been
+    written by then), and the job says how many tokens it went on from (``job.about``)."""
     from attention.pretrained.smollm2 import MAX_WRITTEN  # here: the module needs the model packages' tokenizers
 
     key = ("generate", prompt, count)
@@ -210,11 +212,17 @@ def generation_job(prompt: str, count: int) -> background.Job:
     if longer is not None:
         return background.finished(key, longer.first(count))
     model = model_named("smollm2")
-    shorter = _shorter(prompt, count)
-    if shorter is not None and shorter.written[-1] in model.end_of_text:  # it stopped: writing more stops there too
-        return background.finished(key, shorter)
-    return background.start(key, lambda job: model.generate(prompt, count, job.progress, continuing=shorter),
-                            kept=GENERATIONS_KEPT)
+    if (stopped := _stopped(model, prompt, count)) is not None:
+        return background.finished(key, stopped)
+
+    def write(job: background.Job):
+        if (stopped := _stopped(model, prompt, count)) is not None:
+            return stopped
+        shorter = _shorter(prompt, count)
+        job.about = len(shorter.written) if shorter is not None else 0
+        return model.generate(prompt, count, job.progress, continuing=shorter)
+
+    return background.start(key, write, kept=GENERATIONS_KEPT)
 
 
 def _shorter(prompt: str, count: int):
@@ -223,11 +231,19 @@ def _shorter(prompt: str, count: int):
                  if (done := background.result(("generate", prompt, fewer))) is not None), None)
 
 
-def written_already(prompt: str, count: int) -> int:
-    """How many of the ``count`` tokens the writing job after ``prompt`` goes on from (``generation_job``): 0 if it
-    writes them all."""
+def _stopped(model, prompt: str, count: int):
+    """The longest shorter text if it stopped at an end-of-text token (writing more stops there too), else None."""
     shorter = _shorter(prompt, count)
-    return len(shorter.written) if shorter is not None else 0
+    return shorter if shorter is not None and shorter.written[-1] in model.end_of_text else None
+
+
+def writing_text(job: background.Job, count: int) -> str:
+    """What a writing job's progress bar says it does: all ``count`` tokens, or the ones it adds to a text written
+    already (known once the worker has taken it up)."""
+    if job.about:
+        return (f"Writing {count_of(count - job.about, 'more token')} ({job.about} of the {count} written already), "
+                "and checking each against a pass over the whole sequence")
+    return f"Writing {count_of(count, 'token')}, and checking each against a pass over the whole sequence"
 
 
 def follow_last_step(last: int) -> None:

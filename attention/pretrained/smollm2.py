@@ -140,7 +140,7 @@ class Generation(NamedTuple):
     def first(self, count: int) -> Generation:
         """The generation of the first ``count`` written tokens (all of them if fewer were written): greedy writing
         is deterministic and a step reads nothing written after it, so this is what writing ``count`` tokens
-        computes, to the bit, but for the times, which were measured in this longer run."""
+        computes, to the bit, but for the times, which were measured when those tokens were first written."""
         written = min(count, len(self.written))
         end, read = self.prompt + written, self.prompt + written - 1
         return Generation(self.ids[:end], self.tokens[:end], self.prompt, self.probabilities[:written],

@@ -584,6 +584,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_model_pages_issue43::test_a_step_the_learner_picked_that_a_shorter_text_lacks_is_named_in_the_learners_words"),
         ("the model reads at most {MAX_MODEL_TOKENS} ", "tests.test_heads_off_and_cache::test_a_prompt_near_the_limit_writes_what_fits_and_one_token_has_no_step"),
         ("it wrote an end-of-text token", "tests.test_heads_off_and_cache::test_writing_stops_at_an_end_of_text_token"),
+        ("a text written on from a shorter one keeps that one's times",
+         "tests.test_model_pages_issue43::test_writing_more_goes_on_from_a_shorter_text_and_computes_what_writing_it_all_does"),
         ("counted from the weights' shapes", "tests.test_heads_off_and_cache::test_multiply_adds_grow_linearly_with_the_cache_and_quadratically_without"),
         ("Medians of three runs each, measured once on this server",
          "tests.test_heads_off_and_cache::test_a_step_is_timed_with_its_cache_filled_before_the_clock"),
