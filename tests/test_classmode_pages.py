@@ -394,8 +394,8 @@ def test_a_forged_teacher_link_or_stored_key_acts_as_no_teacher(database):
 
 
 def test_a_wrong_code_is_named_and_a_hostile_nickname_stays_text(database):
-    at = join(ANN, "ZZZZZZ")
-    assert "No class has this code" in texts(at)
+    at = join(ANN, "zzzzzz")
+    assert "No class has this code" in texts(at) and "It was read as “ZZZZZZ”" in texts(at)  # the code as it was read
     teacher, secret, code = start_class()
     hostile = "=HYPERLINK(\"http://ev.il\") **x** <img src=x>"
     ann = join(BOB, code, hostile)

@@ -253,7 +253,10 @@ def join_class() -> None:
     try:
         store().join(code, me, nickname, client(), browser=me)
     except ClassError as error:
-        st.session_state["_cm_error"] = str(error)
+        said = str(error)
+        if said.startswith(("No class has this code", "This class is closed")):  # the code as it was read (spaces
+            said += f" It was read as “{code}”."  # out, capitals, 12 characters at most): a typo such as O for 0 shows
+        st.session_state["_cm_error"] = said
         return
     identity.remember(**{"class": code, "nick": nickname or identity.get("nick")})
     st.session_state["_cm_student"] = code

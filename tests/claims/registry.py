@@ -619,6 +619,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_background::test_a_job_cancelled_before_the_worker_takes_it_never_runs"),
     ],
     "ui/classmode.py": [
+        (" It was read as “{code}”.", "tests.test_classmode_pages::test_a_wrong_code_is_named_and_a_hostile_nickname_stays_text"),
         ("You can change it until the answers close.",
          "tests.test_classmode_store::test_a_student_answers_once_and_a_change_of_mind_replaces_it_until_the_reveal"),
         ("You can change it until the answers close.",
