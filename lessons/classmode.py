@@ -10,6 +10,7 @@ st.title("Class mode")
 base_url = st.context.url or "http://127.0.0.1:8501/"
 if "teach" in st.query_params:  # a teacher's link, opened on another device: this browser keeps the key
     C.resume_teacher_link()
+C.resume_pending()  # a Start or Join pressed before the browser had said who it is
 taught = C.teaching()
 if "projector" in st.query_params:
     C.projector(str(st.query_params["projector"]), base_url)

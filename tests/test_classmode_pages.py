@@ -836,3 +836,28 @@ def test_a_student_is_told_the_class_ended_on_every_next_page_until_they_dismiss
     ann = ann.button(key="cm_ended_ok").click().run()
     assert "ended this class" not in texts(ann)
     assert "ended this class" not in texts(ann.run())
+
+
+def test_a_start_or_a_join_pressed_before_the_browser_has_said_who_it_is_counts(database):
+    """On a busy server a teacher's first click on Start came before the browser's id (its component reports in the
+    run after the first), and the page said "try again in a moment": the click was lost (a browser test failed beside
+    a second test run). The page now says it is starting, and does it in the run the id comes with; a Join too."""
+    teacher = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    teacher.switch_page(PAGE).run()  # no id yet
+    teacher = teacher.button(key="cm_start").click().run()
+    assert "Starting the class…" in texts(teacher) and "You are teaching" not in texts(teacher)
+    teacher.session_state["_identity"] = {"browser": TEACHER}  # the browser's id comes
+    teacher = teacher.run()
+    assert_no_exception(teacher)
+    assert "Starting the class…" not in texts(teacher)
+    _secret, code = teacher.session_state["_cm_teaching"]
+    student = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    student.query_params["class"] = code
+    student.switch_page(PAGE).run()
+    student.text_input(key="cm_nick").input("Ann")
+    student = student.button(key="FormSubmitter:cm_join_form-Join the class").click().run()
+    assert "Joining the class…" in texts(student)
+    student.session_state["_identity"] = {"browser": ANN}
+    student = student.run()
+    assert_no_exception(student)
+    assert student.session_state["_cm_student"] == code and "Joining the class…" not in texts(student)

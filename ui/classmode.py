@@ -223,12 +223,29 @@ def student_of() -> str | None:
 
 # ---- starting and joining -------------------------------------------------------------------------------
 
+_PENDING = "_cm_pending"  # "start" or "join", pressed before this browser had said who it is (identity.browser)
+
+
+def resume_pending() -> None:
+    """A Start or a Join pressed before this browser had said who it is (the page's first run, on a busy server: the
+    browser's id comes with the run after): done in the first run that knows it, so that the first click counts.
+    Until then the page says it is waiting."""
+    pending = st.session_state.get(_PENDING)
+    if pending is None:
+        return
+    if identity.browser() is None:
+        st.info("Starting the class…" if pending == "start" else "Joining the class…", icon=":material/hourglass_top:")
+        return
+    del st.session_state[_PENDING]
+    (start_class if pending == "start" else join_class)()
+
+
 def start_class() -> None:
     """The "Start a class" button: a new class, following the lesson the teacher shows now; this browser keeps
     its key."""
     me = identity.browser()
-    if me is None:
-        st.session_state["_cm_error"] = "This browser has not said who it is yet; try again in a moment."
+    if me is None:  # pressed in the page's first moments, on a busy server: done once the browser has said it
+        st.session_state[_PENDING] = "start"
         return
     try:
         teacher = store().create_class(lesson_state("", sidebar_settings(link())), browser=me, address=client())
@@ -247,8 +264,8 @@ def join_class() -> None:
     if not code:
         st.session_state["_cm_error"] = "Type the code your teacher shows."
         return
-    if me is None:
-        st.session_state["_cm_error"] = "This browser has not said who it is yet; try again in a moment."
+    if me is None:  # as Start's: the form's code and nickname stay in its boxes until then
+        st.session_state[_PENDING] = "join"
         return
     try:
         store().join(code, me, nickname, client(), browser=me)
