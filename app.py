@@ -14,7 +14,7 @@ import streamlit as st
 from ui import arrival, classmode, identity, model_map
 from ui.components import TABLE_CSS
 from ui.links import clean_link, link, share_link, write_link
-from ui.navigation import pages, script_of
+from ui.navigation import CLASS_PAGE, pages, script_of, url_path
 from ui.settings import DEFAULT_SENTENCE, SHOWN, draw_shared_sidebar, sentence_on_phones
 
 student = classmode.student_of()  # a student of a class (the browser said so on an earlier run)
@@ -41,6 +41,8 @@ st.html(TABLE_CSS)
 st.session_state.pop(SHOWN, None)  # filled by this run's lesson where it can't show a box's text
 st.session_state.pop(classmode.QUESTIONS, None)  # filled by this run's lesson where its numbers answer some
 st.session_state.pop(classmode.OPEN_STEP, None)
+if page.url_path != url_path(CLASS_PAGE):  # a Start or Join pressed early is the class page's: left behind with it
+    st.session_state.pop(classmode.PENDING, None)
 st.session_state["_shared"] = draw_shared_sidebar(page.url_path)
 
 st.session_state["_page"] = page.url_path  # whose settings the link holds

@@ -861,3 +861,59 @@ def test_a_start_or_a_join_pressed_before_the_browser_has_said_who_it_is_counts(
     student = student.run()
     assert_no_exception(student)
     assert student.session_state["_cm_student"] == code and "Joining the class…" not in texts(student)
+
+
+def test_a_start_pressed_early_by_a_teacher_who_reloaded_keeps_their_class(database):
+    """The truth audit: a teacher who reloaded mid-class and pressed Start before the browser's id came was given a new
+    class (their key replaced, the old class left open with its students). Pressed early, Start is done only if the
+    browser turns out to teach no class; pressed twice it is one class (the button is disabled meanwhile)."""
+    teacher, _secret, code = start_class()
+    held = {"teach": {"secret": teacher.session_state["_cm_teaching"][0], "code": code}}
+    again = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    again.switch_page(PAGE).run()  # the reload's first run: no id yet
+    again = again.button(key="cm_start").click().run()
+    assert again.button(key="cm_start").disabled  # pressed: not a second class on a second press
+    again.session_state["_identity"] = {"browser": TEACHER, **held}
+    again = again.run()
+    assert_no_exception(again)
+    assert again.session_state["_cm_teaching"][1] == code and f"You are teaching class {code}" in texts(again)
+
+
+def test_an_early_join_is_done_with_what_was_submitted_and_not_after_the_page_is_left(database):
+    """The truth audit: a Join pressed early was done with the boxes as they were when the id came, and after a visit
+    to another page the boxes were gone: "Joining…", then "Type the code". It keeps what was submitted; a learner who
+    leaves the page leaves the press behind."""
+    _teacher, _secret, code = start_class()
+    student = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    student.switch_page(PAGE).run()
+    student.text_input(key="cm_code").input(code.lower())
+    student.text_input(key="cm_nick").input("Annie")
+    student = student.button(key="FormSubmitter:cm_join_form-Join the class").click().run()
+    student.session_state["_identity"] = {"browser": ANN}
+    student = student.run()
+    assert student.session_state["_cm_student"] == code
+    other = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    other.switch_page(PAGE).run()
+    other.text_input(key="cm_code").input(code)
+    other = other.button(key="FormSubmitter:cm_join_form-Join the class").click().run()
+    assert "Joining the class…" in texts(other)
+    other.switch_page("lessons/scaling.py").run()  # away, before the id comes
+    other.session_state["_identity"] = {"browser": BOB}
+    other.switch_page(PAGE).run()
+    assert "_cm_student" not in other.session_state and "Joining the class…" not in texts(other)
+    assert "Type the code your teacher shows" not in texts(other)  # no press done late with the boxes gone
+
+
+def typed(code: str) -> AppTest:
+    """A student of their own browser who types ``code`` and presses Join."""
+    at = browser(ANN)
+    at.text_input(key="cm_code").input(code)
+    return at.button(key="FormSubmitter:cm_join_form-Join the class").click().run()
+
+
+def test_a_refused_code_with_a_character_no_code_has_says_which_characters_codes_use(database):
+    at = typed("jх9 dvv")  # a Cyrillic х, a space
+    assert "It was read as “JХ9DVV”" in texts(at) and "Class codes use only the digits 2–9" in texts(at)
+    at = typed("ZZZZZZ")
+    assert "It was read as “ZZZZZZ”" in texts(at)
+    assert "Class codes use only" not in texts(at)  # a code of the alphabet's characters, only not a class's

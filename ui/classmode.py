@@ -41,7 +41,7 @@ from urllib.parse import urlsplit
 import segno
 import streamlit as st
 
-from classmode.store import MAX_NICKNAME, MODES, ClassError, ClassView, Store, database_url
+from classmode.store import CODE_ALPHABET, MAX_NICKNAME, MODES, ClassError, ClassView, Store, database_url
 from ui import arrival, class_watch, identity
 from ui import components as ui
 from ui.links import PAGE_SETTINGS, PRIVATE, SETTINGS, SHARED_SETTINGS, SPECS, check_link, link, read_into_session
@@ -223,21 +223,28 @@ def student_of() -> str | None:
 
 # ---- starting and joining -------------------------------------------------------------------------------
 
-_PENDING = "_cm_pending"  # "start" or "join", pressed before this browser had said who it is (identity.browser)
+PENDING = "_cm_pending"  # ("start",) or ("join", code, nickname): pressed before this browser had said who it is
 
 
 def resume_pending() -> None:
     """A Start or a Join pressed before this browser had said who it is (the page's first run, on a busy server: the
-    browser's id comes with the run after): done in the first run that knows it, so that the first click counts.
-    Until then the page says it is waiting."""
-    pending = st.session_state.get(_PENDING)
+    browser's id comes with the run after): done in the first run that knows it, so that the first click counts, with
+    what was submitted. Not done if the browser turns out to teach a class or to be in one already (a teacher who
+    reloaded and pressed Start early keeps their class). Until then the page says it is waiting."""
+    pending = st.session_state.get(PENDING)
     if pending is None:
         return
     if identity.browser() is None:
-        st.info("Starting the class…" if pending == "start" else "Joining the class…", icon=":material/hourglass_top:")
+        st.info(("Starting the class…" if pending[0] == "start" else "Joining the class…") + " (waiting for this "
+                "browser to say who it is; if this stays, reload the page)", icon=":material/hourglass_top:")
         return
-    del st.session_state[_PENDING]
-    (start_class if pending == "start" else join_class)()
+    del st.session_state[PENDING]
+    if teaching() is not None or student_of() is not None:
+        return
+    if pending[0] == "start":
+        start_class()
+    else:
+        _join(*pending[1:])
 
 
 def start_class() -> None:
@@ -245,8 +252,9 @@ def start_class() -> None:
     its key."""
     me = identity.browser()
     if me is None:  # pressed in the page's first moments, on a busy server: done once the browser has said it
-        st.session_state[_PENDING] = "start"
+        st.session_state[PENDING] = ("start",)
         return
+    st.session_state.pop(PENDING, None)
     try:
         teacher = store().create_class(lesson_state("", sidebar_settings(link())), browser=me, address=client())
     except ClassError as error:
@@ -258,21 +266,27 @@ def start_class() -> None:
 
 def join_class() -> None:
     """The join form's submit: join with the code typed, keep the class and the nickname in the browser."""
-    code = "".join(str(st.session_state.get("cm_code", "")).split()).upper()[:12]
-    nickname = str(st.session_state.get("cm_nick") or "")
+    _join(str(st.session_state.get("cm_code", "")), str(st.session_state.get("cm_nick") or ""))
+
+
+def _join(typed: str, nickname: str) -> None:
+    code = "".join(typed.split()).upper()[:12]
     me = identity.browser()
     if not code:
         st.session_state["_cm_error"] = "Type the code your teacher shows."
         return
-    if me is None:  # as Start's: the form's code and nickname stay in its boxes until then
-        st.session_state[_PENDING] = "join"
+    if me is None:  # as Start's, with what was submitted
+        st.session_state[PENDING] = ("join", typed, nickname)
         return
+    st.session_state.pop(PENDING, None)
     try:
         store().join(code, me, nickname, client(), browser=me)
     except ClassError as error:
         said = str(error)
         if said.startswith(("No class has this code", "This class is closed")):  # the code as it was read (spaces
-            said += f" It was read as “{code}”."  # out, capitals, 12 characters at most): a typo such as O for 0 shows
+            said += f" It was read as “{code}”."  # out, capitals, 12 characters at most)
+            if any(c not in CODE_ALPHABET for c in code):  # a look-alike (Cyrillic Х), an invisible or a wide one
+                said += " Class codes use only the digits 2–9 and the letters A–Z without I, L and O."
         st.session_state["_cm_error"] = said
         return
     identity.remember(**{"class": code, "nick": nickname or identity.get("nick")})
@@ -317,7 +331,8 @@ def landing() -> None:
                 "show and answer your questions; you see the class's answers arrive, then reveal. This browser "
                 "keeps the class's key: keep using it to teach (every page's sidebar has the class's controls).")
     _loopback_warning(st.context.url or "")
-    st.button("Start a class", key="cm_start", on_click=start_class, icon=":material/groups:")
+    st.button("Start a class", key="cm_start", on_click=start_class, icon=":material/groups:",
+              disabled=st.session_state.get(PENDING) is not None)  # one class a press, pressed early or not
 
 
 def loopback(base_url: str) -> bool:
