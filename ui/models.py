@@ -212,13 +212,13 @@ def generation_job(prompt: str, count: int) -> background.Job:
     if longer is not None:
         return background.finished(key, longer.first(count))
     model = model_named("smollm2")
-    if (stopped := _stopped(model, prompt, count)) is not None:
-        return background.finished(key, stopped)
+    if _stopped(model, shorter := _shorter(prompt, count)):
+        return background.finished(key, shorter)
 
     def write(job: background.Job):
-        if (stopped := _stopped(model, prompt, count)) is not None:
-            return stopped
-        shorter = _shorter(prompt, count)
+        shorter = _shorter(prompt, count)  # again: a text asked for before may be written by now
+        if _stopped(model, shorter):
+            return shorter
         job.about = len(shorter.written) if shorter is not None else 0
         return model.generate(prompt, count, job.progress, continuing=shorter)
 
@@ -231,19 +231,17 @@ def _shorter(prompt: str, count: int):
                  if (done := background.result(("generate", prompt, fewer))) is not None), None)
 
 
-def _stopped(model, prompt: str, count: int):
-    """The longest shorter text if it stopped at an end-of-text token (writing more stops there too), else None."""
-    shorter = _shorter(prompt, count)
-    return shorter if shorter is not None and shorter.written[-1] in model.end_of_text else None
+def _stopped(model, shorter) -> bool:
+    """Whether a shorter text stopped at an end-of-text token (writing more stops there too)."""
+    return shorter is not None and shorter.written[-1] in model.end_of_text
 
 
 def writing_text(job: background.Job, count: int) -> str:
     """What a writing job's progress bar says it does: all ``count`` tokens, or the ones it adds to a text written
     already (known once the worker has taken it up)."""
-    if job.about:
-        return (f"Writing {count_of(count - job.about, 'more token')} ({job.about} of the {count} written already), "
-                "and checking each against a pass over the whole sequence")
-    return f"Writing {count_of(count, 'token')}, and checking each against a pass over the whole sequence"
+    written = (f"{count_of(count - job.about, 'more token')} ({job.about} of the {count} written already)" if job.about
+               else count_of(count, 'token'))
+    return f"Writing {written}, and checking each against a pass over the whole sequence"
 
 
 def follow_last_step(last: int) -> None:
