@@ -49,7 +49,7 @@ if preset == "aligned":
     st.info(C.alignment_text(trace), icon=":material/build:")
     for line in C.alignment_notes(trace, t_labels, s_labels):
         st.caption(line)
-    st.caption(C.table_words())
+    st.caption(C.table_words(), unsafe_allow_html=True)  # our own words, each French one marked as French
 
 st.subheader("The shapes, as they flow", divider="gray")
 st.latex(L.apart([rf"Q = X_t W_Q \in \mathbb{{R}}^{{{i} \times {d_k}}},",

@@ -94,16 +94,25 @@ export function drawFigure(panel, view, parts, chooseCell) {
   grid.addEventListener("focusout", (e) => {
     if (!grid.contains(e.relatedTarget)) { hide(view, panel); view.focus = null; }
   });
-  let tapped = null;  // a touch: the first tap shows the tooltip, a second tap on the same cell chooses
+  // A touch: the first tap shows the tooltip, a second tap on the same cell chooses when the finger is lifted there,
+  // so that a finger put down by mistake can slide off and choose nothing (WCAG 2.5.2, pointer cancellation).
+  let tapped = null, pressed = null;  // the cell whose tooltip a tap showed; the cell a second tap is down on
   grid.addEventListener("pointerdown", (e) => {
     if (e.pointerType !== "touch") return;
     const p = at(e);
     if (!p) return;
     e.preventDefault();
-    if (same(tapped, ...p)) { choose(...p); tapped = null; return; }
+    if (same(tapped, ...p)) { pressed = p; return; }
     tapped = p;
     moveTo(...p, true);
   });
+  grid.addEventListener("pointerup", (e) => {
+    if (e.pointerType !== "touch" || !pressed) return;
+    const p = at(e), down = pressed;
+    pressed = null;
+    if (p && same(down, ...p)) { tapped = null; choose(...p); }
+  });
+  grid.addEventListener("pointercancel", () => { pressed = null; });
   grid.addEventListener("click", (e) => {
     const p = at(e);
     if (p && e.pointerType !== "touch") choose(...p);

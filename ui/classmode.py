@@ -760,12 +760,12 @@ def _projector_live(code: str, base_url: str) -> None:
         return
     if view.question is not None:
         _question_results(view, answers, joined, big=True, shown=view.show_results, answered=answered)
-        st.html(f'<div class="class-code small" aria-label="class code">Join: {html.escape(code)}</div>')
+        st.html(f'<div class="class-code small">Join: {html.escape(code)}</div>')
         return
     code_column, qr_column = st.columns([3, 2], vertical_alignment="center")
     with code_column:
         st.markdown("**Join at** this link, or open Class mode and type the code:")
-        st.html(f'<div class="class-code" aria-label="class code">{html.escape(code)}</div>')
+        st.html(f'<div class="class-code">{html.escape(code)}</div>')
         st.code(join, language=None)
         st.caption(f"{_students(joined)} joined.")
     with qr_column:

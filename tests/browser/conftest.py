@@ -76,6 +76,22 @@ def wait_for_whole_tables(page, keys: list[str], scrolling: tuple[str, ...] = ()
                      "tables cut off")
 
 
+def reruns(frames: list) -> list[list[str]]:
+    """The reruns a browser asked Streamlit for, of the websocket frames it sent (``page.on("websocket")``): each as
+    what it pressed, a button's id, or a component's id and the value it sent ("…-fig-scores={...}")"""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    asked = []
+    for frame in frames:
+        if not isinstance(frame, bytes):
+            continue
+        message = BackMsg.FromString(frame)
+        if message.WhichOneof("type") == "rerun_script":
+            widgets = message.rerun_script.widget_states.widgets
+            asked.append([w.id for w in widgets if w.trigger_value]
+                         + [f"{w.id}={w.json_trigger_value}" for w in widgets if w.json_trigger_value])
+    return asked
+
 @pytest.fixture(scope="session")
 def artifacts():
     ARTIFACTS.mkdir(exist_ok=True)

@@ -93,6 +93,9 @@ def test_a_class_with_a_phone_a_prankster_two_tabs_and_a_teacher_who_reloads(bro
         projector = room.open(room.person(**PROJECTOR), f"/classmode?projector={code}")
         projector.locator(".class-code").get_by_text(code).wait_for()
         assert "teach" not in projector.content()  # the projected page holds no key
+        tree = projector.locator("[data-testid=stMainBlockContainer]").aria_snapshot()
+        assert re.search(rf'type the code:"\n\s*- text: {code}\n', tree), tree  # a screen reader reads the code itself
+        assert projector.locator(".class-code[aria-label]").count() == 0  # ARIA allows no name on a plain div (4.1.2)
 
         ann_browser, bob_browser = room.person(**LAPTOP), room.person(**LAPTOP)
         ann = room.open(ann_browser, f"/classmode?class={code}")

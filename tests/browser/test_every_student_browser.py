@@ -13,15 +13,18 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlencode
 
 import pytest
 from playwright.sync_api import expect
 
+from attention.cross import BILINGUAL
 from tests.browser.axe import small_targets
 from tests.browser.conftest import TIMEOUT_MS
 from tests.browser.test_accessibility_browser import LESSONS, SETTLED, settle
 from tests.browser.test_classmode_browser import LAPTOP, Room, in_class, start
 from tests.browser.test_keyboard_browser import walk_by_tab
+from ui.links import CROSS_PRESET_LABELS
 
 pytestmark = pytest.mark.browser
 
@@ -194,6 +197,42 @@ def test_a_step_reads_in_order_heading_text_chart_and_its_table(browser, base_ur
         made.close()
 
 
+
+def out_of_order(tree: list[str]) -> list[str]:
+    """What in a page's accessibility tree (an ARIA snapshot's lines) reads out of the order a learner sees: the page
+    must begin with its title (the one level-1 heading), and a chart whose text alternative says "Its numbers are in
+    the table with it." must be followed by a table before the next heading, in the same section"""
+    found = []
+    headings = [k for k, line in enumerate(tree) if re.match(r"\s*- '?heading ", line)]
+    if not headings or "[level=1]" not in tree[headings[0]]:
+        found.append(f"the first heading is not the page's title: {tree[headings[0]] if headings else None}")
+    for k, line in enumerate(tree):
+        if re.match(r'\s*- .?img "', line) and "Its numbers are in the table with it." in line:
+            end = next((h for h in headings if h > k), len(tree))
+            if not any(re.match(r"\s*- table", tree[m]) for m in range(k + 1, end)):
+                found.append(f"no table after the chart, before the next heading: {line.strip()[:100]}")
+    return found
+
+
+def test_every_lesson_reads_its_title_first_and_each_charts_table_after_it(browser, base_url):
+    """WCAG 1.3.2 on the other lessons (the walkthrough's steps have the test above): in the accessibility tree each
+    page begins with its title, and each chart's number table follows its chart in the same section."""
+    made = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        page = made.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        charts = {}
+
+        def find(page):
+            tree = page.locator("[data-testid=stMainBlockContainer]").aria_snapshot().splitlines()
+            charts[page.url] = sum("Its numbers are in the table with it." in line for line in tree)
+            return out_of_order(tree)
+
+        assert on_every_page(page, base_url, ["/?all_steps=true", *LESSONS], find) == {}
+        assert sum(count > 0 for count in charts.values()) >= 10, charts  # the rule met charts to check
+    finally:
+        made.close()
+
 def on_every_page(page, base_url: str, paths: list[str], find) -> dict:
     """Each of ``paths`` opened and settled, and what ``find(page)`` finds wrong there, for those where it finds any."""
     failures = {}
@@ -307,3 +346,22 @@ def test_every_target_on_a_phone_is_24_px_or_has_the_room_around_it(browser, bas
         assert not failures, failures
     finally:
         made.close()
+
+
+def test_the_reading_order_check_finds_a_table_out_of_place_and_a_missing_title():
+    chart = '  - img "Heatmap of α. Its numbers are in the table with it."'
+    good = ['- heading "Multi-head attention" [level=1]', chart, "  - table:", '- heading "Next" [level=3]']
+    assert out_of_order(good) == []
+    assert out_of_order([good[0], chart, good[3], "  - table:"])  # its table after the next heading
+    assert out_of_order([good[3], *good[:3]])  # a section heading before the title
+
+
+def test_the_cross_lessons_french_words_are_marked_as_french(open_page):
+    """WCAG 3.1.2: the bilingual table's French words, written by us, are each in an element marked lang="fr", which
+    a screen reader reads in French; the page itself stays English."""
+    preset = urlencode({"ca_preset": CROSS_PRESET_LABELS["aligned"]})  # a link names a preset by its label
+    page = open_page(f"/cross?{preset}", ".st-key-table-ca-weights table")
+    french = page.locator("[data-testid=stCaptionContainer] span[lang=fr]")
+    expect(french).to_have_count(len(BILINGUAL))
+    assert sorted(french.all_inner_texts()) == sorted(BILINGUAL.values())
+    assert page.evaluate("() => document.documentElement.lang") == "en"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.conftest import reruns
 from tests.browser.test_arrival_browser import LAPTOP, arrived
 
 pytestmark = pytest.mark.browser
@@ -162,3 +163,37 @@ def walk_by_tab(page) -> list[str]:
         wrong.append(f"the last Tab went to {page.evaluate('() => document.activeElement.dataset.walk')}")
     return wrong
 
+
+
+def test_the_letter_keys_r_and_c_do_nothing_to_the_page(open_page):
+    """WCAG 2.1.4: Streamlit reruns the page on the key R alone (and offers its owner "Clear caches" on C), with no
+    setting to turn it off; the page stops both keys (static/arrival.js). Pressed with the focus on the page's body,
+    on a button and on a heatmap's cell, then Next by its key: the first rerun the browser asks for is Next's. And R
+    still types an R in a text box."""
+    page = open_page("/?step=5", ".st-key-table-scores table", **LAPTOP)
+    settled(page)
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda data: sent.append(data)))
+    page.reload()  # Streamlit's socket was open already: a reload watches the new one from its start
+    page.wait_for_selector("[data-panel='scores'] .alv-cell", state="attached")
+    settled(page)
+    start = len(sent)
+    page.locator("body").evaluate("b => b.focus()")
+    page.keyboard.press("r")
+    page.keyboard.press("Shift+R")
+    page.keyboard.press("c")
+    page.locator(".st-key-prev_step button").focus()
+    page.keyboard.press("r")
+    page.locator("[data-panel='scores'] .alv-cell").focus()
+    page.keyboard.press("r")
+    page.locator(".st-key-next_step button").focus()
+    page.keyboard.press("PageDown")
+    arrived(page, "step-6")
+    settled(page)
+    asked = reruns(sent[start:])
+    assert asked and any(w.endswith("next_step") for w in asked[0]), f"reruns, with what each pressed: {asked}"
+    assert page.get_by_role("dialog").count() == 0  # no "Clear caches"
+    box = page.locator(".st-key-sentence input")
+    box.fill("")
+    box.press_sequentially("Rc r")
+    assert box.input_value() == "Rc r"

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attention import trace_self_attention
-from tests.browser.conftest import TIMEOUT_MS
+from tests.browser.conftest import TIMEOUT_MS, reruns
 from ui.settings import DEFAULT_SEED, DEFAULT_SENTENCE
 from viz.labels import format_number
 
@@ -160,6 +160,40 @@ def test_a_tap_shows_the_tooltip_and_a_second_tap_chooses(browser, base_url):
     page.touchscreen.tap(*point_at(page, "scaled", 3, 0))
     page.wait_for_selector("h3:has-text('Step 8 of 8')")
     expect(page.locator(".st-key-query input")).to_have_value("4 · awesome", timeout=TIMEOUT_MS)
+    context.close()
+
+
+def test_a_second_tap_chooses_only_when_the_finger_is_lifted_on_its_cell(browser, base_url):
+    """WCAG 2.5.2 (pointer cancellation): a second tap that touches down on the cell and slides off before it is
+    lifted chooses nothing; lifted on the cell, it chooses. The first rerun the page asks for is the second choice."""
+    context = browser.new_context(viewport={"width": 1024, "height": 1366}, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda data: sent.append(data)))
+    page.goto(base_url + "/?step=6")
+    page.wait_for_selector("[data-panel='scaled'] .alv-cell", state="attached")
+    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]")
+    touch = context.new_cdp_session(page)
+
+    def finger(kind: str, at: tuple[float, float] | None = None) -> None:
+        points = [{"x": at[0], "y": at[1]}] if at else []
+        touch.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    cell, other = point_at(page, "scaled", 3, 0), point_at(page, "scaled", 1, 1)
+    page.touchscreen.tap(*cell)
+    tooltip(page)
+    start = len(sent)
+    finger("touchStart", cell)  # the second tap: down on the cell, slid to another, lifted there
+    finger("touchMove", other)
+    finger("touchEnd")
+    other = point_at(page, "scaled", 1, 1)  # where it is now: the slide may have scrolled the page
+    page.touchscreen.tap(*other)  # the other cell: its tooltip, then a whole second tap chooses it
+    page.touchscreen.tap(*other)
+    page.wait_for_selector("h3:has-text('Step 8 of 8')")
+    expect(page.locator(".st-key-query input")).to_have_value("2 · forum", timeout=TIMEOUT_MS)
+    asked = reruns(sent[start:])
+    assert asked and '"row":1' in asked[0][0].replace(" ", ""), f"reruns asked for, with what each sent: {asked}"
     context.close()
 
 

@@ -4,6 +4,7 @@ families of sentence pairs, sizes, seeds and the positional switch."""
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -161,8 +162,11 @@ def test_the_aligned_page_names_its_counts_and_limit():
 def test_the_tables_pairs_listed_on_the_page_are_the_pairs_the_alignment_builds():
     """"The table's N English → French pairs: …": every pair listed, each once, and each one a pair the aligned
     preset builds when its two words are the sentences (so a learner who writes a listed pair sees it work)."""
-    listed = C.table_words().split(": ", 1)[1].rstrip(".").split(", ")
-    assert C.table_words().startswith(f"The table's {len(BILINGUAL)} English → French pairs")
+    french = re.findall(r'<span lang="fr">([^<]*)</span>', C.table_words())
+    assert sorted(french) == sorted(BILINGUAL.values())  # every French word marked as French (WCAG 3.1.2)
+    words = re.sub(r'<span lang="fr">([^<]*)</span>', r"\1", C.table_words())
+    listed = words.split(": ", 1)[1].rstrip(".").split(", ")
+    assert words.startswith(f"The table's {len(BILINGUAL)} English → French pairs")
     assert len(listed) == len(set(listed)) == len(BILINGUAL)
     for pair in listed:
         english, french = pair.split(" → ")
