@@ -99,17 +99,20 @@ function watchScrollers() {
 // screen reader); each announcement has its own token, so the same words after a second edit are said again.
 const SAID = "__attentionLabSaid";
 // Streamlit's front end reruns the page on the single key "R" (and, for the app's owner, opens "Clear caches" on
-// "C") wherever the focus is not in a text field, and has no setting to turn that off: a character key shortcut a
-// learner, or speech input, can set off by accident (WCAG 2.1.4). Those two keys, with no modifier, stop at the
-// page's body, once a page: every control and chart under it (the data editor's cells, a heatmap's grid, the
-// player) has had the key already, and Streamlit's own listener (hotkeys-js, on the document) never sees it.
+// "C"; "A" answers its "source file changed" prompt) wherever the focus is not in a text field, and has no setting
+// to turn that off: character key shortcuts a learner, or speech input, can set off by accident (WCAG 2.1.4). Those
+// keys, with no modifier, stop at the page's body, once a page: every control and chart under it (the data
+// editor's cells, a heatmap's grid, the player) has had the key already, and Streamlit's own listener (hotkeys-js,
+// on the document) never sees it.
 const CHARACTER_KEYS = "__attentionLabCharacterKeys";
+const STREAMLITS_KEYS = ["r", "c", "a"];
 
 function swallowCharacterKeys() {
   if (window[CHARACTER_KEYS]) return;
   window[CHARACTER_KEYS] = true;
   document.body.addEventListener("keydown", (e) => {
-    if (["r", "c"].includes(String(e.key).toLowerCase()) && !e.ctrlKey && !e.metaKey && !e.altKey) e.stopPropagation();
+    const plain = !e.ctrlKey && !e.metaKey && !e.altKey;
+    if (plain && STREAMLITS_KEYS.includes(String(e.key).toLowerCase())) e.stopPropagation();
   });
 }
 

@@ -35,6 +35,8 @@ LESSONS = ["/multihead", "/scaling", "/phonebook", "/relevance", "/parts", "/cro
 
 def settle(page) -> None:
     page.locator("[class*='st-key-table-'] table, .st-key-cm_code input, .class-code").first.wait_for()
+    if "lt_run=true" in page.url:  # the learn page trains first: its first table (the examples) comes before that
+        page.locator(".st-key-table-lt-form table").first.wait_for()
     page.wait_for_function(SETTLED)
 
 

@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 
 from attention.cross import BILINGUAL
 from tests.browser.axe import small_targets
-from tests.browser.conftest import TIMEOUT_MS
+from tests.browser.conftest import PHONE, TIMEOUT_MS
 from tests.browser.test_accessibility_browser import LESSONS, SETTLED, settle
 from tests.browser.test_classmode_browser import LAPTOP, Room, in_class, start
 from tests.browser.test_keyboard_browser import walk_by_tab
@@ -338,7 +338,7 @@ def test_every_target_on_a_phone_is_24_px_or_has_the_room_around_it(browser, bas
     """WCAG 2.2's 2.5.8 (issue 44's goal beyond 2.1) where fingers aim: on a phone, each control is at least 24 ×
     24 CSS px, or has that room free around it, on every page from its top to its end (the laptop's check is in
     the test above)."""
-    made = browser.new_context(viewport={"width": 390, "height": 844})
+    made = browser.new_context(**PHONE)  # a phone: its page (the phone-only lines) and a coarse pointer's CSS
     try:
         page = made.new_page()
         page.set_default_timeout(TIMEOUT_MS)  # a busy machine's first load of a real model takes over 30 s

@@ -165,11 +165,11 @@ def walk_by_tab(page) -> list[str]:
 
 
 
-def test_the_letter_keys_r_and_c_do_nothing_to_the_page(open_page):
-    """WCAG 2.1.4: Streamlit reruns the page on the key R alone (and offers its owner "Clear caches" on C), with no
-    setting to turn it off; the page stops both keys (static/arrival.js). Pressed with the focus on the page's body,
-    on a button and on a heatmap's cell, then Next by its key: the first rerun the browser asks for is Next's. And R
-    still types an R in a text box."""
+def test_the_letter_keys_r_c_and_a_do_nothing_to_the_page(open_page):
+    """WCAG 2.1.4: Streamlit reruns the page on the key R alone (offers its owner "Clear caches" on C, and answers
+    its "source file changed" prompt on A), with no setting to turn it off; the page stops those keys
+    (static/arrival.js). Pressed with the focus on the page's body, on a button and on a heatmap's cell, then Next
+    by its key: the first rerun the browser asks for is Next's. And R still types an R in a text box."""
     page = open_page("/?step=5", ".st-key-table-scores table", **LAPTOP)
     settled(page)
     sent = []
@@ -182,6 +182,7 @@ def test_the_letter_keys_r_and_c_do_nothing_to_the_page(open_page):
     page.keyboard.press("r")
     page.keyboard.press("Shift+R")
     page.keyboard.press("c")
+    page.keyboard.press("a")
     page.locator(".st-key-prev_step button").focus()
     page.keyboard.press("r")
     page.locator("[data-panel='scores'] .alv-cell").focus()
