@@ -22,6 +22,7 @@ from streamlit.testing.v1 import AppTest
 from classmode.store import Store
 from tests.table_reading import values_of, view_panels
 from tests.test_pages import APP, TIMEOUT, assert_no_exception
+from ui.classmode import code_from
 from viz import classmode as V
 
 PAGE = "lessons/classmode.py"
@@ -382,6 +383,18 @@ def test_a_lesson_link_from_a_stored_state_holds_only_a_lesson_and_settings_a_li
     assert page in LESSONS and page == state["page"]
     assert not check_link(settings_) and not set(settings_) & (PRIVATE | {"class"})
 
+
+
+def test_a_long_paste_or_a_join_link_in_the_code_box_is_read_not_refused(database):
+    """The code's box takes any length (a browser refuses a paste longer than a box's limit whole, and the student's
+    text was lost); a pasted join link joins its class, and a long text is read as its first 12 characters."""
+    _teacher, _secret, code = start_class()
+    assert not browser(ANN).text_input(key="cm_code").max_chars  # 0: no limit
+    at = typed(f"  https://school.example/classmode?class={code.lower()}&x=1 ")
+    assert at.session_state["_cm_student"] == code
+    at = typed("the code on the board is " + code)
+    assert "It was read as “THECODEONTHE”" in texts(at)
+    assert [code_from(text) for text in ("k7q2 xm", "?class=", "class=AB CD")] == ["K7Q2XM", "?CLASS=", "ABCD"]
 
 def test_a_forged_teacher_link_or_stored_key_acts_as_no_teacher(database):
     _, secret, code = start_class()

@@ -36,7 +36,7 @@ import os
 import socket
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import segno
 import streamlit as st
@@ -269,8 +269,15 @@ def join_class() -> None:
     _join(str(st.session_state.get("cm_code", "")), str(st.session_state.get("cm_nick") or ""))
 
 
+def code_from(typed: str) -> str:
+    """The class code in what a student typed or pasted: spaces out, in capitals, 12 characters at most; from a
+    pasted join link (…/classmode?class=K7Q2XM), its ``class``."""
+    linked = parse_qs(typed.strip().rsplit("?", 1)[-1]).get("class") if "class=" in typed else None
+    return "".join((linked[0] if linked else typed).split()).upper()[:12]
+
+
 def _join(typed: str, nickname: str) -> None:
-    code = "".join(typed.split()).upper()[:12]
+    code = code_from(typed)
     me = identity.browser()
     if not code:
         st.session_state["_cm_error"] = "Type the code your teacher shows."
@@ -317,8 +324,9 @@ def landing() -> None:
     st.subheader("Join a class", divider="gray")
     code = st.query_params.get("class", "")
     with st.form("cm_join_form", border=False, enter_to_submit=True):
-        st.text_input("Class code", value=code, key="cm_code", max_chars=12, placeholder="e.g. K7Q2XM")
-        # no max_chars: the browser would refuse a longer paste whole; the store keeps the first characters
+        # no max_chars on either box: the browser would refuse a longer paste whole (a join link pasted into the
+        # code's box gives its code; a nickname's first characters are kept)
+        st.text_input("Class code", value=code, key="cm_code", placeholder="e.g. K7Q2XM")
         st.text_input(f"Your nickname (optional; the first {MAX_NICKNAME} characters are kept)", key="cm_nick",
                       value=identity.get("nick") or "", autocomplete="nickname")  # WCAG 1.3.5: its purpose
         st.form_submit_button("Join the class", type="primary", on_click=join_class, icon=":material/login:")
