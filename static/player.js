@@ -160,6 +160,17 @@ function button(control, onClick) {
   return b;
 }
 
+let fields = 0;
+function field(text, select) {  // a menu after its visible label, which names it (WCAG 3.3.2): a label beside it,
+  // not around it, whose name would be its text and the menu's value ("Query query 3 · sat")
+  const box = el("span", "alp-field");
+  const name = el("label", null, text);
+  select.id = `alp-field-${++fields}`;
+  name.htmlFor = select.id;
+  box.append(name, select);
+  return box;
+}
+
 export default function player(component) {
   const { data, parentElement } = component;
   const still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
@@ -169,18 +180,16 @@ export default function player(component) {
   root.setAttribute("aria-label", data.title);
   const head = el("div", "alp-controls");
   const query = el("select", "alp-query");
-  query.setAttribute("aria-label", "Query");
   data.queries.forEach((label, r) => { const o = el("option", null, `query ${r + 1} · ${label}`); o.value = r; query.append(o); });
   query.value = String(data.query || 0);
   let i = Number(query.value), list = frames(data, i), at = 0, timer = null, speed = 1;
   const speedBox = el("select", "alp-speed");
-  speedBox.setAttribute("aria-label", "Speed");
   SPEEDS.forEach((s) => { const o = el("option", null, `${s}×`); o.value = s; speedBox.append(o); });
   speedBox.value = "1";
   const play = button(CONTROLS.play, () => (timer ? stop() : start()));
   const back = button(CONTROLS.back, () => { stop(); go(at - 1); });
   const next = button(CONTROLS.forward, () => { stop(); go(at + 1); });
-  head.append(query, back, play, next, speedBox);
+  head.append(field("Query", query), back, play, next, field("Speed", speedBox));
   const counter = el("span", "alp-counter");
   head.append(counter);
   const table = el("table", "alp-row");

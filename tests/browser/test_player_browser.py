@@ -44,8 +44,10 @@ def test_a_played_step_sends_nothing_and_ends_on_the_tables_numbers(open_page, s
     frames: list = []
     page.on("websocket", lambda ws: (ws.on("framesent", frames.append), ws.on("framereceived", frames.append)))
     player = page.locator(f".st-key-player-{kind} .alp")
-    expect(player.locator(".alp-query")).to_have_value("2")  # step 8's query (3 · sat), from the link
-    player.locator(".alp-speed").select_option("4")
+    expect(player.get_by_label("Query", exact=True)).to_have_value("2")  # step 8's query (3 · sat), from the link
+    player.get_by_label("Speed", exact=True).select_option("4")  # each menu named by its visible label (3.3.2)
+    for name in ("Query", "Speed"):
+        expect(player.locator(".alp-field > label", has_text=name)).to_be_visible()
     sent_before = len(frames)
     player.get_by_role("button", name="Play").click()
     cells = final_cells(page, kind)

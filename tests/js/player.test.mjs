@@ -130,7 +130,8 @@ function openPlayer() {
   const parent = new Stub("div");
   const cleanup = player({ data: { ...softmax, title: "softmax", query: 1 }, parentElement: parent });
   const root = parent.children[0];
-  const [query, back, play, forward, speed] = root.children[0].children;
+  const [queryField, back, play, forward, speedField] = root.children[0].children;
+  const [query, speed] = [queryField, speedField].map((field) => field.children[1]);  // each after its label
   const counter = root.children[0].children[5];
   // a key pressed with the focus on ``target``: keydown, then keyup, each through the player (it listens on its root,
   // where the events bubble to); then what a browser does with a key the player left alone: Space's keyup presses a
