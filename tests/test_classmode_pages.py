@@ -502,6 +502,45 @@ def test_a_question_picked_and_asked_at_once_is_the_one_asked(database):
     assert database.teacher_view(secret).question["key"] == questions[other]["key"]
 
 
+def kind(question: dict) -> str:
+    return question["key"].split("-", 1)[1]  # viz.exercises: "<lesson id>-<kind>"
+
+
+def test_a_sentence_edited_and_asked_at_once_asks_about_the_edited_numbers(database):
+    """A teacher types a new sentence and presses "Ask the class" before its run came back: both arrive in one run. The
+    button's question was about the sentence before the edit, which the class no longer sees (the truth audit). The
+    same kind of question is asked, of the numbers the page and the class now show."""
+    teacher, secret, _code = start_class()
+    teacher = on(teacher, "lessons/walkthrough.py")
+    teacher = teacher.selectbox(key="step").set_value(7).run()
+    before = teacher.session_state["_page_questions"]
+    _offered, shown, _note = V.ask_list(before, 7, False)
+    teacher.sidebar.text_input(key="sentence").input("the cat sat on the mat")
+    teacher = teacher.sidebar.button(key="cm_ask").click().run()  # the edit and the click in one run
+    assert_no_exception(teacher)
+    now = teacher.session_state["_page_questions"]
+    asked = database.teacher_view(secret).question
+    assert asked in now and asked not in before and kind(asked) == kind(before[shown])
+    assert "Pick a question about them" not in texts(teacher)
+    teacher = teacher.sidebar.button(key="cm_ask").click().run()  # no edit: asked at once, as always
+    number = database.teacher_view(secret).question_no
+    assert database.teacher_view(secret).question in now and number == 2
+
+
+def test_an_ask_whose_kind_the_edited_lesson_has_not_asks_nothing_and_says_so(database):
+    """The same, when the edited lesson asks no question of the picked kind (one token has no "largest weight")."""
+    teacher, secret, _code = start_class()
+    teacher = on(teacher, "lessons/walkthrough.py")
+    teacher = teacher.selectbox(key="step").set_value(7).run()
+    before = teacher.session_state["_page_questions"]
+    _offered, shown, _note = V.ask_list(before, 7, False)
+    teacher.sidebar.text_input(key="sentence").input("A")
+    teacher = teacher.sidebar.button(key="cm_ask").click().run()
+    assert_no_exception(teacher)
+    assert kind(before[shown]) not in {kind(q) for q in teacher.session_state["_page_questions"]}
+    assert database.teacher_view(secret).question is None
+    assert "The lesson changed as you pressed Ask" in texts(teacher)
+
 def test_a_number_answer_with_more_than_two_decimals_is_refused_and_said_so(database):
     """The truth audit: 0.115 was received, then revealed as "not right" under "anything from 0.11 to 0.12 counts"
     (the class counts answers to two decimals, as the box asks). The form refuses it, says why, and takes 0,12."""

@@ -430,10 +430,13 @@ def teacher_sidebar(page: str) -> None:
 
 
 def _teacher_controls(secret: str, page: str) -> None:
-    view = store().teacher_view(secret, address=client())  # the class is taught from this network (the store's limits)
+    after = st.session_state.pop(ASK_AFTER, None)  # an Ask pressed as the lesson changed (``_ask``): its run is this
     if page != "classmode":
         questions, step = st.session_state.get(QUESTIONS), st.session_state.get(OPEN_STEP)
-    else:  # the class's stored questions and step: data from anyone
+        if after is not None:
+            _ask_after_an_edit(secret, questions or [], after)
+    view = store().teacher_view(secret, address=client())  # the class is taught from this network (the store's limits)
+    if page == "classmode":  # the class's stored questions and step: data from anyone
         older, questions, step = V.stored_questions(view.state)
         if older and not questions:  # stored before questions carried their steps and numbers (issue 47)
             lesson = lesson_of(view.state)
@@ -445,7 +448,8 @@ def _teacher_controls(secret: str, page: str) -> None:
         chosen = _pick(questions, step)
         # the question is read from the list when the button is pressed, not bound to it as this run drew it: a
         # question picked and asked at once (its run not yet back) asked the one picked before (seen under load)
-        st.button("Ask the class", key="cm_ask", on_click=_ask, args=(secret, questions, chosen),
+        lesson = None if page == "classmode" else arrival.numbers_key(page, link(page))  # what these ask about
+        st.button("Ask the class", key="cm_ask", on_click=_ask, args=(secret, questions, chosen, page, lesson),
                   type="primary", icon=":material/campaign:", width="stretch")
     elif page != "classmode":
         st.caption(f"This lesson has no questions to ask; {ASKING_NAMES} have.")
@@ -501,12 +505,38 @@ def _pick(questions: list[dict], step: int | None) -> int:
     return opens if chosen is None or chosen not in offered else chosen
 
 
-def _ask(secret: str, questions: list[dict], shown: int) -> None:
+def _ask(secret: str, questions: list[dict], shown: int, page: str = "classmode", lesson: dict | None = None) -> None:
     """"Ask the class": the question the list holds now (``cm_pick``), or the one it showed (``shown``) when it holds
-    none this list offers."""
+    none this list offers. ``questions`` are about the lesson as the button's run drew it (``lesson``: what its
+    numbers depend on); a lesson edited in the same run as the click (a new sentence typed, then Ask at once) asked
+    about numbers the class no longer sees: the question is then asked in the run, of the edited lesson's numbers
+    (``_ask_after_an_edit``)."""
     picked = st.session_state.get("cm_pick")
     chosen = picked if isinstance(picked, int) and 0 <= picked < len(questions) else shown
+    if lesson is not None and arrival.numbers_key(page, link(page)) != lesson:
+        st.session_state[ASK_AFTER] = _kind(questions[chosen])
+        return
     store().open_question(secret, questions[chosen])
+    st.session_state.pop("cm_timer", None)
+
+
+ASK_AFTER = "_cm_ask_after"  # the kind of question an Ask pressed as the lesson changed asks of the new numbers
+
+
+def _kind(question: dict) -> str:
+    """A question's key without the lesson it is about (viz.exercises: "<lesson id>-<kind>")."""
+    return str(question["key"]).split("-", 1)[-1]
+
+
+def _ask_after_an_edit(secret: str, questions: list[dict], kind: str) -> None:
+    """An Ask pressed in the run of a lesson's edit (``_ask``): the question of the same ``kind`` about this run's
+    numbers, now that they are drawn and published; or, when the edited lesson asks none of that kind, a word."""
+    same = next((q for q in questions if _kind(q) == kind), None)
+    if same is None:
+        st.warning("The lesson changed as you pressed Ask, and its numbers ask no such question: nothing was asked. "
+                   "Pick a question about them and ask again.", icon=":material/info:")
+        return
+    store().open_question(secret, same)
     st.session_state.pop("cm_timer", None)
 
 
