@@ -98,12 +98,12 @@ function watchScrollers() {
 // made once a page, empty, before anything is said in it (a region added with its text is not read by every
 // screen reader); each announcement has its own token, so the same words after a second edit are said again.
 const SAID = "__attentionLabSaid";
-// Streamlit's front end reruns the page on the single key "R" (and, for the app's owner, opens "Clear caches" on
-// "C"; "A" answers its "source file changed" prompt) wherever the focus is not in a text field, and has no setting
-// to turn that off: character key shortcuts a learner, or speech input, can set off by accident (WCAG 2.1.4). Those
-// keys, with no modifier, stop at the page's body, once a page: every control and chart under it (the data
-// editor's cells, a heatmap's grid, the player) has had the key already, and Streamlit's own listener (hotkeys-js,
-// on the document) never sees it.
+// Streamlit's front end reruns the page on the single key "R" wherever the focus is not in an input, a menu or
+// editable text, and has no setting to turn that off: a character key shortcut a learner, or speech input, can set
+// off by accident (WCAG 2.1.4). Its "C" (Clear caches) and "A" (the "source file changed" prompt) are already
+// without effect under .streamlit/config.toml, and stopped too. Those keys, with no modifier, stop at the page's
+// body, once a page: every control and chart under it (the data editor's cells, a heatmap's grid, the player) has
+// had the key already, and Streamlit's own listener (on the document, bubbling) never sees it.
 const CHARACTER_KEYS = "__attentionLabCharacterKeys";
 const STREAMLITS_KEYS = ["r", "c", "a"];
 

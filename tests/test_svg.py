@@ -237,3 +237,43 @@ def test_a_small_heatmaps_axis_titles_stay_inside_the_image(rows, cols, numbers,
     (y_title,) = R.elements(fig, "text", "ytitle")
     if y_title.get("transform") is None:  # standing level: it runs along the top, from x
         assert float(y_title.get("x")) >= 0 and float(y_title.get("x")) + drawn_width(y_title.text, 13) <= fig.width
+
+
+def styles_by_colour(fig, tag: str, cls: str | None = None) -> dict[str, set[tuple]]:
+    """Each colour's drawn style in ``fig``, of its elements ``tag`` (of class ``cls``): its dash, and whether it is
+    filled, apart from its colour"""
+    out: dict[str, set[tuple]] = {}
+    for e in R.parse(fig).iter(f"{R.NS}{tag}"):
+        if cls is not None and e.get("class") != cls:
+            continue
+        colour = e.get("stroke") if e.get("fill") in (None, "none") else e.get("fill")
+        out.setdefault(colour, set()).add((e.get("stroke-dasharray"), e.get("fill") not in (None, "none")))
+    return out
+
+
+def test_the_series_of_a_plot_and_their_legend_differ_by_more_than_colour():
+    """WCAG 1.4.1: the two sides of the √d_k lesson's curves (solid, dashed) and histogram (filled, outlined), the
+    relevance plot's queries and keys (solid, dashed arrows), and a plot's lines with and without markers (as the
+    training curves') are told apart without their colours, in the chart and in its legend, whose swatches draw each
+    series' style."""
+    from attention import scaling as A
+    from attention.scaling import saturation_stats
+    from viz import relevance as V
+    from viz import scaling as S
+
+    frame = S.saturation_frame([saturation_stats(d, 20, 8, seed=1) for d in (1, 4, 64)])
+    for fig in S.saturation_figures(frame, chosen=4):
+        lines = styles_by_colour(fig, "polyline", "line")
+        assert lines == {S.RAW_COLOUR: {(None, False)}, S.SCALED_COLOUR: {(S.SCALED_DASH, False)}}  # solid, dashed
+        legend = styles_by_colour(fig, "line")  # the legend's two swatches (the axes are lines too)
+        assert legend[S.SCALED_COLOUR] == {(S.SCALED_DASH, False)} and legend[S.RAW_COLOUR] == {(None, False)}
+    bins = styles_by_colour(S.dot_histogram(A.dot_product_samples(4, 200, seed=0), 4), "rect")
+    assert bins[S.RAW_COLOUR] == {(None, True)} and bins[S.SCALED_COLOUR] == {(None, False)}  # filled, outlined
+    q2 = np.array([[1.0, 0.5], [-0.3, 0.8], [0.2, -0.9]])
+    fig = V.arrows_figure(q2, q2[::-1], ("a", "b", "c"), selected=0, target=1, exact=True)
+    arrows = styles_by_colour(fig, "line")  # shafts and the legend's swatches
+    assert arrows[S.SCALED_COLOUR] == {(S.SCALED_DASH, False)} and arrows[S.RAW_COLOUR] == {(None, False)}
+    one = svg.plot(svg.Plot("t", "x", "y", lines=[svg.Line("a", [0, 1], [0, 1], "#111"),
+                                                  svg.Line("b", [0, 1], [1, 0], "#222", markers=False)]))
+    assert R.parse(one).find(f".//{R.NS}circle[@fill='#111']") is not None  # the legend's marked swatch
+    assert R.parse(one).find(f".//{R.NS}circle[@fill='#222']") is None

@@ -551,19 +551,34 @@ def _legend_entry_width(name: str) -> float:
     return 17 + text_width(name, 12)
 
 
-def legend(entries: Sequence[tuple[str, str]], x: float, y: float) -> str:
-    """Colour swatches with their names, in one row."""
+def legend(entries: Sequence[tuple], x: float, y: float) -> str:
+    """Swatches with their names, in one row. An entry is (name, colour), a filled square, or (name, colour, kind,
+    dash): kind "outline" (an outlined square, as outlined bins), "line" or "marked" (a short line, dashed by the
+    stroke-dasharray ``dash``, with a marker for "marked"), so that the legend shows what tells one series from
+    another without its colour (WCAG 1.4.1)."""
     out = []
-    for name, colour in entries:
-        out.append(f'<rect x="{_num(x)}" y="{_num(y - 6)}" width="12" height="12" fill="{colour}"/>')
+    for name, colour, *style in entries:
+        out.append(_swatch(x, y, colour, *style))
         out.append(text(x + 17, y, name, size=12, cls="legend"))
         x += _legend_entry_width(name) + LEGEND_GAP
     return "".join(out)
 
 
-def legend_rows(entries: Sequence[tuple[str, str]], room: float) -> list[list[tuple[str, str]]]:
+def _swatch(x: float, y: float, colour: str, kind: str = "square", dash: str | None = None) -> str:
+    if kind == "outline":
+        return (f'<rect x="{_num(x + 0.75)}" y="{_num(y - 5.25)}" width="10.5" height="10.5" fill="none" '
+                f'stroke="{colour}" stroke-width="1.5"/>')
+    if kind in ("line", "marked"):
+        dashed = f' stroke-dasharray="{dash}"' if dash else ""
+        return (f'<line x1="{_num(x)}" y1="{_num(y)}" x2="{_num(x + 12)}" y2="{_num(y)}" stroke="{colour}" '
+                f'stroke-width="2"{dashed}/>'
+                + (f'<circle cx="{_num(x + 6)}" cy="{_num(y)}" r="3" fill="{colour}"/>' if kind == "marked" else ""))
+    return f'<rect x="{_num(x)}" y="{_num(y - 6)}" width="12" height="12" fill="{colour}"/>'
+
+
+def legend_rows(entries: Sequence[tuple], room: float) -> list[list[tuple]]:
     """The entries in as many rows (for ``legend``) as it takes for each row to fit ``room``."""
-    rows: list[list[tuple[str, str]]] = [[]]
+    rows: list[list[tuple]] = [[]]
     used = 0.0
     for entry in entries:
         w = _legend_entry_width(entry[0]) + LEGEND_GAP
@@ -790,6 +805,7 @@ class Line:
     y: Sequence[float]
     colour: str
     markers: bool = True
+    dash: str | None = None  # a stroke-dasharray: the line told from another without its colour (WCAG 1.4.1)
 
 
 @dataclass(frozen=True)
@@ -801,6 +817,7 @@ class Columns:
     counts: Sequence[float]
     colour: str
     opacity: float = 0.6
+    outline: bool = False  # bins drawn as outlines: told from filled ones without their colour (WCAG 1.4.1)
 
 
 @dataclass(frozen=True)
@@ -814,6 +831,7 @@ class Arrow:
     width: float = 1.8
     opacity: float = 1.0
     labelled: bool = True  # its label drawn at its tip (always named in the text alternative)
+    dash: str | None = None  # a stroke-dasharray for its shaft
 
 
 @dataclass(frozen=True)
@@ -852,8 +870,10 @@ def plot(p: Plot, *, width: float = 420, height: float = 240, show_legend: bool 
         y0 = frame.py(0.0)
         ys_px = frame.py(c.counts)
         for a, b, y in zip(x0, x1, ys_px, strict=True):
+            paint = (f'fill="none" stroke="{c.colour}" stroke-width="1.5"' if c.outline
+                     else f'fill="{c.colour}" fill-opacity="{c.opacity}"')
             out.append(f'<rect class="bin" x="{_num(a)}" y="{_num(y)}" width="{_num(max(b - a, 0.5))}" '
-                       f'height="{_num(float(y0) - y)}" fill="{c.colour}" fill-opacity="{c.opacity}"/>')
+                       f'height="{_num(float(y0) - y)}" {paint}/>')
     for mark in p.marks:
         x = float(frame.px(mark))
         out.append(f'<line x1="{_num(x)}" x2="{_num(x)}" y1="{_num(top)}" y2="{_num(top + plot_h)}" '
@@ -861,8 +881,9 @@ def plot(p: Plot, *, width: float = 420, height: float = 240, show_legend: bool 
     for line in p.lines:
         px, py = frame.px(line.x), frame.py(line.y)
         points = " ".join(f"{_num(a)},{_num(b)}" for a, b in zip(px, py, strict=True))
+        dashed = f' stroke-dasharray="{line.dash}"' if line.dash else ""
         out.append(f'<polyline class="line" points="{points}" fill="none" stroke="{line.colour}" '
-                   'stroke-width="2"/>')
+                   f'stroke-width="2"{dashed}/>')
         if line.markers:
             out += [f'<circle cx="{_num(a)}" cy="{_num(b)}" r="3" fill="{line.colour}"/>'
                     for a, b in zip(px, py, strict=True)]
@@ -881,10 +902,12 @@ def plot(p: Plot, *, width: float = 420, height: float = 240, show_legend: bool 
                           f'stroke="{a.colour}" stroke-width="0.8" stroke-dasharray="2,2"/>')
             label += text(lx, ly, a.label, size=ARROW_LABEL_SIZE, anchor="middle", cls="arrowlabel", fill=a.colour)
         out.append(f'<g class="arrow" opacity="{a.opacity}"><line x1="{_num(ox)}" y1="{_num(oy)}" x2="{_num(tx)}" '
-                   f'y2="{_num(ty)}" stroke="{a.colour}" stroke-width="{a.width}"/>'
+                   f'y2="{_num(ty)}" stroke="{a.colour}" stroke-width="{a.width}"'
+                   + (f' stroke-dasharray="{a.dash}"' if a.dash else "") + '/>'
                    f'<polygon points="{_num(tx)},{_num(ty)} {_num(wing[0][0])},{_num(wing[0][1])} '
                    f'{_num(wing[1][0])},{_num(wing[1][1])}" fill="{a.colour}"/>' + label + "</g>")
-    named = [(line.name, line.colour) for line in p.lines] + [(c.name, c.colour) for c in p.columns]
+    named = ([(line.name, line.colour, "marked" if line.markers else "line", line.dash) for line in p.lines]
+             + [(c.name, c.colour, "outline" if c.outline else "square", None) for c in p.columns])
     total_h = top + plot_h + 50
     if show_legend and named:  # in as many rows as it takes to stay within the chart
         room = max(left + plot_w + 14, text_width(p.title, 15, bold=True) + 10) - left
@@ -892,6 +915,6 @@ def plot(p: Plot, *, width: float = 420, height: float = 240, show_legend: bool 
             out.append(legend(row, left, total_h + 6))
             total_h += 22
     alt = (f"{p.title}: {p.y_title or 'values'} against {p.x_title}"
-           + (f"; {'lines' if p.lines else 'histograms'}: {listing([name for name, _ in named])}" if named else "")
+           + (f"; {'lines' if p.lines else 'histograms'}: {listing([entry[0] for entry in named])}" if named else "")
            + (f"; arrows: {listing([a.label for a in p.arrows])}" if p.arrows else "") + ".")
     return document("".join(out), max(left + plot_w + 14, text_width(p.title, 15, bold=True) + 10), total_h, alt)
