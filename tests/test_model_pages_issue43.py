@@ -266,6 +266,22 @@ def test_a_writing_asked_for_while_another_runs_goes_on_from_what_that_one_wrote
     assert second.about == 2 and longer.seconds_cached[:2] == short.seconds_cached
 
 
+def test_a_writing_asked_for_while_a_longer_one_runs_is_that_ones_first_tokens(smollm2, monkeypatch):
+    """A learner who asked for 4 tokens, then for 2 while the 4 were being written: the 2 waited for the one worker,
+    then were written all again. They are the 4's first 2 when the worker takes them up, and nothing is written."""
+    from ui.models import generation_job
+
+    prompt = "a short one waits for a long one"
+    for count in range(1, 21):
+        background._jobs.pop(("generate", prompt, count), None)
+    writings, generate = [], smollm2.generate
+    monkeypatch.setattr(smollm2, "generate", lambda prompt, count, *a, **k: writings.append(count) or
+                        generate(prompt, count, *a, **k))
+    longer, shorter = generation_job(prompt, 4), generation_job(prompt, 2)  # the second waits for the one worker
+    four, two = longer.future.result(), shorter.future.result()
+    assert writings == [4]  # the 2 not written again
+    assert two.ids == four.first(2).ids and two.written == four.written[:2] and not shorter.about
+
 def test_a_stopped_text_holds_every_shorter_request(smollm2, monkeypatch):
     stop = smollm2.generate(SENTENCE, 3).written[1]  # the second token written: writing stops there
     monkeypatch.setattr(smollm2, "end_of_text", {stop})

@@ -207,22 +207,30 @@ def generation_job(prompt: str, count: int) -> background.Job:
     from attention.pretrained.smollm2 import MAX_WRITTEN  # here: the module needs the model packages' tokenizers
 
     key = ("generate", prompt, count)
-    longer = next((done for more in range(MAX_WRITTEN, count, -1)
-                   if (done := background.result(("generate", prompt, more))) is not None), None)
-    if longer is not None:
+    if (longer := _longer(prompt, count, MAX_WRITTEN)) is not None:
         return background.finished(key, longer.first(count))
     model = model_named("smollm2")
     if _stopped(model, shorter := _shorter(prompt, count)):
         return background.finished(key, shorter)
 
     def write(job: background.Job):
-        shorter = _shorter(prompt, count)  # again: a text asked for before may be written by now
+        # again, when the worker takes it up: a text asked for before may be written by now, a longer one too (5
+        # tokens asked for while 8 were written wrote all 5 again)
+        if (longer := _longer(prompt, count, MAX_WRITTEN)) is not None:
+            return longer.first(count)
+        shorter = _shorter(prompt, count)
         if _stopped(model, shorter):
             return shorter
         job.about = len(shorter.written) if shorter is not None else 0
         return model.generate(prompt, count, job.progress, continuing=shorter)
 
     return background.start(key, write, kept=GENERATIONS_KEPT)
+
+
+def _longer(prompt: str, count: int, most: int):
+    """The longest text written after ``prompt`` with more than ``count`` tokens (``most`` at most), if one is kept."""
+    return next((done for more in range(most, count, -1)
+                 if (done := background.result(("generate", prompt, more))) is not None), None)
 
 
 def _shorter(prompt: str, count: int):
