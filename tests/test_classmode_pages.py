@@ -394,7 +394,9 @@ def test_a_long_paste_or_a_join_link_in_the_code_box_is_read_not_refused(databas
     assert at.session_state["_cm_student"] == code
     at = typed("the code on the board is " + code)
     assert "It was read as “THECODEONTHE”" in texts(at)
-    assert [code_from(text) for text in ("k7q2 xm", "?class=", "class=AB CD")] == ["K7Q2XM", "?CLASS=", "ABCD"]
+    cases = {"k7q2 xm": "K7Q2XM", "?class=": "?CLASS=", "join …?class=k7q2xm now": "K7Q2XM",
+             "CLASS=K7Q2XM#top": "K7Q2XM", "myclass=K7Q2XM": "K7Q2XM", "https://s/classmode?class=AB&class=CD": "CD"}
+    assert {text: code_from(text) for text in cases} == cases
 
 def test_a_forged_teacher_link_or_stored_key_acts_as_no_teacher(database):
     _, secret, code = start_class()
@@ -508,8 +510,8 @@ def kind(question: dict) -> str:
 
 def test_a_sentence_edited_and_asked_at_once_asks_about_the_edited_numbers(database):
     """A teacher types a new sentence and presses "Ask the class" before its run came back: both arrive in one run. The
-    button's question was about the sentence before the edit, which the class no longer sees (the truth audit). The
-    same kind of question is asked, of the numbers the page and the class now show."""
+    button's callback runs first, with the questions of the sentence before the edit, which the class no longer sees
+    (the truth audit). The run then asks the same kind of question about the numbers shown, and says so."""
     teacher, secret, _code = start_class()
     teacher = on(teacher, "lessons/walkthrough.py")
     teacher = teacher.selectbox(key="step").set_value(7).run()
@@ -519,15 +521,38 @@ def test_a_sentence_edited_and_asked_at_once_asks_about_the_edited_numbers(datab
     teacher = teacher.sidebar.button(key="cm_ask").click().run()  # the edit and the click in one run
     assert_no_exception(teacher)
     now = teacher.session_state["_page_questions"]
-    asked = database.teacher_view(secret).question
-    assert asked in now and asked not in before and kind(asked) == kind(before[shown])
-    assert "Pick a question about them" not in texts(teacher)
-    teacher = teacher.sidebar.button(key="cm_ask").click().run()  # no edit: asked at once, as always
+    view = database.teacher_view(secret)
+    assert view.question in now and kind(view.question) == kind(before[shown]) and view.question_no == 2
+    assert "Question 1 was about its numbers before the change; question 2 asks the same" in texts(teacher)
+    teacher = teacher.sidebar.button(key="cm_ask").click().run()  # no edit: asked at once, nothing said
+    view = database.teacher_view(secret)
+    assert view.question in now and view.question_no == 3 and "The lesson changed" not in texts(teacher)
+
+
+def test_a_sentence_corrected_or_weights_applied_and_asked_at_once_ask_about_the_numbers_shown(database):
+    """The truth audit's two cases: a sentence box left empty (the lesson showed the last usable sentence) corrected,
+    and a block of weights pasted and applied, each in the same run as Ask."""
+    teacher, secret, _code = start_class()
+    teacher = on(teacher, "lessons/walkthrough.py")
+    teacher = teacher.selectbox(key="step").set_value(7).run()
+    teacher = teacher.sidebar.text_input(key="sentence").input("").run()
+    teacher.sidebar.text_input(key="sentence").input("the cat sat on the mat")
+    teacher = teacher.sidebar.button(key="cm_ask").click().run()
+    assert database.teacher_view(secret).question in teacher.session_state["_page_questions"]
+    teacher = teacher.selectbox(key="step").set_value(3).run()
+    teacher.session_state["editor"] = True
+    teacher = teacher.run()
+    paste = next(t for t in teacher.text_area if t.key and t.key.endswith("-paste"))
+    paste.input("5\t5\t5\t5\n5\t5\t5\t5")
+    next(b for b in teacher.button if b.key and b.key.endswith("-paste-apply")).click()
     number = database.teacher_view(secret).question_no
-    assert database.teacher_view(secret).question in now and number == 2
+    teacher = teacher.sidebar.button(key="cm_ask").click().run()
+    assert_no_exception(teacher)
+    assert database.teacher_view(secret).question in teacher.session_state["_page_questions"]
+    assert database.teacher_view(secret).question_no > number
 
 
-def test_an_ask_whose_kind_the_edited_lesson_has_not_asks_nothing_and_says_so(database):
+def test_an_ask_whose_kind_the_edited_lesson_has_not_is_closed_and_said_so(database):
     """The same, when the edited lesson asks no question of the picked kind (one token has no "largest weight")."""
     teacher, secret, _code = start_class()
     teacher = on(teacher, "lessons/walkthrough.py")
@@ -538,8 +563,10 @@ def test_an_ask_whose_kind_the_edited_lesson_has_not_asks_nothing_and_says_so(da
     teacher = teacher.sidebar.button(key="cm_ask").click().run()
     assert_no_exception(teacher)
     assert kind(before[shown]) not in {kind(q) for q in teacher.session_state["_page_questions"]}
-    assert database.teacher_view(secret).question is None
-    assert "The lesson changed as you pressed Ask" in texts(teacher)
+    view = database.teacher_view(secret)
+    assert view.question_no == 1 and view.answers_closed
+    assert "Question 1 was about its numbers before the change" in texts(teacher)
+    assert "its answers are closed" in texts(teacher)
 
 def test_a_number_answer_with_more_than_two_decimals_is_refused_and_said_so(database):
     """The truth audit: 0.115 was received, then revealed as "not right" under "anything from 0.11 to 0.12 counts"

@@ -253,8 +253,9 @@ def styles_by_colour(fig, tag: str, cls: str | None = None) -> dict[str, set[tup
 
 def test_the_series_of_a_plot_and_their_legend_differ_by_more_than_colour():
     """WCAG 1.4.1: the two sides of the √d_k lesson's curves (solid, dashed) and histogram (filled, outlined), the
-    relevance plot's queries and keys (solid, dashed arrows), and a plot's lines with and without markers (as the
-    training curves') are told apart without their colours, in the chart and in its legend, whose swatches draw each
+    relevance plot's queries and keys (solid, dashed arrows), a plot's lines with and without markers (as the
+    training curves') and two series of bars (the phonebook's answers, a real model's p before and after: filled,
+    outlined) are told apart without their colours, in the chart and in its legend, whose swatches draw each
     series' style."""
     from attention import scaling as A
     from attention.scaling import saturation_stats
@@ -273,6 +274,10 @@ def test_the_series_of_a_plot_and_their_legend_differ_by_more_than_colour():
     fig = V.arrows_figure(q2, q2[::-1], ("a", "b", "c"), selected=0, target=1, exact=True)
     arrows = styles_by_colour(fig, "line")  # shafts and the legend's swatches
     assert arrows[S.SCALED_COLOUR] == {(S.SCALED_DASH, False)} and arrows[S.RAW_COLOUR] == {(None, False)}
+    two = svg.bars(["a", "b"], [svg.Series("hard", [1, 2], "#111"), svg.Series("soft", [2, 1], "#222", outline=True)],
+                   title="t", x_title="x", y_title="y", y_range=(0.0, 3.0), show_legend=True)  # the phonebook's kind
+    bars = styles_by_colour(two, "rect")  # the bars and their swatches (the chart's background is a rect too)
+    assert bars["#111"] == {(None, True)} and bars["#222"] == {(None, False)}
     one = svg.plot(svg.Plot("t", "x", "y", lines=[svg.Line("a", [0, 1], [0, 1], "#111"),
                                                   svg.Line("b", [0, 1], [1, 0], "#222", markers=False)]))
     assert R.parse(one).find(f".//{R.NS}circle[@fill='#111']") is not None  # the legend's marked swatch

@@ -33,10 +33,11 @@ import io
 import ipaddress
 import json
 import os
+import re
 import socket
 import time
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 import segno
 import streamlit as st
@@ -271,9 +272,10 @@ def join_class() -> None:
 
 def code_from(typed: str) -> str:
     """The class code in what a student typed or pasted: spaces out, in capitals, 12 characters at most; from a
-    pasted join link (…/classmode?class=K7Q2XM), its ``class``."""
-    linked = parse_qs(typed.strip().rsplit("?", 1)[-1]).get("class") if "class=" in typed else None
-    return "".join((linked[0] if linked else typed).split()).upper()[:12]
+    pasted join link (…/classmode?class=K7Q2XM) or any text with "class=" in it, the letters and digits after the
+    last "class=" (in any case)."""
+    linked = re.findall(r"class=([0-9A-Za-z]+)", typed, flags=re.IGNORECASE)
+    return "".join((linked[-1] if linked else typed).split()).upper()[:12]
 
 
 def _join(typed: str, nickname: str) -> None:
@@ -430,11 +432,11 @@ def teacher_sidebar(page: str) -> None:
 
 
 def _teacher_controls(secret: str, page: str) -> None:
-    after = st.session_state.pop(ASK_AFTER, None)  # an Ask pressed as the lesson changed (``_ask``): its run is this
+    asked = st.session_state.pop(ASKED, None)  # an Ask pressed since the last run (``_ask``)
     if page != "classmode":
         questions, step = st.session_state.get(QUESTIONS), st.session_state.get(OPEN_STEP)
-        if after is not None:
-            _ask_after_an_edit(secret, questions or [], after)
+        if asked is not None and asked[0] == page:
+            _asked_of_this_lesson(secret, questions or [], *asked[1:])
     view = store().teacher_view(secret, address=client())  # the class is taught from this network (the store's limits)
     if page == "classmode":  # the class's stored questions and step: data from anyone
         older, questions, step = V.stored_questions(view.state)
@@ -448,8 +450,7 @@ def _teacher_controls(secret: str, page: str) -> None:
         chosen = _pick(questions, step)
         # the question is read from the list when the button is pressed, not bound to it as this run drew it: a
         # question picked and asked at once (its run not yet back) asked the one picked before (seen under load)
-        lesson = None if page == "classmode" else arrival.numbers_key(page, link(page))  # what these ask about
-        st.button("Ask the class", key="cm_ask", on_click=_ask, args=(secret, questions, chosen, page, lesson),
+        st.button("Ask the class", key="cm_ask", on_click=_ask, args=(secret, questions, chosen, page),
                   type="primary", icon=":material/campaign:", width="stretch")
     elif page != "classmode":
         st.caption(f"This lesson has no questions to ask; {ASKING_NAMES} have.")
@@ -505,22 +506,19 @@ def _pick(questions: list[dict], step: int | None) -> int:
     return opens if chosen is None or chosen not in offered else chosen
 
 
-def _ask(secret: str, questions: list[dict], shown: int, page: str = "classmode", lesson: dict | None = None) -> None:
+def _ask(secret: str, questions: list[dict], shown: int, page: str = "classmode") -> None:
     """"Ask the class": the question the list holds now (``cm_pick``), or the one it showed (``shown``) when it holds
-    none this list offers. ``questions`` are about the lesson as the button's run drew it (``lesson``: what its
-    numbers depend on); a lesson edited in the same run as the click (a new sentence typed, then Ask at once) asked
-    about numbers the class no longer sees: the question is then asked in the run, of the edited lesson's numbers
-    (``_ask_after_an_edit``)."""
+    none this list offers. ``questions`` are about the lesson as the button's run drew it; the run this click starts
+    checks that they still are (``_asked_of_this_lesson``)."""
     picked = st.session_state.get("cm_pick")
     chosen = picked if isinstance(picked, int) and 0 <= picked < len(questions) else shown
-    if lesson is not None and arrival.numbers_key(page, link(page)) != lesson:
-        st.session_state[ASK_AFTER] = _kind(questions[chosen])
-        return
-    store().open_question(secret, questions[chosen])
+    number = store().open_question(secret, questions[chosen])
     st.session_state.pop("cm_timer", None)
+    if page != "classmode":
+        st.session_state[ASKED] = (page, questions[chosen]["key"], number)
 
 
-ASK_AFTER = "_cm_ask_after"  # the kind of question an Ask pressed as the lesson changed asks of the new numbers
+ASKED = "_cm_asked_here"  # (page, key, number) of the question an Ask on a lesson page just asked
 
 
 def _kind(question: dict) -> str:
@@ -528,16 +526,27 @@ def _kind(question: dict) -> str:
     return str(question["key"]).split("-", 1)[-1]
 
 
-def _ask_after_an_edit(secret: str, questions: list[dict], kind: str) -> None:
-    """An Ask pressed in the run of a lesson's edit (``_ask``): the question of the same ``kind`` about this run's
-    numbers, now that they are drawn and published; or, when the edited lesson asks none of that kind, a word."""
-    same = next((q for q in questions if _kind(q) == kind), None)
-    if same is None:
-        st.warning("The lesson changed as you pressed Ask, and its numbers ask no such question: nothing was asked. "
-                   "Pick a question about them and ask again.", icon=":material/info:")
+def _asked_of_this_lesson(secret: str, questions: list[dict], key: str, number: int) -> None:
+    """The run after an Ask on this page, once its lesson is drawn and published: the question asked (``key``, as
+    ``number``) is one of this run's, or the lesson changed in the same run as the click (a sentence typed, a block of
+    weights applied, then Ask at once: its callback ran with the questions of the lesson before), and the class was
+    asked about numbers no page shows now. Then the same kind of question about this run's numbers is asked after it,
+    or, if this lesson asks none of that kind, its answers are closed; either way the teacher is told."""
+    if any(q["key"] == key for q in questions):
         return
-    store().open_question(secret, same)
-    st.session_state.pop("cm_timer", None)
+    view = store().teacher_view(secret, address=client())
+    if view.question_no != number or view.revealed:  # asked, then revealed or followed by another already
+        return
+    same = next((q for q in questions if _kind(q) == _kind({"key": key})), None)
+    if same is None:
+        store().close_answers(secret)
+        st.warning(f"The lesson changed as you pressed Ask. Question {number} was about its numbers before the "
+                   "change, and they now ask no such question: its answers are closed. Pick a question about the "
+                   "numbers shown and ask again.", icon=":material/info:")
+        return
+    again = store().open_question(secret, same)
+    st.warning(f"The lesson changed as you pressed Ask. Question {number} was about its numbers before the change; "
+               f"question {again} asks the same about the numbers shown now.", icon=":material/info:")
 
 
 def _act(action: str, secret: str) -> None:

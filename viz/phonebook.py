@@ -34,7 +34,8 @@ def answers_figure(result: Lookup) -> svg.Svg:
     return svg.bars(positions, [
         svg.Series(f"hard: {hard_name}'s number", result.hard.tolist(), RAW_COLOUR,
                    [format_number(v, 0) for v in result.hard]),
-        svg.Series("soft: Σ α_j v_j", result.soft.tolist(), SCALED_COLOUR, [format_number(v, 1) for v in result.soft]),
+        svg.Series("soft: Σ α_j v_j", result.soft.tolist(), SCALED_COLOUR, [format_number(v, 1) for v in result.soft],
+                   outline=True),  # filled and outlined: told apart without colour
     ], title="The answers, digit by digit", x_title="", y_title="digit", y_range=(0.0, 11.0), show_legend=True)
 
 

@@ -190,7 +190,8 @@ def sampling_figure(s: Sampled) -> svg.Svg:
     top = float(max(s.before.max(), s.after.max()))  # by side they fit; the table has more
     return svg.bars(list(s.tokens), [
         svg.Series("the model's p", s.before.tolist(), RAW_COLOUR, [bar_label(p) for p in s.before]),
-        svg.Series(f"p sampled from ({settings_text(s.sampling)})", s.after.tolist(), SCALED_COLOUR, after),
+        svg.Series(f"p sampled from ({settings_text(s.sampling)})", s.after.tolist(), SCALED_COLOUR, after,
+                   outline=True),  # filled and outlined: told apart without colour
     ], title="The next token's probabilities, before and after", x_title="next token (the model's likeliest first)",
         y_title="p", y_range=(0.0, min(1.0, top * 1.25) or 1.0), show_legend=True)
 

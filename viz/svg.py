@@ -602,6 +602,7 @@ class Series:
     values: Sequence[float]
     colour: str | Sequence[str]
     labels: Sequence[str] | None = None
+    outline: bool = False  # bars drawn as outlines: told from another series' filled bars without colour (WCAG 1.4.1)
 
 
 def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_title: str, y_title: str,
@@ -665,8 +666,10 @@ def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_t
         fills = [s.colour] * n if isinstance(s.colour, str) else list(s.colour)
         for j in range(n):
             x, y0, _, y1 = boxes[s_idx * n + j]
+            paint = (f'fill="none" stroke="{fills[j]}" stroke-width="2"' if s.outline
+                     else f'fill="{fills[j]}" stroke="#444" stroke-width="0.6"')
             out.append(f'<rect class="bar" x="{_num(x)}" y="{_num(y0)}" width="{_num(inner)}" '
-                       f'height="{_num(y1 - y0)}" fill="{fills[j]}" stroke="#444" stroke-width="0.6"/>')
+                       f'height="{_num(y1 - y0)}" {paint}/>')
             if s.labels is not None:
                 out.append(text(x + inner / 2, baselines[s_idx, j], s.labels[j], size=label_size, anchor="middle",
                                 cls="barlabel", baseline="auto"))
@@ -675,7 +678,8 @@ def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_t
     out.append(text(left + n * slot / 2, height - 10 - (24 if show_legend else 0), x_title, anchor="middle",
                     cls="xtitle", fill=AXIS_COLOUR))
     if show_legend:
-        out.append(legend([(s.name, s.colour if isinstance(s.colour, str) else s.colour[0]) for s in series],
+        out.append(legend([(s.name, s.colour if isinstance(s.colour, str) else s.colour[0],
+                            "outline" if s.outline else "square", None) for s in series],
                           left, height - 12))
     alt = f"{title}: a bar chart of {y_title} for each {x_title or 'category'} ({listing(categories)})."
     if n <= 20 and all(s.labels is not None for s in series):  # the values too, as the bars' labels say them
