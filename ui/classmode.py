@@ -521,32 +521,24 @@ def _ask(secret: str, questions: list[dict], shown: int, page: str = "classmode"
 ASKED = "_cm_asked_here"  # (page, key, number) of the question an Ask on a lesson page just asked
 
 
-def _kind(question: dict) -> str:
-    """A question's key without the lesson it is about (viz.exercises: "<lesson id>-<kind>")."""
-    return str(question["key"]).split("-", 1)[-1]
-
-
 def _asked_of_this_lesson(secret: str, questions: list[dict], key: str, number: int) -> None:
     """The run after an Ask on this page, once its lesson is drawn and published: the question asked (``key``, as
-    ``number``) is one of this run's, or the lesson changed in the same run as the click (a sentence typed, a block of
-    weights applied, then Ask at once: its callback ran with the questions of the lesson before), and the class was
-    asked about numbers no page shows now. Then the same kind of question about this run's numbers is asked after it,
-    or, if this lesson asks none of that kind, its answers are closed; either way the teacher is told."""
+    ``number``) is one of this run's, or the page's numbers changed in the same run as the click (a sentence typed, a
+    block of weights applied, another head opened, then Ask at once: its callback ran with the questions of the
+    numbers before). The question stands (its box shows the class the numbers it asks about), and the teacher is told,
+    unless this run asks the same question word for word and number for number (the seed changed, and a shape
+    question reads no weight)."""
     if any(q["key"] == key for q in questions):
         return
     view = store().teacher_view(secret, address=client())
-    if view.question_no != number or view.revealed:  # asked, then revealed or followed by another already
+    if view.question_no != number or view.revealed or view.question is None:  # revealed or followed already
         return
-    same = next((q for q in questions if _kind(q) == _kind({"key": key})), None)
-    if same is None:
-        store().close_answers(secret)
-        st.warning(f"The lesson changed as you pressed Ask. Question {number} was about its numbers before the "
-                   "change, and they now ask no such question: its answers are closed. Pick a question about the "
-                   "numbers shown and ask again.", icon=":material/info:")
+    content = {k: v for k, v in view.question.items() if k != "key"}
+    if any({k: v for k, v in q.items() if k != "key"} == content for q in questions):
         return
-    again = store().open_question(secret, same)
-    st.warning(f"The lesson changed as you pressed Ask. Question {number} was about its numbers before the change; "
-               f"question {again} asks the same about the numbers shown now.", icon=":material/info:")
+    st.warning(f"The numbers on this page changed as you pressed Ask. Question {number} asks about the numbers "
+               "before the change (its box shows them to the class). To ask about the numbers shown now, pick a "
+               "question and ask again.", icon=":material/info:")
 
 
 def _act(action: str, secret: str) -> None:
