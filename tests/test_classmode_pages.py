@@ -507,8 +507,7 @@ def test_a_question_picked_and_asked_at_once_is_the_one_asked(database):
 def test_a_sentence_edited_and_asked_at_once_is_said_to_the_teacher(database):
     """A teacher types a new sentence and presses "Ask the class" before its run came back: both arrive in one run. The
     button's callback runs first, with the questions of the sentence before the edit (the truth audit). The question
-    stands, its box showing its own numbers, and the run tells the teacher; asked again, it is about the numbers
-    shown, and nothing is said."""
+    stands and the run tells the teacher; asked again, it is about the numbers shown, and nothing is said."""
     teacher, secret, _code = start_class()
     teacher = on(teacher, "lessons/walkthrough.py")
     teacher = teacher.selectbox(key="step").set_value(7).run()
@@ -518,7 +517,7 @@ def test_a_sentence_edited_and_asked_at_once_is_said_to_the_teacher(database):
     assert_no_exception(teacher)
     view = database.teacher_view(secret)
     assert view.question in before and view.question_no == 1 and not view.answers_closed
-    said = "The numbers on this page changed as you pressed Ask. Question 1 asks about the numbers before the change"
+    said = "The numbers on this page changed as you pressed Ask. Question 1 was made from the numbers before the change"
     assert said in texts(teacher)
     teacher = teacher.sidebar.button(key="cm_ask").click().run()  # no edit: about the numbers shown, nothing said
     view = database.teacher_view(secret)
@@ -536,7 +535,7 @@ def test_a_sentence_corrected_or_weights_applied_and_asked_at_once_are_said_to_t
     teacher = teacher.sidebar.text_input(key="sentence").input("").run()
     teacher.sidebar.text_input(key="sentence").input("the cat sat on the mat")
     teacher = teacher.sidebar.button(key="cm_ask").click().run()
-    assert "Question 1 asks about the numbers before the change" in texts(teacher)
+    assert "Question 1 was made from the numbers before the change" in texts(teacher)
     teacher = teacher.selectbox(key="step").set_value(3).run()
     teacher.session_state["editor"] = True
     teacher = teacher.toggle(key="cm_every_step").set_value(True).run()  # step 7's α question, which reads the weights
@@ -547,7 +546,7 @@ def test_a_sentence_corrected_or_weights_applied_and_asked_at_once_are_said_to_t
     next(b for b in teacher.button if b.key and b.key.endswith("-paste-apply")).click()
     teacher = teacher.sidebar.button(key="cm_ask").click().run()
     assert_no_exception(teacher)
-    assert "Question 2 asks about the numbers before the change" in texts(teacher)
+    assert "Question 2 was made from the numbers before the change" in texts(teacher)
 
 
 def test_a_question_the_changed_numbers_ask_word_for_word_is_not_said(database):

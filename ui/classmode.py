@@ -525,9 +525,8 @@ def _asked_of_this_lesson(secret: str, questions: list[dict], key: str, number: 
     """The run after an Ask on this page, once its lesson is drawn and published: the question asked (``key``, as
     ``number``) is one of this run's, or the page's numbers changed in the same run as the click (a sentence typed, a
     block of weights applied, another head opened, then Ask at once: its callback ran with the questions of the
-    numbers before). The question stands (its box shows the class the numbers it asks about), and the teacher is told,
-    unless this run asks the same question word for word and number for number (the seed changed, and a shape
-    question reads no weight)."""
+    numbers before). The question stands and the teacher is told, unless this run asks the same question word for
+    word and number for number (the seed changed, and a shape question reads no weight)."""
     if any(q["key"] == key for q in questions):
         return
     view = store().teacher_view(secret, address=client())
@@ -536,9 +535,9 @@ def _asked_of_this_lesson(secret: str, questions: list[dict], key: str, number: 
     content = {k: v for k, v in view.question.items() if k != "key"}
     if any({k: v for k, v in q.items() if k != "key"} == content for q in questions):
         return
-    st.warning(f"The numbers on this page changed as you pressed Ask. Question {number} asks about the numbers "
-               "before the change (its box shows them to the class). To ask about the numbers shown now, pick a "
-               "question and ask again.", icon=":material/info:")
+    st.warning(f"The numbers on this page changed as you pressed Ask. Question {number} was made from the numbers "
+               "before the change, and may not match the ones shown now. To ask about these, pick a question and ask "
+               "again.", icon=":material/info:")
 
 
 def _act(action: str, secret: str) -> None:
