@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import attention as A
@@ -192,6 +192,7 @@ def test_the_example_is_the_median_row_of_the_experiment_by_its_unscaled_largest
 
 @settings(max_examples=60, deadline=None)
 @given(EXAMPLE_D_KS, st.integers(0, 100_000), st.sampled_from([ROWS, 41]))
+@example(8, 8271, 401)  # its ‖∂α/∂z‖ the same at four decimals with and without scaling
 def test_the_sentences_about_the_example_are_true_on_its_numbers(d_k, seed, rows):
     """Every number in the caption under the example is its own, at the decimals of the metrics beside it, and every
     comparison word ("sharper", "smaller", "like the medians") is what those numbers say."""
@@ -209,12 +210,17 @@ def test_the_sentences_about_the_example_are_true_on_its_numbers(d_k, seed, rows
     a, b = format_number(row[0, 0], 3), format_number(row[1, 0], 3)
     assert first.group(2, 3) == (a, b) and (first[1] == "sharper") == (shown(a) > shown(b)) and shown(a) != shown(b)
     assert row[0, 0] >= row[1, 0]  # a higher temperature never raises the largest weight: the unscaled is sharper
-    second = re.fullmatch(r"Its ‖∂α/∂z‖ is (larger|smaller) without scaling, (\S+) against (\S+), (like|unlike) the "
-                          rf"medians over the {rows} rows \((\S+) against (\S+)\)\.", first[4])
-    assert second, first[4]
     j0, j1 = format_number(row[0, 1], 4), format_number(row[1, 1], 4)
     m0 = format_number(typical["median ‖∂α/∂z‖, no scaling"], 4)
     m1 = format_number(typical["median ‖∂α/∂z‖, ÷ √d_k"], 4)
+    same = re.fullmatch(rf"Its ‖∂α/∂z‖ is (\S+) with and without scaling, at four decimals; the medians over the "
+                        rf"{rows} rows are (\S+) without scaling and (\S+) with it\.", first[4])
+    if same:  # the same at four decimals (d_k = 8, seed 8271: 0.3980 both ways, found by Hypothesis)
+        assert same.group(1) == j0 == j1 and same.group(2, 3) == (m0, m1)
+        return
+    second = re.fullmatch(r"Its ‖∂α/∂z‖ is (larger|smaller) without scaling, (\S+) against (\S+), (like|unlike) the "
+                          rf"medians over the {rows} rows \((\S+) against (\S+)\)\.", first[4])
+    assert second, first[4]
     assert second.group(2, 3) == (j0, j1) and second.group(5, 6) == (m0, m1)
     assert (second[1] == "larger") == (shown(j0) > shown(j1))
     assert (second[4] == "like") == (np.sign(shown(j0) - shown(j1)) == np.sign(shown(m0) - shown(m1)))

@@ -566,12 +566,12 @@ def legend(entries: Sequence[tuple], x: float, y: float) -> str:
 
 def _swatch(x: float, y: float, colour: str, kind: str = "square", dash: str | None = None) -> str:
     if kind == "outline":
-        return (f'<rect x="{_num(x + 0.75)}" y="{_num(y - 5.25)}" width="10.5" height="10.5" fill="none" '
-                f'stroke="{colour}" stroke-width="1.5"/>')
+        return (f'<rect class="swatch" x="{_num(x + 0.75)}" y="{_num(y - 5.25)}" width="10.5" height="10.5" '
+                f'fill="none" stroke="{colour}" stroke-width="1.5"/>')
     if kind in ("line", "marked"):
         dashed = f' stroke-dasharray="{dash}"' if dash else ""
-        return (f'<line x1="{_num(x)}" y1="{_num(y)}" x2="{_num(x + 12)}" y2="{_num(y)}" stroke="{colour}" '
-                f'stroke-width="2"{dashed}/>'
+        return (f'<line class="swatch" x1="{_num(x)}" y1="{_num(y)}" x2="{_num(x + 12)}" y2="{_num(y)}" '
+                f'stroke="{colour}" stroke-width="2"{dashed}/>'
                 + (f'<circle cx="{_num(x + 6)}" cy="{_num(y)}" r="3" fill="{colour}"/>' if kind == "marked" else ""))
     return f'<rect x="{_num(x)}" y="{_num(y - 6)}" width="12" height="12" fill="{colour}"/>'
 
