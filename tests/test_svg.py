@@ -265,15 +265,15 @@ def test_the_series_of_a_plot_and_their_legend_differ_by_more_than_colour():
     frame = S.saturation_frame([saturation_stats(d, 20, 8, seed=1) for d in (1, 4, 64)])
     for fig in S.saturation_figures(frame, chosen=4):
         lines = styles_by_colour(fig, "polyline", "line")
-        assert lines == {S.RAW_COLOUR: {(None, False)}, S.SCALED_COLOUR: {(S.SCALED_DASH, False)}}  # solid, dashed
+        assert lines == {S.RAW_COLOUR: {(None, False)}, S.SCALED_COLOUR: {(svg.DASH, False)}}  # solid, dashed
         legend = styles_by_colour(fig, "line")  # the legend's two swatches (the axes are lines too)
-        assert legend[S.SCALED_COLOUR] == {(S.SCALED_DASH, False)} and legend[S.RAW_COLOUR] == {(None, False)}
+        assert legend[S.SCALED_COLOUR] == {(svg.DASH, False)} and legend[S.RAW_COLOUR] == {(None, False)}
     bins = styles_by_colour(S.dot_histogram(A.dot_product_samples(4, 200, seed=0), 4), "rect")
     assert bins[S.RAW_COLOUR] == {(None, True)} and bins[S.SCALED_COLOUR] == {(None, False)}  # filled, outlined
     q2 = np.array([[1.0, 0.5], [-0.3, 0.8], [0.2, -0.9]])
     fig = V.arrows_figure(q2, q2[::-1], ("a", "b", "c"), selected=0, target=1, exact=True)
     arrows = styles_by_colour(fig, "line")  # shafts and the legend's swatches
-    assert arrows[S.SCALED_COLOUR] == {(S.SCALED_DASH, False)} and arrows[S.RAW_COLOUR] == {(None, False)}
+    assert arrows[S.SCALED_COLOUR] == {(svg.DASH, False)} and arrows[S.RAW_COLOUR] == {(None, False)}
     two = svg.bars(["a", "b"], [svg.Series("hard", [1, 2], "#111"), svg.Series("soft", [2, 1], "#222", outline=True)],
                    title="t", x_title="x", y_title="y", y_range=(0.0, 3.0), show_legend=True)  # the phonebook's kind
     bars = styles_by_colour(two, "rect")  # the bars and their swatches (the chart's background is a rect too)

@@ -433,12 +433,12 @@ def teacher_sidebar(page: str) -> None:
 
 def _teacher_controls(secret: str, page: str) -> None:
     asked = st.session_state.pop(ASKED, None)  # an Ask pressed since the last run (``_ask``)
+    view = store().teacher_view(secret, address=client())  # the class is taught from this network (the store's limits)
     if page != "classmode":
         questions, step = st.session_state.get(QUESTIONS), st.session_state.get(OPEN_STEP)
         if asked is not None and asked[0] == page:
-            _asked_of_this_lesson(secret, questions or [], *asked[1:])
-    view = store().teacher_view(secret, address=client())  # the class is taught from this network (the store's limits)
-    if page == "classmode":  # the class's stored questions and step: data from anyone
+            _asked_of_this_lesson(view, questions or [], *asked[1:])
+    else:  # the class's stored questions and step: data from anyone
         older, questions, step = V.stored_questions(view.state)
         if older and not questions:  # stored before questions carried their steps and numbers (issue 47)
             lesson = lesson_of(view.state)
@@ -521,7 +521,7 @@ def _ask(secret: str, questions: list[dict], shown: int, page: str = "classmode"
 ASKED = "_cm_asked_here"  # (page, key, number) of the question an Ask on a lesson page just asked
 
 
-def _asked_of_this_lesson(secret: str, questions: list[dict], key: str, number: int) -> None:
+def _asked_of_this_lesson(view: ClassView, questions: list[dict], key: str, number: int) -> None:
     """The run after an Ask on this page, once its lesson is drawn and published: the question asked (``key``, as
     ``number``) is one of this run's, or the page's numbers changed in the same run as the click (a sentence typed, a
     block of weights applied, another head opened, then Ask at once: its callback ran with the questions of the
@@ -529,7 +529,6 @@ def _asked_of_this_lesson(secret: str, questions: list[dict], key: str, number: 
     word and number for number (the seed changed, and a shape question reads no weight)."""
     if any(q["key"] == key for q in questions):
         return
-    view = store().teacher_view(secret, address=client())
     if view.question_no != number or view.revealed or view.question is None:  # revealed or followed already
         return
     content = {k: v for k, v in view.question.items() if k != "key"}

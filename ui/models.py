@@ -204,44 +204,40 @@ def generation_job(prompt: str, count: int) -> background.Job:
     on from the longest shorter one, its cache and checks kept (``continuing``; issue 46: 13 tokens after 8 were all
     written again). That one is chosen when the worker takes the job up (a text asked for before may have been
     written by then), and the job says how many tokens it went on from (``job.about``)."""
-    from attention.pretrained.smollm2 import MAX_WRITTEN  # here: the module needs the model packages' tokenizers
-
     key = ("generate", prompt, count)
-    if (longer := _longer(prompt, count, MAX_WRITTEN)) is not None:
-        return background.finished(key, longer.first(count))
     model = model_named("smollm2")
-    if _stopped(model, shorter := _shorter(prompt, count)):
-        return background.finished(key, shorter)
+    if (kept := _kept_answer(model, prompt, count, _shorter(prompt, count))) is not None:
+        return background.finished(key, kept)
 
     def write(job: background.Job):
         # again, when the worker takes it up: a text asked for before may be written by now, a longer one too (5
         # tokens asked for while 8 were written wrote all 5 again)
-        if (longer := _longer(prompt, count, MAX_WRITTEN)) is not None:
-            return longer.first(count)
         shorter = _shorter(prompt, count)
-        if _stopped(model, shorter):
-            return shorter
+        if (kept := _kept_answer(model, prompt, count, shorter)) is not None:
+            return kept
         job.about = len(shorter.written) if shorter is not None else 0
         return model.generate(prompt, count, job.progress, continuing=shorter)
 
     return background.start(key, write, kept=GENERATIONS_KEPT)
 
 
-def _longer(prompt: str, count: int, most: int):
-    """The longest text written after ``prompt`` with more than ``count`` tokens (``most`` at most), if one is kept."""
-    return next((done for more in range(most, count, -1)
-                 if (done := background.result(("generate", prompt, more))) is not None), None)
+def _kept_answer(model, prompt: str, count: int, shorter):
+    """A kept text that is the answer to ``count`` tokens after ``prompt`` without writing, else None: the first
+    ``count`` tokens of the longest longer one, or ``shorter`` (the longest shorter one) if it stopped at an
+    end-of-text token (writing more stops there too)."""
+    from attention.pretrained.smollm2 import MAX_WRITTEN  # here: the module needs the model packages' tokenizers
+
+    longer = next((done for more in range(MAX_WRITTEN, count, -1)
+                   if (done := background.result(("generate", prompt, more))) is not None), None)
+    if longer is not None:
+        return longer.first(count)
+    return shorter if shorter is not None and shorter.written[-1] in model.end_of_text else None
 
 
 def _shorter(prompt: str, count: int):
     """The longest text written after ``prompt`` with fewer than ``count`` tokens, if one is kept, else None."""
     return next((done for fewer in range(count - 1, 0, -1)
                  if (done := background.result(("generate", prompt, fewer))) is not None), None)
-
-
-def _stopped(model, shorter) -> bool:
-    """Whether a shorter text stopped at an end-of-text token (writing more stops there too)."""
-    return shorter is not None and shorter.written[-1] in model.end_of_text
 
 
 def writing_text(job: background.Job, count: int) -> str:

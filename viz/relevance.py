@@ -13,7 +13,6 @@ from viz import arithmetic as A
 from viz import svg
 from viz.labels import MAX_LABEL_CHARS, markdown_text, token_labels
 from viz.scaling import RAW_COLOUR, SCALED_COLOUR
-from viz.scaling import SCALED_DASH as KEY_DASH  # keys dashed, queries solid: told apart without colour (WCAG 1.4.1)
 
 
 def arrow_scales(q2: npt.ArrayLike, k2: npt.ArrayLike) -> tuple[float, float]:
@@ -96,11 +95,11 @@ def arrows_figure(q2: npt.ArrayLike, k2: npt.ArrayLike, tokens: tuple[str, ...],
              for i, ((x, y), label) in enumerate(zip(q2, labels, strict=True)) if i != selected]
     groups = equal_groups(k2)
     keys = [svg.Arrow(float(k2[g[0], 0]), float(k2[g[0], 1]), SCALED_COLOUR, f"k: {group_label(g, tokens, labels)}",
-                      dash=KEY_DASH) for g in groups if target not in g]
+                      dash=svg.DASH) for g in groups if target not in g]  # dashed, queries solid (WCAG 1.4.1)
     query = svg.Arrow(float(q2[selected, 0]), float(q2[selected, 1]), RAW_COLOUR, f"q: {labels[selected]}", width=4.5)
     target_group = next(g for g in groups if target in g)
     key = svg.Arrow(float(k2[target, 0]), float(k2[target, 1]), SCALED_COLOUR,
-                    f"k: {group_label(target_group, tokens, labels)}", width=2.5, dash=KEY_DASH)
+                    f"k: {group_label(target_group, tokens, labels)}", width=2.5, dash=svg.DASH)
     top = float(np.abs(np.vstack([q2, k2])).max()) * 1.25 or 1.0
     title = "q and k in the plane (d_k = 2: exact)" if exact else "q and k projected onto their top-2 directions"
     times = (f", drawn {q_scale:g}× as long" if q_scale != 1 else "", f", drawn {k_scale:g}× as long" if k_scale != 1
@@ -112,7 +111,7 @@ def arrows_figure(q2: npt.ArrayLike, k2: npt.ArrayLike, tokens: tuple[str, ...],
                  lines=[svg.Line(f"queries (“{labels[selected]}” bold{others}{times[0]})", [], [], RAW_COLOUR,
                                  markers=False),
                         svg.Line(f"keys (“{labels[target]}” bold{times[1]})", [], [], SCALED_COLOUR, markers=False,
-                                 dash=KEY_DASH)]),
+                                 dash=svg.DASH)]),
         width=560, height=560,
     )
 

@@ -11,7 +11,6 @@ from viz import svg
 from viz.labels import format_number
 
 RAW_COLOUR, SCALED_COLOUR = "#D55E00", "#0072B2"  # Okabe–Ito vermillion and blue
-SCALED_DASH = "6,4"  # the scaled side's lines are dashed and its bins outlined: told apart without colour (WCAG 1.4.1)
 
 
 def dot_histogram(dots: npt.ArrayLike, d_k: int) -> svg.Svg:
@@ -81,7 +80,7 @@ def saturation_figures(frame: pd.DataFrame, *, chosen: int) -> list[svg.Svg]:
     charts = []
     for panel, title in zip(panels, titles, strict=True):
         lines = [svg.Line(name, d_ks, frame[f"{panel}, {name}"].tolist(), colour, dash=dash)  # not by colour alone
-                 for name, colour, dash in zip(_SIDES, (RAW_COLOUR, SCALED_COLOUR), (None, SCALED_DASH), strict=True)]
+                 for name, colour, dash in zip(_SIDES, (RAW_COLOUR, SCALED_COLOUR), (None, svg.DASH), strict=True)]
         top = max(max(line.y) for line in lines)
         charts.append(svg.plot(svg.Plot(title, "d_k (log scale; dotted: your d_k)", "", lines=lines, log_x=True,
                                         x_ticks=d_ks, y_range=(0.0, max(top * 1.1, 1e-6)), marks=[float(chosen)]),

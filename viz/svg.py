@@ -551,20 +551,24 @@ def _legend_entry_width(name: str) -> float:
     return 17 + text_width(name, 12)
 
 
-def legend(entries: Sequence[tuple], x: float, y: float) -> str:
-    """Swatches with their names, in one row. An entry is (name, colour), a filled square, or (name, colour, kind,
-    dash): kind "outline" (an outlined square, as outlined bins), "line" or "marked" (a short line, dashed by the
-    stroke-dasharray ``dash``, with a marker for "marked"), so that the legend shows what tells one series from
-    another without its colour (WCAG 1.4.1)."""
+Entry = tuple[str, str, str, str | None]  # a legend's: name, colour, kind of swatch, stroke-dasharray
+DASH = "6,4"  # the stroke-dasharray of a dashed series (a line, an arrow): told from a solid one without colour
+
+
+def legend(entries: Sequence[Entry], x: float, y: float) -> str:
+    """Swatches with their names, in one row. An entry's kind is "square" (filled, as bars and bins), "outline" (an
+    outlined square, as outlined bars and bins), "line" or "marked" (a short line, dashed by the entry's
+    stroke-dasharray, with a marker for "marked"), so that the legend shows what tells one series from another
+    without its colour (WCAG 1.4.1)."""
     out = []
-    for name, colour, *style in entries:
-        out.append(_swatch(x, y, colour, *style))
+    for name, colour, kind, dash in entries:
+        out.append(_swatch(x, y, colour, kind, dash))
         out.append(text(x + 17, y, name, size=12, cls="legend"))
         x += _legend_entry_width(name) + LEGEND_GAP
     return "".join(out)
 
 
-def _swatch(x: float, y: float, colour: str, kind: str = "square", dash: str | None = None) -> str:
+def _swatch(x: float, y: float, colour: str, kind: str, dash: str | None) -> str:
     if kind == "outline":
         return (f'<rect class="swatch" x="{_num(x + 0.75)}" y="{_num(y - 5.25)}" width="10.5" height="10.5" '
                 f'fill="none" stroke="{colour}" stroke-width="1.5"/>')
@@ -573,12 +577,12 @@ def _swatch(x: float, y: float, colour: str, kind: str = "square", dash: str | N
         return (f'<line class="swatch" x1="{_num(x)}" y1="{_num(y)}" x2="{_num(x + 12)}" y2="{_num(y)}" '
                 f'stroke="{colour}" stroke-width="2"{dashed}/>'
                 + (f'<circle cx="{_num(x + 6)}" cy="{_num(y)}" r="3" fill="{colour}"/>' if kind == "marked" else ""))
-    return f'<rect x="{_num(x)}" y="{_num(y - 6)}" width="12" height="12" fill="{colour}"/>'
+    return f'<rect class="swatch" x="{_num(x)}" y="{_num(y - 6)}" width="12" height="12" fill="{colour}"/>'
 
 
-def legend_rows(entries: Sequence[tuple], room: float) -> list[list[tuple]]:
+def legend_rows(entries: Sequence[Entry], room: float) -> list[list[Entry]]:
     """The entries in as many rows (for ``legend``) as it takes for each row to fit ``room``."""
-    rows: list[list[tuple]] = [[]]
+    rows: list[list[Entry]] = [[]]
     used = 0.0
     for entry in entries:
         w = _legend_entry_width(entry[0]) + LEGEND_GAP

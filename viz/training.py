@@ -74,7 +74,7 @@ def curves_figures(run: Run, at_step: int) -> list[svg.Svg]:
         "Held-out accuracy", "training step", "share right",
         lines=[svg.Line("held-out", kept, run.held_out_accuracy.tolist(), HELD_OUT_COLOUR),
                svg.Line("best without search", [0, last], [run.best_baseline[1]] * 2, GUESS_COLOUR,
-                        markers=False, dash="6,4")],  # a line of reference, dashed: not told by colour alone
+                        markers=False, dash=svg.DASH)],  # a line of reference, dashed: not told by colour alone
         x_range=(0, last), y_range=(0.0, 1.0), marks=(at_step,)), width=CURVE_WIDTH, height=260)
     return [loss, accuracy]
 
