@@ -130,7 +130,7 @@ class Student:
     answered_at: float | None = None
     paused_at: float | None = None  # when its page first showed the class paused ("Eyes up front")
     join_seconds: float = 0.0
-    unacknowledged: int = 0  # answers sent again: no run showed "Your answer" within 10 s
+    unacknowledged: int = 0  # answers sent again: no run showed "Received: your answer" within 10 s
 
     async def run(self, stop: asyncio.Event, lesson_changed: list[float]) -> None:
         page = Browser(self.base, f"/classmode?class={self.code}", {"browser": self.me})
@@ -155,7 +155,7 @@ class Student:
                     if self.paused_at is None and f"**Class {self.code}** · s{self.me[:4]} · paused" in shown:
                         self.paused_at = time.perf_counter()
                     if sending is not None and self.answered_at is None and \
-                            any(t.startswith("Your answer:") for t in shown):
+                            any(t.startswith("Received: your answer") for t in shown):
                         self.answered_at = time.perf_counter()
                     widgets = answer.widgets()
                     number = next((k.removeprefix("cm_send_") for k in widgets if k.startswith("cm_send_")), None)
@@ -171,7 +171,7 @@ class Student:
                     _, choice, send, times = sending
                     await page.post([choice])  # the choice (the send button enables) …
                     await page.post([choice, trigger(send)])  # … and the press
-                    self.unacknowledged += times > 0  # sent before, and no run showed "Your answer" since
+                    self.unacknowledged += times > 0  # sent before, and no run showed "Received: your answer" since
                     sending = (now + 10.0, choice, send, times + 1)  # unacknowledged in 10 s: sent again
                 if now >= timer:  # the page's own slow timer
                     timer += SAFETY

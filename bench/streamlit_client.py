@@ -103,12 +103,14 @@ class Answer:
     finished: int  # ForwardMsg.ScriptFinishedStatus
 
     def markdown(self) -> list[str]:
-        """The text of every Markdown element the run drew, and the data of every view (ui/view.py: the
-        tables are there), as JSON text."""
+        """The text of every Markdown element the run drew (an alert's too: st.success, st.info…), and the data of
+        every view (ui/view.py: the tables are there), as JSON text."""
         texts = []
         for element in self.elements():
             if element.WhichOneof("type") == "markdown":
                 texts.append(element.markdown.body)
+            elif element.WhichOneof("type") == "alert":
+                texts.append(element.alert.body)
             elif element.WhichOneof("type") == "bidi_component":
                 texts.append(element.bidi_component.json)
         return texts
