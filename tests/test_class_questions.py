@@ -265,15 +265,19 @@ def test_the_projectors_status_and_results_are_large_and_read_at_4_5_to_1_in_bot
 @given(st.sampled_from(SENTENCES), st.integers(0, 10_000), st.sampled_from([1, 2, 4]), st.booleans())
 def test_a_heads_numbers_are_titled_with_that_heads_number_and_the_walkthroughs_with_none(sentence, seed, h, causal):
     """Issue 47 (audit): "Row i of Z" on multi-head attention did not say whose Z. Head k's rows are titled "Row i of
-    head k's Z/α", k counted from 1 as the page's "Head" menu does; a single-head lesson's name no head."""
+    head k's Z/α", k counted from 1 as the page's "Head" menu does; a single-head lesson's name no head. And (issue 44's
+    third audit) each head's question says whose it is from its first words: two heads' questions read alike in a
+    class's history and export, where the numbers' box is not shown."""
     mh = A.trace_multi_head(sentence, n_heads=h, seed=seed, causal=causal)
     for k, head in enumerate(mh.heads):
         for q in make_questions(head):
+            assert q.prompt.startswith(f"Head {k + 1}: ") and not q.prompt.startswith(f"Head {k + 1}: Head"), q.prompt
             shown = V.shown_of(V.question_record(q))
             if shown is not None:
                 assert re.fullmatch(rf"Row \d+ of head {k + 1}'s [Zα] \(the query “.+”\)", shown.title), shown.title
                 assert shown.text().startswith(shown.title)
     for q in make_questions(A.trace_self_attention(sentence, seed=seed, causal=causal)):
+        assert not q.prompt.startswith("Head")
         shown = V.shown_of(V.question_record(q))
         assert shown is None or re.fullmatch(r"Row \d+ of [Zα] \(the query “.+”\)", shown.title)
 

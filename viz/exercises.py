@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -145,6 +145,9 @@ def make_questions(trace: AttentionTrace) -> list[Question]:
     if clear:
         r = clear[int(rng.integers(len(clear)))]
         questions.append(_value_question(trace, r, lid, labels))
+    if trace.head is not None:  # a head of a multi-head trace: each head has its own Q, K, Z, α and output, and two
+        # heads' questions read alike (a class's history, an export) unless the prompt names the head
+        questions = [replace(q, prompt=f"Head {trace.head + 1}: {q.prompt}") for q in questions]
     return [q for q in questions if asks_something(q)]
 
 
