@@ -11,7 +11,7 @@ and carry the class's controls in the sidebar.
 
 import streamlit as st
 
-from ui import arrival, classmode, identity, model_map
+from ui import arrival, classmode, i18n, identity, model_map
 from ui.components import TABLE_CSS
 from ui.links import clean_link, link, share_link, write_link
 from ui.navigation import CLASS_PAGE, pages, script_of, url_path
@@ -26,6 +26,7 @@ closed = student or "projector" in st.query_params
 st.set_page_config(page_title="Attention Lab", page_icon="🔍", layout="wide",
                    initial_sidebar_state="collapsed" if closed else "auto")
 clean_link()  # first: the session's settings come from the URL once, and a bad value never reaches a widget
+i18n.begin()  # the language of this run's texts (the link's, else the browser's), before any text
 followed = classmode.follow(student) if student else None  # the class's lesson, before any widget reads it
 page = st.navigation(pages())  # (its menu sits atop the sidebar wherever it is called)
 st.set_page_config(page_title=f"{page.title} · Attention Lab")  # each page's tab names it (WCAG 2.4.2)

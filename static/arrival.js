@@ -158,6 +158,7 @@ export default function arrival(component) {
   watchScrollers();
   swallowCharacterKeys();
   const data = component.data || {};
+  if (data.lang && document.documentElement.lang !== data.lang) document.documentElement.lang = data.lang;  // WCAG 3.1.1
   announce(data.say, data.said);
   const nonce = data.nonce || "";
   if (!(SEEN in window)) {  // a page load: the browser opened it at its top, or at the link's #anchor,

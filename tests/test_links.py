@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tests import driving as D
 from tests.table_reading import values_of, view_panels
-from ui.links import PAGE_SETTINGS, SETTINGS, SHARED_SETTINGS
+from ui.links import PAGE_SETTINGS, READER_SETTINGS, SETTINGS, SHARED_SETTINGS
 
 FAST = ["", "multihead", "scaling", "relevance", "parts", "cross"]
 # No "explain" phase: it traces every line the app runs, which made one example take minutes
@@ -132,7 +132,7 @@ def test_a_real_model_switch_keeps_the_step_by_its_name(smollm2):
 
 
 def test_every_setting_is_a_page_setting_once():
-    owned = [k for keys in PAGE_SETTINGS.values() for k in keys] + list(SHARED_SETTINGS)
+    owned = [k for keys in PAGE_SETTINGS.values() for k in keys] + list(SHARED_SETTINGS) + list(READER_SETTINGS)
     assert sorted(owned) == sorted(SETTINGS) and len(owned) == len(set(owned))
 
 

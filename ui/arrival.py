@@ -18,6 +18,7 @@ from pathlib import Path
 import streamlit as st
 
 from attention import SentenceError, tokenize
+from viz import i18n
 
 _STATE = "_arrival"  # (nonce, anchor) of the last navigation
 _JS = (Path(__file__).resolve().parent.parent / "static" / "arrival.js").read_text(encoding="utf-8")
@@ -59,13 +60,14 @@ _SAID = "_arrival_said"  # (page, what its numbers depend on, nonce) of the last
 SENTENCE_PAGES = ("", "multihead", "scaling", "relevance", "parts", "real_model", "generate")  # the shared sentence's
 # settings in the link that change how a page is laid out, not a number on it
 LAYOUT = frozenset({"present", "all_steps", "parts_compare"})
+READER = frozenset({"lang"})  # the reader's language: how the numbers are written, not which
 NOT_NUMBERS = {"real_model": frozenset({"seed"})}  # SmolLM2's seed picks the induction demo's words (a button's help)
 
 
 def numbers_key(page: str, settings: dict) -> dict:
     """What the page's numbers depend on, of its link's ``settings``: the layout left out, and the sentence as its
     tokens (a space at its end changes no token)."""
-    key = {k: v for k, v in settings.items() if k not in LAYOUT | NOT_NUMBERS.get(page, frozenset())}
+    key = {k: v for k, v in settings.items() if k not in LAYOUT | READER | NOT_NUMBERS.get(page, frozenset())}
     if isinstance(key.get("sentence"), str):
         try:
             key["sentence"] = tuple(tokenize(key["sentence"]))
@@ -98,4 +100,4 @@ def draw(page: str = "", settings: dict | None = None, sentence: str = "", shown
         token = secrets.token_hex(8)  # the same words again are announced again
     st.session_state[_SAID] = ((page, key, nonce), token)
     _COMPONENT(key="arrival", data={"nonce": nonce, "target": anchor, "load": on_load, "gentle": gentle, "say": said,
-                                    "said": token})
+                                    "said": token, "lang": i18n.html_lang()})

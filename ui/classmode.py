@@ -45,7 +45,17 @@ import streamlit as st
 from classmode.store import CODE_ALPHABET, MAX_NICKNAME, MODES, ClassError, ClassView, Store, database_url
 from ui import arrival, class_watch, identity
 from ui import components as ui
-from ui.links import PAGE_SETTINGS, PRIVATE, SETTINGS, SHARED_SETTINGS, SPECS, check_link, link, read_into_session
+from ui.links import (
+    PAGE_SETTINGS,
+    PRIVATE,
+    READER_SETTINGS,
+    SETTINGS,
+    SHARED_SETTINGS,
+    SPECS,
+    check_link,
+    link,
+    read_into_session,
+)
 from ui.matrix_editor import EDIT_STATE
 from ui.navigation import CLASS_PAGE, LESSONS, url_path
 from viz import classmode as V
@@ -68,7 +78,8 @@ PROJECTOR_CSS = """<style>
 .st-key-projector-status p { font-weight: 600; }
 .st-key-projector-numbers [data-testid="stCaptionContainer"] p { font-size: 1.25rem; }
 </style>""" % PROJECTOR_TEXT
-NOT_FOLLOWED = PRIVATE | {"class"}  # in a link, but not the lesson: keys, ids and the class code
+NOT_FOLLOWED = PRIVATE | {"class", *READER_SETTINGS}  # in a link, not the lesson: keys, ids, the class code and
+# the reader's language (a class may hold students in several)
 SHARED_KEYS = SHARED_SETTINGS  # the sidebar's: every lesson reads them
 # the lessons whose pages offer questions to a class (ui.exercises.offer_to_class), by address; checked against
 # every page's sidebar by tests/test_classmode_pages.py (test_only_the_walkthrough_and_multihead_offer_…)

@@ -26,8 +26,10 @@ from attention.phonebook import DEFAULT_BOOK
 from attention.pretrained.common import MODELS
 from attention.training import HEADS, LEARNING_RATES, RUN_LENGTHS, TASKS
 from ui import background
+from ui.i18n import LANG_STATE, OFFERED
 from ui.matrix_editor import LINK_PATTERN, LINK_STATE, MAX_EDITS_CHARS
 from ui.settings import D_MODEL_RANGE, DEFAULT_D_MODEL, DEFAULT_SEED, DEFAULT_SENTENCE, MAX_SEED, SHOWN
+from viz import i18n
 from viz.labels import markdown_text
 from viz.pretrained import layer_pages
 
@@ -258,8 +260,11 @@ SETTINGS: dict[str, Setting] = {
     "gen_step": _number(1, 19),  # the last step by default: depends on what was written
     "gen_layer": _number(1, 30, 1),
     "gen_head": _number(1, 9, 1),
+    # the reader's own, on every page: the language (None: the browser's); a class never follows it
+    "lang": Setting(_one_of((*OFFERED, i18n.PSEUDO)), default=None, source=LANG_STATE),
 }
 SHARED_SETTINGS = ("sentence", "seed", "d_model", "positional", "causal")
+READER_SETTINGS = ("lang",)  # in every page's link, after the lesson's settings; never a class's lesson
 PAGE_SETTINGS = {  # a page's own settings, by its address (ui.navigation.url_path)
     "": ("d_k", "preset", "present", "step", "all_steps", "query", "w"),
     "multihead": ("heads", "open_head", "head_step", "head-query"),
@@ -293,6 +298,7 @@ DISPLAY_ONLY = (
     r"gen_cancel",  # steps, write (each with its Cancel),
     r"sentence_back",  # take one's sentence back
     r"cm_.*", r"FormSubmitter:cm_.*",  # class mode's own controls and its join form's button
+    r"lang_menu",  # the language menu: its choice is the link's lang
     r"view-.*",  # the views' own state (a click sets a setting)
     r"(.*-)?play-(scores|softmax|output)", r"(.*-)?player-.*",  # a step's player: it plays in the browser
 )
@@ -419,7 +425,7 @@ def link(page: str | None = None) -> dict[str, str | list[str]]:
         page = st.session_state.get("_page", "")
     shown = st.session_state.get(SHOWN, {})  # a sentence the lesson could not show: the one it shows instead
     out: dict[str, str | list[str]] = {}
-    for key in (*SHARED_SETTINGS, *PAGE_SETTINGS.get(page, ())):
+    for key in (*SHARED_SETTINGS, *PAGE_SETTINGS.get(page, ()), *READER_SETTINGS):
         setting = SETTINGS[key]
         held = shown[key] if key in shown else st.session_state.get(setting.key_of(key))
         if held is None or (setting.default is not ALWAYS and held == setting.default):

@@ -15,6 +15,7 @@ import streamlit as st
 
 from attention import MAX_CHARS, MAX_TOKENS, SentenceError, tokenize
 from ui.components import text_box
+from viz.i18n import N_, listed, t, whole
 from viz.labels import markdown_text
 
 DEFAULT_SENTENCE = "This forum is awesome"
@@ -75,8 +76,13 @@ def _replaced_notice(sb, sentence: str) -> None:
     sb.button("Back to my sentence", key="sentence_back", on_click=_restore_sentence, width="stretch")
 
 
-SETTING_NAMES = {"sentence": "the sentence", "seed": "the seed", "d_model": "d_model",
-                 "positional": "positional encodings", "causal": "the causal mask"}
+SETTING_NAMES = {"sentence": N_("the sentence"), "seed": N_("the seed"), "d_model": N_("d_model"),
+                 "positional": N_("positional encodings"), "causal": N_("the causal mask")}  # English (setting_name)
+
+
+def setting_name(key: str) -> str:
+    """A shared setting's name in a sentence, in the running language ("the seed")."""
+    return t(SETTING_NAMES[key])
 # The shared settings each page reads (by its address; a page not named reads them all). The others are
 # drawn disabled there, and the sidebar says which they are: a learner who changed the sentence on the
 # phonebook page saw nothing happen (issue 34). Disabled, not hidden: the learner still sees the settings the
@@ -106,38 +112,41 @@ def draw_shared_sidebar(page: str = "") -> Shared:
     sb.title("Attention Lab")
     used = settings_used(page)
     sentence = text_box(  # longer text could never be shown, and would make links too long to open
-        "Sentence", key="sentence", limit=MAX_CHARS, container=sb, value=DEFAULT_SENTENCE, persist_state="session",
-        help=f"Words and punctuation become tokens; at most {MAX_TOKENS} tokens and {MAX_CHARS:,} characters.",
+        t("Sentence"), key="sentence", limit=MAX_CHARS, container=sb, value=DEFAULT_SENTENCE, persist_state="session",
+        help=t("Words and punctuation become tokens; at most {tokens} tokens and {chars} characters.",
+               tokens=MAX_TOKENS, chars=whole(MAX_CHARS)),
         disabled="sentence" not in used,
     )
     _replaced_notice(sb, sentence)
     seed = sb.number_input(
-        "Seed", min_value=0, max_value=MAX_SEED, value=DEFAULT_SEED, step=1, key="seed", persist_state="session",
-        help="The same seed always gives the same embeddings and random matrices.", disabled="seed" not in used,
+        t("Seed"), min_value=0, max_value=MAX_SEED, value=DEFAULT_SEED, step=1, key="seed", persist_state="session",
+        help=t("The same seed always gives the same embeddings and random matrices."), disabled="seed" not in used,
     )
-    sb.button("New random seed", key="new_seed", on_click=_new_seed, width="stretch", disabled="seed" not in used)
+    sb.button(t("New random seed"), key="new_seed", on_click=_new_seed, width="stretch", disabled="seed" not in used)
     sizes = {"d_model", "positional", "causal"}
-    with settings_popover("Sizes, encodings and mask", key="shared_settings", disabled=not sizes & used):
-        d_model = st.slider("d_model (embedding size)", *D_MODEL_RANGE, value=DEFAULT_D_MODEL, key="d_model",
+    with settings_popover(t("Sizes, encodings and mask"), key="shared_settings", disabled=not sizes & used):
+        d_model = st.slider(t("d_model (embedding size)"), *D_MODEL_RANGE, value=DEFAULT_D_MODEL, key="d_model",
                             persist_state="session", disabled="d_model" not in used)
         positional = st.toggle(
-            "Add positional encodings", value=False, key="positional", persist_state="session",
-            help="Sinusoidal encodings from the original Transformer paper, added to the embeddings.",
+            t("Add positional encodings"), value=False, key="positional", persist_state="session",
+            help=t("Sinusoidal encodings from the original Transformer paper, added to the embeddings."),
             disabled="positional" not in used,
         )
         causal = st.toggle(
-            "Causal mask (decoder)", value=False, key="causal", persist_state="session",
-            help="A decoder may not look at later tokens: query i attends only to tokens 1 … i.",
+            t("Causal mask (decoder)"), value=False, key="causal", persist_state="session",
+            help=t("A decoder may not look at later tokens: query i attends only to tokens 1 … i."),
             disabled="causal" not in used,
         )
     if sizes & used:
-        sb.caption(f"d_model {d_model} · positional encodings {'on' if positional else 'off'} · "
-                   f"causal mask {'on' if causal else 'off'}")
-    unused = [name for key, name in SETTING_NAMES.items() if key not in used]
-    if unused:
-        kept = "they are" if len(unused) > 1 else "it is"
-        sb.caption(f"This page does not read {_listed(unused)} from the sidebar (it has its own, or none): {kept} "
-                   "kept for the other lessons.")
+        sb.caption(t("d_model {d_model} · positional encodings {positional} · causal mask {causal}", d_model=d_model,
+                     positional=t("on") if positional else t("off"), causal=t("on") if causal else t("off")))
+    unused = [setting_name(key) for key in SETTING_NAMES if key not in used]
+    if len(unused) == 1:
+        sb.caption(t("This page does not read {setting} from the sidebar (it has its own, or none): it is kept for "
+                     "the other lessons.", setting=unused[0]))
+    elif unused:
+        sb.caption(t("This page does not read {settings} from the sidebar (it has its own, or none): they are kept "
+                     "for the other lessons.", settings=listed(unused, "or")))
     return Shared(
         sentence=sentence or "", seed=int(seed), d_model=int(d_model), positional=bool(positional), causal=bool(causal)
     )
@@ -181,10 +190,6 @@ def sentence_on_phones(page: str):
 def _clipped(text: str, limit: int) -> str:
     """``text``'s first ``limit`` characters, and "…" where it goes on."""
     return text[:limit] + ("…" if len(text) > limit else "")
-
-
-def _listed(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def settings_popover(label: str, *, key: str, disabled: bool = False):

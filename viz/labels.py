@@ -7,6 +7,7 @@ import re
 from collections import Counter
 
 from viz import arithmetic
+from viz.i18n import decimal
 
 MAX_LABEL_CHARS = 14
 MASKED_TEXT = "—"  # a masked weight, in heatmaps and tables alike; a masked score shows −∞
@@ -81,10 +82,11 @@ def format_number(x: float, decimals: int = 2) -> str:
     """A matrix entry as shown on screen: fixed decimals (rounded as ``viz.arithmetic`` holds and shows
     every number, the same digits the browser writes), a true minus sign, −∞ for a masked score.
 
-    -0.001 shows as 0.00, never as −0.00.
+    -0.001 shows as 0.00, never as −0.00. The decimal sign is the running language's: 0,25 in French
+    (``viz.i18n.decimal``).
     """
     if math.isinf(x) and x < 0:
         return "−∞"
     if math.isnan(x):
         return ""
-    return arithmetic.text(float(x), decimals)
+    return decimal(arithmetic.text(float(x), decimals))

@@ -1,0 +1,154 @@
+"""Issue 45's foundation: a session's language (never the process's), the catalogs, numbers as a language writes
+them, the language in the link, and the pseudo-language that finds text which did not pass through a catalog."""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.driving import open_app
+from ui.classmode import lesson_state
+from ui.i18n import OFFERED
+from ui.links import SETTINGS, check_link
+from ui.navigation import PAGES, url_path
+from viz import i18n
+from viz.labels import format_number
+
+ROOT = Path(__file__).resolve().parents[1]
+FIELD = re.compile(r"\{[^{}]*\}")
+# the shared sidebar's controls: the part of every page that reads its texts from the catalogs so far
+SAME_IN_EVERY_LANGUAGE = {"d_model"}  # a name of the maths, written as the formulas write it
+SIDEBAR_KEYS = ("sentence", "seed", "new_seed", "d_model", "positional", "causal")
+
+
+def code_messages() -> set[str]:
+    """Every message the code names: the first argument of each ``t("…")`` and ``N_("…")`` (Babel's extractor)."""
+    found = set()
+    for folder in ("attention", "viz", "ui", "lessons"):
+        for _, _, message, _, _ in extract_from_dir(ROOT / folder, keywords={"t": None, "N_": None},
+                                                    comment_tags=()):
+            found.add(message)
+    return found
+
+
+def fields(text: str) -> set[str]:
+    return set(FIELD.findall(text))
+
+
+def test_the_code_names_the_sidebars_messages():
+    """The extractor the catalog tests rely on sees the code's messages (a test that finds none would pass all)."""
+    messages = code_messages()
+    assert {"Seed", "New random seed", "the causal mask"} <= messages and len(messages) >= 20
+
+
+@pytest.mark.parametrize("language", [lang for lang in i18n.LANGUAGES if lang != i18n.ENGLISH])
+def test_every_catalog_holds_every_message_the_code_names_with_the_same_fields_and_no_other(language):
+    """A catalog per language, each as complete as English: a message the code adds without its translations fails
+    here, and so does a translation that drops or renames a {field} (its str.format would raise, or say less)."""
+    catalog = i18n.catalog(language)
+    messages = code_messages()
+    assert not messages - set(catalog), f"{language}.po lacks {sorted(messages - set(catalog))}"
+    assert not set(catalog) - messages, f"{language}.po holds messages the code no longer names"
+    for message, text in catalog.items():
+        assert fields(text) == fields(message), (language, message, text)
+        assert text != message or message in SAME_IN_EVERY_LANGUAGE, (language, message)
+
+
+def test_a_message_is_english_without_a_catalog_and_in_the_speakers_language_with_one():
+    assert i18n.t("Seed") == "Seed" and i18n.language() == i18n.ENGLISH  # outside a session: English
+    with i18n.speaking("fr"):
+        assert i18n.t("Seed") == "Graine"
+        assert i18n.t("d_model {d_model} · positional encodings {positional} · causal mask {causal}",
+                      d_model=8, positional="oui", causal="non") == "d_model 8 · encodages positionnels\u00a0: oui · " \
+                                                                    "masque causal\u00a0: non"
+        with i18n.speaking("zh"):
+            assert i18n.t("Seed") == "随机种子"
+        assert i18n.t("A message no catalog has") == "A message no catalog has"
+    with i18n.speaking("xx"):  # a language nobody offers: English
+        assert i18n.language() == i18n.ENGLISH
+
+
+def test_two_threads_in_two_languages_at_once_never_read_each_others():
+    """Sessions are threads of one process: a language set for one never leaks into another (gettext.install would)."""
+    expected = {"en": "Seed", "es": "Semilla", "fr": "Graine", "zh": "随机种子", "qps": i18n.pseudo("Seed")}
+    barrier = threading.Barrier(len(expected))
+    wrong: list[tuple[str, str]] = []
+
+    def session(lang: str) -> None:
+        with i18n.speaking(lang):
+            barrier.wait()  # every thread in its language before any reads
+            for _ in range(2000):
+                if (said := i18n.t("Seed")) != expected[lang]:
+                    wrong.append((lang, said))
+
+    threads = [threading.Thread(target=session, args=(lang,)) for lang in expected]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not wrong
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(-1e6, 1e6, allow_nan=False), st.integers(0, 4))
+def test_a_number_is_written_with_its_languages_decimal_sign_and_the_same_digits(x, decimals):
+    english = format_number(x, decimals)
+    for lang, sign in (("es", ","), ("fr", ","), ("zh", "."), ("en", ".")):
+        with i18n.speaking(lang):
+            written = format_number(x, decimals)
+        assert written == english.replace(".", sign)
+        assert written.count(sign) == (decimals > 0 and "×" not in english and english.count(".") == 1)
+
+
+def test_lists_and_whole_numbers_as_each_language_writes_them():
+    for lang, joined, thousands in (("en", "a, b, or c", "2,000"), ("es", "a, b o c", "2.000"),
+                                    ("fr", "a, b ou c", "2\u202f000"), ("zh", "a、b或c", "2,000")):
+        with i18n.speaking(lang):
+            assert (i18n.listed(["a", "b", "c"], "or"), i18n.whole(2000)) == (joined, thousands)
+    assert [i18n.name_of(lang) for lang in i18n.LANGUAGES] == ["English", "Español", "Français", "中文"]
+
+
+def test_the_pseudo_language_marks_wraps_and_stretches_a_message_and_keeps_its_fields():
+    text = i18n.pseudo("at most {tokens} tokens and **{chars}** characters")
+    assert text.startswith("⟦") and text.endswith("⟧") and "{tokens}" in text and "**{chars}**" in text
+    assert len(text) > len("at most {tokens} tokens and **{chars}** characters") * 1.3
+    assert not re.search(r"[aceinorsuy]", FIELD.sub("", text))  # every such letter accented: nothing reads as English
+
+
+def test_a_links_language_is_the_readers_and_a_class_never_follows_it():
+    assert not check_link({"lang": "qps"}) and not check_link({"lang": "en"})
+    for lang in set(i18n.LANGUAGES) - set(OFFERED):  # a catalog still being written is not offered
+        assert "lang" in check_link({"lang": lang})
+    assert SETTINGS["lang"].default is None  # no lang in a link: the browser's
+    assert lesson_state("multihead", {"heads": "2", "lang": "qps"})["query"] == {"heads": "2"}
+
+
+PAGE_ADDRESSES = [url_path(script) for script, _, _ in PAGES]
+
+
+@pytest.mark.parametrize("page", PAGE_ADDRESSES)
+def test_the_shared_sidebar_speaks_the_sessions_language_on_every_page_beside_a_session_in_english(page):
+    """Two sessions of one server, one in the pseudo-language: every label, help and caption of the shared sidebar's
+    controls comes from the catalog in the first, and is English in the second, run after run."""
+    pseudo, english = open_app(page, lang="qps"), open_app(page)
+    for _ in range(2):
+        for at, wrapped in ((pseudo, True), (english, False)):
+            at.run()
+            assert not at.exception
+            widgets = [w for kind in ("text_input", "number_input", "button", "slider", "toggle") for w in
+                       getattr(at.sidebar, kind) if w.key in SIDEBAR_KEYS]
+            assert sorted(w.key for w in widgets) == sorted(SIDEBAR_KEYS)
+            for w in widgets:
+                assert w.label.startswith("⟦") == wrapped, (page, w.key, w.label)
+                if w.help:
+                    assert w.help.startswith("⟦") == wrapped, (page, w.key, w.help)
+            captions = [c.value for c in at.sidebar.caption if "d_model " in c.value or "sidebar" in c.value]
+            assert all(c.startswith("⟦") == wrapped for c in captions), captions
+    assert pseudo.query_params.get("lang") == ["qps"] or pseudo.query_params.get("lang") == "qps"
+    assert "lang" not in english.query_params

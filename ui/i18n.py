@@ -1,0 +1,58 @@
+"""The session's language (issue 45): chosen by the link's ``lang`` or the browser's, read by ``viz.i18n.t``.
+
+``viz.i18n`` asks this module for the running session's language, so every text of a run, a callback or a
+fragment is in the language of the session it serves, and two sessions in two languages never see each other's.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+from viz import i18n
+
+LANG_STATE = "_lang"  # the language the link or the menu chose (None: the browser's); the link's ``lang``
+RUN_LANGUAGE = "_lang_run"  # the language this session's runs write in, set at the top of every full run
+# The languages a learner may choose. A language joins when every page passes the pseudo-language test and its
+# catalog holds every message (tests/test_i18n.py); until then its catalog is work in progress, and a link's
+# ``lang`` naming it is refused with the link's usual warning.
+OFFERED = (i18n.ENGLISH,)
+
+
+_BY_SESSION: OrderedDict[str, str] = OrderedDict()  # session id → its runs' language: every number written asks,
+_KEPT = 10_000  # and a dictionary answers in a microsecond where st.session_state took 15 (sessions beyond: read there)
+
+
+def _session_language() -> str:
+    ctx = get_script_run_ctx()
+    if ctx is None:  # not a session's thread (a builder's test, a server thread)
+        return i18n.ENGLISH
+    found = _BY_SESSION.get(ctx.session_id)
+    return found if found is not None else st.session_state.get(RUN_LANGUAGE, i18n.ENGLISH)
+
+
+i18n.set_source(_session_language)
+
+
+def browser_language() -> str:
+    """The offered language the browser prefers (``navigator.language``: "es-ES" → es), else English."""
+    locale = st.context.locale or ""
+    primary = locale.replace("_", "-").split("-")[0].lower()
+    return primary if primary in OFFERED else i18n.ENGLISH
+
+
+def begin() -> str:
+    """At the top of every full run: the language of this run's texts, the link's or the menu's choice, else the
+    browser's. Returns it."""
+    chosen = st.session_state.get(LANG_STATE)
+    language = chosen if chosen in (*OFFERED, i18n.PSEUDO) else browser_language()
+    st.session_state[RUN_LANGUAGE] = language
+    ctx = get_script_run_ctx()
+    if ctx is not None:
+        _BY_SESSION[ctx.session_id] = language
+        _BY_SESSION.move_to_end(ctx.session_id)
+        while len(_BY_SESSION) > _KEPT:
+            _BY_SESSION.popitem(last=False)
+    return language

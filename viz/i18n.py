@@ -1,0 +1,152 @@
+"""The learner's language (issue 45): a text in the language of the session that reads it.
+
+    t("Seed")                          →  "Semilla" for a session in Spanish
+    t("{n} tokens", n=5)               →  "5 jetons" for one in French
+    decimal("0.25")                    →  "0,25" in Spanish and French, "0.25" in English and Chinese
+
+A message is its English text (gettext's convention): the code reads as English, and English needs no
+catalog. The other languages' catalogs are gettext PO files, ``locales/<language>.po`` (a translator's
+tools read and write them; Babel parses them), one file a language. Placeholders are ``str.format``'s
+named fields, ``{n}``, and a catalog keeps every one of its message's (a test).
+
+The language is the session's, never the process's: Streamlit runs every session's script in threads of
+one process, and ``gettext.install()`` would make the last session's language everyone's. ``language()``
+asks a source that ``ui/i18n.py`` sets to the running session's own setting (so a callback's or a fragment's
+run reads it too); code outside a session (a builder's test, an export) says which language it wants with
+``speaking(...)``, which holds for its thread only.
+
+``qps`` is a pseudo-language for the tests (never offered to a learner): every message wrapped in ⟦…⟧ with
+its letters accented and a third longer, so a visible string that did not pass through ``t`` stands out,
+and so does a layout that breaks when a text grows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import cache
+from pathlib import Path
+
+from babel import Locale
+from babel.lists import format_list
+from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
+
+ENGLISH = "en"
+PSEUDO = "qps"  # the pseudo-language of the tests (qps: "pseudo", the code Windows and Android use for one)
+LANGUAGES = ("en", "es", "fr", "zh")  # every language with a catalog, English first
+LOCALES = Path(__file__).resolve().parents[1] / "locales"
+_FIELD = re.compile(r"\{[^{}]*\}")  # a str.format field: {n}, {value:.2f}
+
+_speaking: ContextVar[str | None] = ContextVar("speaking", default=None)
+_source: list[Callable[[], str]] = [lambda: ENGLISH]
+
+
+def set_source(source: Callable[[], str]) -> None:
+    """Where ``language()`` reads the running session's language (ui/i18n.py: the session's setting)."""
+    _source[0] = source
+
+
+@contextmanager
+def speaking(language: str) -> Iterator[None]:
+    """This thread's texts in ``language`` until the block ends, whatever the session's setting."""
+    token = _speaking.set(language)
+    try:
+        yield
+    finally:
+        _speaking.reset(token)
+
+
+def language() -> str:
+    """The language the running code writes in: ``speaking``'s, else the session's, else English."""
+    chosen = _speaking.get() or _source[0]()
+    return chosen if chosen in LANGUAGES or chosen == PSEUDO else ENGLISH
+
+
+@cache
+def catalog(language: str) -> dict[str, str]:
+    """A language's translations, English message → its text (read once a process: catalogs are data, the
+    same for every session). A message missing, or left empty, is not in it."""
+    path = LOCALES / f"{language}.po"
+    if language == ENGLISH or not path.exists():
+        return {}
+    with path.open("rb") as f:
+        messages = read_po(f, locale=language)
+    return {m.id: m.string for m in messages if m.id and isinstance(m.id, str) and m.string and not m.fuzzy}
+
+
+def t(message: str, /, **values: object) -> str:
+    """``message`` (English) in the running language, its ``{fields}`` filled with ``values``; a message the
+    language's catalog lacks is written in English (and the catalog test names it)."""
+    lang = language()
+    text = pseudo(message) if lang == PSEUDO else catalog(lang).get(message, message)
+    return text.format(**values) if values else text
+
+
+def N_(message: str) -> str:
+    """A message named where it is defined and translated where it is shown (``t(NAMES[key])``): unchanged here,
+    but the catalog test finds it (gettext's ``gettext_noop``)."""
+    return message
+
+
+def decimal_sign(lang: str | None = None) -> str:
+    """The sign between a number's whole part and its decimals in ``lang`` (the running language): "," in
+    Spanish and French, "." in English and Chinese (Unicode's CLDR, through Babel)."""
+    return _decimal_sign(lang or language())
+
+
+@cache
+def _decimal_sign(lang: str) -> str:
+    return Locale.parse(ENGLISH if lang == PSEUDO else lang).number_symbols["latn"]["decimal"]
+
+
+def decimal(number: str) -> str:
+    """A number written with "." (as every builder writes one) with the running language's decimal sign."""
+    sign = _decimal_sign(language())
+    return number if sign == "." else number.replace(".", sign)
+
+
+def whole(number: int) -> str:
+    """A whole number with the running language's grouping of thousands (CLDR's): 2,000 in English, 2 000 in French,
+    2.000 in Spanish."""
+    return format_decimal(number, locale=_babel_locale())
+
+
+def listed(items: list[str], style: str = "and") -> str:
+    """Items joined as the running language joins a list: "a, b or c", "a, b o c", "a、b或c" (``style``: "and"
+    or "or")."""
+    return format_list(items, style="standard" if style == "and" else "or", locale=_babel_locale())
+
+
+def _babel_locale() -> str:
+    lang = language()
+    return ENGLISH if lang == PSEUDO else lang
+
+
+def html_lang() -> str:
+    """The running language as a page declares it (``<html lang>``, BCP 47): "zh-Hans" for Simplified Chinese, the
+    pseudo-language as the private-use "qps"."""
+    lang = language()
+    return "zh-Hans" if lang == "zh" else lang
+
+
+def name_of(lang: str) -> str:
+    """A language's name in itself, as a menu of languages shows it: "Español", "Français", "中文"."""
+    return Locale.parse(lang).get_display_name(lang).capitalize()
+
+
+_ACCENTED = str.maketrans("aceinorsuyACEINORSUYtTlLgG", "åçéîñöŕšüýÅÇÉÎÑÖŔŠÜÝţŢļĻĝĜ")
+
+
+def pseudo(message: str) -> str:
+    """The pseudo-language's text of ``message``: "⟦Šééð …⟧", its letters accented, a third longer, and its
+    ``{fields}`` and Markdown left as they are (only letters outside them change)."""
+    parts = _FIELD.split(message)
+    fields = _FIELD.findall(message)
+    out = parts[0].translate(_ACCENTED)
+    for field, part in zip(fields, parts[1:], strict=True):
+        out += field + part.translate(_ACCENTED)
+    stretch = "·" * (len(message) // 3)
+    return f"⟦{out}{stretch}⟧"
