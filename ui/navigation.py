@@ -7,19 +7,22 @@ from pathlib import Path
 
 import streamlit as st
 
+from viz import i18n
+from viz.i18n import N_, t
+
 CLASS_PAGE = "lessons/classmode.py"
-PAGES = (  # script, title, icon; the first is the default page (its address is "/")
-    ("lessons/walkthrough.py", "Step-by-step walkthrough", ":material/stairs:"),
-    ("lessons/multihead.py", "Multi-head attention", ":material/hub:"),
-    ("lessons/scaling.py", "Why divide by √d_k?", ":material/straighten:"),
-    ("lessons/phonebook.py", "Phonebook: keys vs values", ":material/contact_phone:"),
-    ("lessons/relevance.py", "Similar is not relevant", ":material/call_split:"),
-    ("lessons/parts.py", "Attention from its parts", ":material/construction:"),
-    ("lessons/cross.py", "Cross-attention", ":material/translate:"),
-    ("lessons/learn.py", "Watch a head learn", ":material/model_training:"),
-    ("lessons/real_model.py", "A real model", ":material/psychology:"),
-    ("lessons/generate.py", "Writing with a cache", ":material/edit_note:"),
-    (CLASS_PAGE, "Class mode", ":material/groups:"),
+PAGES = (  # script, title (English: the menu shows it in the session's language), icon; the first is the default page
+    ("lessons/walkthrough.py", N_("Step-by-step walkthrough"), ":material/stairs:"),
+    ("lessons/multihead.py", N_("Multi-head attention"), ":material/hub:"),
+    ("lessons/scaling.py", N_("Why divide by √d_k?"), ":material/straighten:"),
+    ("lessons/phonebook.py", N_("Phonebook: keys vs values"), ":material/contact_phone:"),
+    ("lessons/relevance.py", N_("Similar is not relevant"), ":material/call_split:"),
+    ("lessons/parts.py", N_("Attention from its parts"), ":material/construction:"),
+    ("lessons/cross.py", N_("Cross-attention"), ":material/translate:"),
+    ("lessons/learn.py", N_("Watch a head learn"), ":material/model_training:"),
+    ("lessons/real_model.py", N_("A real model"), ":material/psychology:"),
+    ("lessons/generate.py", N_("Writing with a cache"), ":material/edit_note:"),
+    (CLASS_PAGE, N_("Class mode"), ":material/groups:"),
 )
 
 
@@ -42,9 +45,11 @@ def pages() -> list:
     realpath of every folder), ~1 ms a run for eleven pages. Not shared between sessions: st.navigation
     marks the page it returns as the one to run, and page.run() unmarks it, so two sessions running at
     once would race on a shared page."""
-    made = st.session_state.get("_pages")
-    if made is None:
-        made = [st.Page(script, title=title, icon=icon, default=k == 0)
+    language = i18n.language()
+    held = st.session_state.get("_pages")
+    if held is None or held[0] != language:  # their titles are in the session's language
+        made = [st.Page(script, title=t(title), icon=icon, default=k == 0)
                 for k, (script, title, icon) in enumerate(PAGES)]
-        st.session_state["_pages"] = made
-    return made
+        held = (language, made)
+        st.session_state["_pages"] = held
+    return held[1]

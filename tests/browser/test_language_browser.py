@@ -18,6 +18,13 @@ def test_a_page_in_the_pseudo_language_declares_it_keeps_it_in_its_link_and_leav
     english.wait_for_function("() => document.documentElement.lang === 'en'")
     seed = pseudo.locator(".st-key-seed")
     expect(seed).to_contain_text("⟦Šééd")
+    # the pages' menu and the tab's title (WCAG 2.4.2) are in the page's language, every entry of the menu
+    menu = pseudo.locator("[data-testid=stSidebarNav] a")
+    expect(menu).to_have_count(11)
+    entries = menu.all_inner_texts()  # each its icon's name, then its title
+    assert all(text.split()[-1].endswith("⟧") and "⟦" in text for text in entries), entries
+    pseudo.wait_for_function("() => document.title.startsWith('⟦')")
+    assert english.title().startswith("Step-by-step walkthrough")
     # an edit in each: the pseudo page keeps its language in its address, the English page stays English
     for page in (pseudo, english):
         page.locator(".st-key-new_seed button").click()
