@@ -97,6 +97,12 @@ def test_a_stored_question_whose_numbers_are_not_well_formed_shows_none_and_labe
         assert V.shown_of({**record, "shown": broken}) is None
 
 
+def test_one_head_is_one_head_in_the_multi_head_pages_questions():
+    """The audit: "split into h = 1 heads", "The 1 heads' outputs", "1 outputs of"."""
+    for q in head_questions(5, 8, 1, "x"):
+        assert not re.search(r"\b1 (heads|outputs)\b", q.prompt + q.explanation), (q.prompt, q.explanation)
+
+
 def test_the_multi_head_pages_shape_questions_hold_their_numbers_in_the_prompt():
     """Their answers are shapes worked out from d_model and h, which the prompts state (no table needed)."""
     for q in head_questions(5, 8, 2, "x"):
@@ -272,6 +278,10 @@ def test_a_heads_numbers_are_titled_with_that_heads_number_and_the_walkthroughs_
     for k, head in enumerate(mh.heads):
         for q in make_questions(head):
             assert q.prompt.startswith(f"Head {k + 1}: ") and not q.prompt.startswith(f"Head {k + 1}: Head"), q.prompt
+            if q.key.endswith("-shape"):  # the page's W_Q is [d_model × d_model]: the head's is its columns
+                d_k = mh.d_k
+                assert f"this head's W_Q, columns {k * d_k + 1}–{(k + 1) * d_k} of W_Q, is [{mh.d_model} × {d_k}]" \
+                    in q.prompt, q.prompt
             shown = V.shown_of(V.question_record(q))
             if shown is not None:
                 assert re.fullmatch(rf"Row \d+ of head {k + 1}'s [Zα] \(the query “.+”\)", shown.title), shown.title

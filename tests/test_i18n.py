@@ -107,10 +107,17 @@ def test_a_number_is_written_with_its_languages_decimal_sign_and_the_same_digits
 
 
 def test_lists_and_whole_numbers_as_each_language_writes_them():
-    for lang, joined, thousands in (("en", "a, b, or c", "2,000"), ("es", "a, b o c", "2.000"),
-                                    ("fr", "a, b ou c", "2\u202f000"), ("zh", "a、b或c", "2,000")):
+    for lang, joined, either, thousands in (
+            ("en", "a, b and c", "a or b", ("2,000", "20,000")),  # no serial comma, as the lessons write English
+            ("es", "a, b y c", "a o b", ("2000", "20.000")),  # CLDR: Spanish groups from five digits
+            ("fr", "a, b et c", "a ou b", ("2\u202f000", "20\u202f000")),
+            ("zh", "a、b和c", "a或b", ("2,000", "20,000"))):
         with i18n.speaking(lang):
-            assert (i18n.listed(["a", "b", "c"], "or"), i18n.whole(2000)) == (joined, thousands)
+            assert (i18n.listed(["a", "b", "c"]), i18n.listed(["a", "b"], "or")) == (joined, either)
+            assert (i18n.whole(2000), i18n.whole(20000)) == thousands
+            assert i18n.whole(999) == "999"
+    with i18n.speaking(i18n.PSEUDO):
+        assert i18n.listed(["a", "b"]) == "a" + i18n.pseudo(" and ") + "b"  # its word from the pseudo-language too
     assert [i18n.name_of(lang) for lang in i18n.LANGUAGES] == ["English", "Español", "Français", "中文"]
 
 
@@ -119,12 +126,16 @@ def test_the_pseudo_language_marks_wraps_and_stretches_a_message_and_keeps_its_f
     assert text.startswith("⟦") and text.endswith("⟧") and "{tokens}" in text and "**{chars}**" in text
     assert len(text) > len("at most {tokens} tokens and **{chars}** characters") * 1.3
     assert not re.search(r"[aceinorsuy]", FIELD.sub("", text))  # every such letter accented: nothing reads as English
+    kept = "[the paper](https://arxiv.org/abs/1706.03762) :material/info: $\\sqrt{d_k}$"  # a link, an icon, maths
+    assert all(part in i18n.pseudo(kept) for part in ("](https://arxiv.org/abs/1706.03762)", ":material/info:",
+                                                       "$\\sqrt{d_k}$"))
 
 
 def test_a_links_language_is_the_readers_and_a_class_never_follows_it():
     assert not check_link({"lang": "qps"}) and not check_link({"lang": "en"})
     for lang in set(i18n.LANGUAGES) - set(OFFERED):  # a catalog still being written is not offered
         assert "lang" in check_link({"lang": lang})
+        assert i18n.PSEUDO not in check_link({"lang": lang})["lang"]  # the warning names only what a learner may use
     assert SETTINGS["lang"].default is None  # no lang in a link: the browser's
     assert lesson_state("multihead", {"heads": "2", "lang": "qps"})["query"] == {"heads": "2"}
 

@@ -97,6 +97,13 @@ def _head(text: str) -> bool:
     return text == "" or (found is not None and 1 <= int(found[1]) <= 30 and 1 <= int(found[2]) <= 12)
 
 
+def _language(text: str) -> bool:
+    return text in OFFERED or text == i18n.PSEUDO  # the pseudo-language: the tests', never in a menu
+
+
+_language.__doc__ = "one of " + ", ".join(OFFERED)  # the languages a learner may choose
+
+
 def _class_code(text: str) -> bool:
     """a class code: 4–12 letters and digits"""
     return re.fullmatch(r"[A-Za-z0-9]{4,12}", text) is not None
@@ -261,7 +268,7 @@ SETTINGS: dict[str, Setting] = {
     "gen_layer": _number(1, 30, 1),
     "gen_head": _number(1, 9, 1),
     # the reader's own, on every page: the language (None: the browser's); a class never follows it
-    "lang": Setting(_one_of((*OFFERED, i18n.PSEUDO)), default=None, source=LANG_STATE),
+    "lang": Setting(_language, default=None, source=LANG_STATE),
 }
 SHARED_SETTINGS = ("sentence", "seed", "d_model", "positional", "causal")
 READER_SETTINGS = ("lang",)  # in every page's link, after the lesson's settings; never a class's lesson

@@ -71,9 +71,9 @@ def _replaced_notice(sb, sentence: str) -> None:
     if sentence != example:  # the learner has typed since: their text is the sentence now
         del st.session_state[REPLACED]
         return
-    sb.info(f"An example replaced your sentence, “{markdown_text(_clipped(own, 80))}”, "
-            "in every lesson.", icon=":material/swap_horiz:")
-    sb.button("Back to my sentence", key="sentence_back", on_click=_restore_sentence, width="stretch")
+    sb.info(t("An example replaced your sentence, “{sentence}”, in every lesson.",
+              sentence=markdown_text(_clipped(own, 80))), icon=":material/swap_horiz:")
+    sb.button(t("Back to my sentence"), key="sentence_back", on_click=_restore_sentence, width="stretch")
 
 
 SETTING_NAMES = {"sentence": N_("the sentence"), "seed": N_("the seed"), "d_model": N_("d_model"),
@@ -142,11 +142,11 @@ def draw_shared_sidebar(page: str = "") -> Shared:
                      positional=t("on") if positional else t("off"), causal=t("on") if causal else t("off")))
     unused = [setting_name(key) for key in SETTING_NAMES if key not in used]
     if len(unused) == 1:
-        sb.caption(t("This page does not read {setting} from the sidebar (it has its own, or none): it is kept for "
-                     "the other lessons.", setting=unused[0]))
+        sb.caption(t("This page does not read this setting of the sidebar (it has its own, or none): {setting}. It "
+                     "is kept for the other lessons.", setting=unused[0]))
     elif unused:
-        sb.caption(t("This page does not read {settings} from the sidebar (it has its own, or none): they are kept "
-                     "for the other lessons.", settings=listed(unused, "or")))
+        sb.caption(t("This page does not read these settings of the sidebar (it has its own, or none): {settings}. "
+                     "They are kept for the other lessons.", settings=listed(unused)))
     return Shared(
         sentence=sentence or "", seed=int(seed), d_model=int(d_model), positional=bool(positional), causal=bool(causal)
     )

@@ -165,7 +165,10 @@ def _shape_question(trace: AttentionTrace, lid: str) -> Question:
     n, d_model, d_k = trace.n, trace.d_model, trace.d_k
     shapes = dict.fromkeys([f"{n} × {d_k}", f"{n} × {d_model}", f"{d_model} × {d_k}", f"{n} × {n}", f"{d_k} × {n}"])
     return Question(
-        key=f"{lid}-shape", prompt=f"X is [{n} × {d_model}] and W_Q is [{d_model} × {d_k}]. What shape is Q = X·W_Q?",
+        key=f"{lid}-shape", prompt=f"X is [{n} × {d_model}] and W_Q is [{d_model} × {d_k}]. What shape is Q = X·W_Q?"
+        if trace.head is None else  # a head's W_Q is its columns of the page's [d_model × d_model] W_Q (the audit)
+        f"X is [{n} × {d_model}], and this head's W_Q, columns {trace.head * d_k + 1}–{(trace.head + 1) * d_k} of W_Q, "
+        f"is [{d_model} × {d_k}]. What shape is its Q = X·W_Q?",
         options=tuple(shapes), answer=f"{n} × {d_k}", step=3, reveals=4,
         explanation=f"Q = X·W_Q: [{n} × {d_model}]·[{d_model} × {d_k}] = [{n} × {d_k}], one query of d_k = {d_k} "
                     "numbers per token.",
@@ -309,14 +312,17 @@ def head_questions(n: int, d_model: int, heads: int, lid: str) -> list[Question]
     one = dict.fromkeys([f"{n} × {d_k}", f"{n} × {d_model}", f"{d_model} × {d_k}", f"{n} × {n}"])
     concat = dict.fromkeys([f"{n} × {d_model}", f"{n} × {d_k}", f"{heads} × {n}", f"{n} × {heads * d_model}"])
     return [q for q in (
-        Question(key=f"{lid}-head-q", prompt=f"d_model = {d_model} is split into h = {heads} heads. What shape is one "
-                                             "head's Q?",
+        Question(key=f"{lid}-head-q", prompt=f"d_model = {d_model} is split into h = {heads} "
+                                             f"{'head' if heads == 1 else 'heads'}. What shape is one head's Q?",
                  options=tuple(one), answer=f"{n} × {d_k}",
                  explanation=f"Each head gets d_k = d_model / h = {d_model} / {heads} = {d_k} columns of W_Q, so its "
                              f"Q = X·W_Q is [{n} × {d_model}]·[{d_model} × {d_k}] = [{n} × {d_k}]."),
-        Question(key=f"{lid}-concat", prompt=f"The {heads} heads' outputs are put side by side. What shape is "
-                                             "Concat(head outputs)?",
+        Question(key=f"{lid}-concat", prompt=(f"The {heads} heads' outputs are put side by side." if heads > 1 else
+                                              "With h = 1, the one head's output is the whole concatenation.")
+                 + " What shape is Concat(head outputs)?",
                  options=tuple(concat), answer=f"{n} × {d_model}",
-                 explanation=f"{heads} outputs of [{n} × {d_k}] side by side: [{n} × {heads} · {d_k}] = "
+                 explanation=(f"{heads} outputs of [{n} × {d_k}] side by side: " if heads > 1 else
+                              f"One output of [{n} × {d_k}]: ")
+                             + f"[{n} × {heads} · {d_k}] = "
                              f"[{n} × {d_model}], back to d_model columns, which W_O [{d_model} × {d_model}] mixes."),
     ) if asks_something(q)]

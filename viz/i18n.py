@@ -1,7 +1,7 @@
 """The learner's language (issue 45): a text in the language of the session that reads it.
 
     t("Seed")                          →  "Semilla" for a session in Spanish
-    t("{n} tokens", n=5)               →  "5 jetons" for one in French
+    t("Seed")                          →  "Graine" for one in French
     decimal("0.25")                    →  "0,25" in Spanish and French, "0.25" in English and Chinese
 
 A message is its English text (gettext's convention): the code reads as English, and English needs no
@@ -15,8 +15,8 @@ asks a source that ``ui/i18n.py`` sets to the running session's own setting (so 
 run reads it too); code outside a session (a builder's test, an export) says which language it wants with
 ``speaking(...)``, which holds for its thread only.
 
-``qps`` is a pseudo-language for the tests (never offered to a learner): every message wrapped in ⟦…⟧ with
-its letters accented and a third longer, so a visible string that did not pass through ``t`` stands out,
+``qps`` is a pseudo-language for the tests (in no menu, though a link may name it): every message wrapped in ⟦…⟧
+with its letters accented and a third longer, so a visible string that did not pass through ``t`` stands out,
 and so does a layout that breaks when a text grows.
 """
 
@@ -39,6 +39,8 @@ PSEUDO = "qps"  # the pseudo-language of the tests (qps: "pseudo", the code Wind
 LANGUAGES = ("en", "es", "fr", "zh")  # every language with a catalog, English first
 LOCALES = Path(__file__).resolve().parents[1] / "locales"
 _FIELD = re.compile(r"\{[^{}]*\}")  # a str.format field: {n}, {value:.2f}
+# what the pseudo-language leaves as it is: fields, a Markdown link's target, an icon's name, $…$ maths
+_KEPT_AS_IS = re.compile(r"\{[^{}]*\}|\]\([^)]*\)|:material/[a-z_]+:|\$[^$]*\$")
 
 _speaking: ContextVar[str | None] = ContextVar("speaking", default=None)
 _source: list[Callable[[], str]] = [lambda: ENGLISH]
@@ -109,14 +111,23 @@ def decimal(number: str) -> str:
 
 
 def whole(number: int) -> str:
-    """A whole number with the running language's grouping of thousands (CLDR's): 2,000 in English, 2 000 in French,
-    2.000 in Spanish."""
+    """A whole number with the running language's grouping of thousands: 2,000 in English, 2 000 in French; 2000 but
+    20.000 in Spanish (CLDR's minimum grouping of two digits, which Babel does not apply: done here)."""
+    if abs(number) < 10 ** (3 + _MIN_GROUPING.get(language(), 1) - 1) and abs(number) >= 1000:
+        return str(number)
     return format_decimal(number, locale=_babel_locale())
 
 
+_MIN_GROUPING = {"es": 2}  # CLDR's minimumGroupingDigits where it is not 1 (of the languages with a catalog)
+
+
 def listed(items: list[str], style: str = "and") -> str:
-    """Items joined as the running language joins a list: "a, b or c", "a, b o c", "a、b或c" (``style``: "and"
-    or "or")."""
+    """Items joined as the running language joins a list (``style``: "and" or "or"): "a, b and c" in English (this
+    app's texts use no serial comma), "a, b y c", "a, b et c", "a、b和c" (CLDR's, through Babel)."""
+    lang = language()
+    if lang in (ENGLISH, PSEUDO) and len(items) > 1:
+        word = f" {style} " if lang == ENGLISH else pseudo(f" {style} ")
+        return ", ".join(items[:-1]) + word + items[-1]
     return format_list(items, style="standard" if style == "and" else "or", locale=_babel_locale())
 
 
@@ -141,12 +152,12 @@ _ACCENTED = str.maketrans("aceinorsuyACEINORSUYtTlLgG", "åçéîñöŕšüýÅ�
 
 
 def pseudo(message: str) -> str:
-    """The pseudo-language's text of ``message``: "⟦Šééð …⟧", its letters accented, a third longer, and its
-    ``{fields}`` and Markdown left as they are (only letters outside them change)."""
-    parts = _FIELD.split(message)
-    fields = _FIELD.findall(message)
+    """The pseudo-language's text of ``message``: "Seed" → "⟦Šééd·⟧", its letters accented and a third longer; its
+    ``{fields}``, a Markdown link's target, an icon's name and $…$ maths left as they are."""
+    parts = _KEPT_AS_IS.split(message)
+    kept = _KEPT_AS_IS.findall(message)
     out = parts[0].translate(_ACCENTED)
-    for field, part in zip(fields, parts[1:], strict=True):
-        out += field + part.translate(_ACCENTED)
+    for as_is, part in zip(kept, parts[1:], strict=True):
+        out += as_is + part.translate(_ACCENTED)
     stretch = "·" * (len(message) // 3)
     return f"⟦{out}{stretch}⟧"
