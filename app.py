@@ -25,8 +25,8 @@ closed = student or "projector" in st.query_params
 # fonts.gstatic.com on every page load (Streamlit's frontend), which offline fails (issue 34).
 st.set_page_config(page_title="Attention Lab", page_icon="🔍", layout="wide",
                    initial_sidebar_state="collapsed" if closed else "auto")
-clean_link()  # first: the session's settings come from the URL once, and a bad value never reaches a widget
 i18n.begin()  # the language of this run's texts (the link's, else the browser's), before any text
+clean_link()  # then the session's settings come from the URL once, and a bad value never reaches a widget
 followed = classmode.follow(student) if student else None  # the class's lesson, before any widget reads it
 page = st.navigation(pages())  # (its menu sits atop the sidebar wherever it is called)
 st.set_page_config(page_title=f"{page.title} · Attention Lab")  # each page's tab names it (WCAG 2.4.2)

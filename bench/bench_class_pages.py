@@ -114,7 +114,7 @@ async def join(page: Browser, code: str, nickname: str) -> Answer:
     widgets = (await page.step()).widgets()  # the identity component's first report
     await page.step([WidgetState(id=widgets["cm_code"], string_value=code),
                      WidgetState(id=widgets["cm_nick"], string_value=nickname),
-                     trigger(widgets["FormSubmitter:cm_join_form-Join the class"])])
+                     trigger(widgets["cm_join"])])
     page.held = {**page.held, "class": code, "nick": nickname}  # the browser keeps them
     return await page.step()
 

@@ -135,7 +135,13 @@ MIGRATIONS = (
 
 
 class ClassError(Exception):
-    """What a teacher or student asked for can't be done; the message says why, for the page."""
+    """What a teacher or student asked for can't be done; the message says why, for the page: ``message`` is English
+    with ``{fields}`` (a catalog's message: the page shows it in the reader's language, ``viz.i18n.t``), and
+    ``str(error)`` is it in English."""
+
+    def __init__(self, message: str, **fields: object):
+        super().__init__(message.format(**fields))
+        self.message, self.fields = message, fields
 
 
 @dataclass(frozen=True)
@@ -364,18 +370,18 @@ class Store:
         with self.transaction() as db:
             self._lock(db, CLASSES_LOCK)  # two teachers at once: the second counts the first's class
             if db.one("SELECT COUNT(*) FROM classes WHERE closed = 0")[0] >= MAX_OPEN_CLASSES:
-                raise ClassError(f"Class mode is full: this app's class database already holds {MAX_OPEN_CLASSES} open "
+                raise ClassError("Class mode is full: this app's class database already holds {count} open "
                                  "classes, counting every server that shares it. Close one of yours, or try again "
                                  "later: a class frees its place when its teacher closes it, or after a day without "
-                                 "activity.")
+                                 "activity.", count=MAX_OPEN_CLASSES)
             if browser and db.one("SELECT COUNT(*) FROM classes WHERE closed = 0 AND created_by = ?",
                                   (browser,))[0] >= OPEN_CLASSES_A_BROWSER:
-                raise ClassError(f"This browser already has {OPEN_CLASSES_A_BROWSER} open classes: close one of them "
-                                 "(Class mode, “Close the class”) before starting another.")
+                raise ClassError("This browser already has {count} open classes: close one of them (Class mode, "
+                                 "“Close the class”) before starting another.", count=OPEN_CLASSES_A_BROWSER)
             if address and db.one("SELECT COUNT(*) FROM classes WHERE created_from = ? AND created > ?",
                                   (address, now - CREATION_WINDOW))[0] >= CLASSES_AN_ADDRESS:
-                raise ClassError(f"{CLASSES_AN_ADDRESS} classes were started from here in the last hour; wait a "
-                                 "while before starting another.")
+                raise ClassError("{count} classes were started from here in the last hour; wait a "
+                                 "while before starting another.", count=CLASSES_AN_ADDRESS)
             for _ in range(20):
                 code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
                 if db.one("SELECT COUNT(*) FROM classes WHERE code = ?", (code,))[0] == 0:
@@ -465,7 +471,7 @@ class Store:
         """Students' pages follow the teacher, may explore on their own, or are paused ("eyes up front")."""
         self._expire_now_and_then(time.time())
         if mode not in MODES:
-            raise ClassError(f"A class's mode is one of {', '.join(MODES)}.")
+            raise ClassError("A class's mode is one of {modes}.", modes=", ".join(MODES))
         with self.transaction() as db:
             class_id, *_ = self._teacher_class(db, secret)
             db.execute("UPDATE classes SET mode = ?, touched = ? WHERE id = ?", (mode, time.time(), class_id))
@@ -505,7 +511,7 @@ class Store:
         """``seconds`` more on every timer of the class for one ``student`` (0: none), from now on, the open question
         included; every student's page looks again."""
         if not (isinstance(seconds, int | float) and 0 <= seconds <= MAX_EXTRA):
-            raise ClassError(f"Extra time is 0 to {MAX_EXTRA:.0f} seconds.")
+            raise ClassError("Extra time is 0 to {seconds} seconds.", seconds=round(MAX_EXTRA))
         self._expire_now_and_then(time.time() if now is None else now)
         now = time.time() if now is None else now
         with self.transaction() as db:
@@ -595,7 +601,7 @@ class Store:
             class_id = row[0]
             if known is None:
                 if db.one("SELECT COUNT(*) FROM students WHERE class_id = ?", (class_id,))[0] >= MAX_STUDENTS:
-                    raise ClassError(f"This class is full ({MAX_STUDENTS} students).")
+                    raise ClassError("This class is full ({count} students).", count=MAX_STUDENTS)
                 db.execute("INSERT INTO students (class_id, student, nickname, last_answer, joined) VALUES "
                            "(?, ?, ?, 0, ?) ON CONFLICT (class_id, student) DO NOTHING",
                            (class_id, student, nickname, now))
@@ -636,8 +642,8 @@ class Store:
                                (browser, since))[0] >= FAILED_JOINS) or \
                 (address and db.one("SELECT COUNT(*) FROM failed_joins WHERE client = ? AND at > ?",
                                     (address, since))[0] >= FAILED_JOINS_ADDRESS):
-            raise ClassError(f"Too many wrong codes from here; wait {FAILED_JOIN_WINDOW / 60:.0f} minutes and ask your "
-                             "teacher for the code again.")
+            raise ClassError("Too many wrong codes from here; wait {minutes} minutes and ask your teacher for the code "
+                             "again.", minutes=round(FAILED_JOIN_WINDOW / 60))
         if row is None or row[1]:  # no class, or a closed one: nothing to join, a code a guesser may not count on
             db.execute("INSERT INTO failed_joins (client, at, browser) VALUES (?, ?, ?)", (address, now, browser))
             return None

@@ -5,8 +5,9 @@ devices, follow the lesson and answer; the projector shows the code and the clas
 import streamlit as st
 
 from ui import classmode as C
+from viz.i18n import t
 
-st.title("Class mode")
+st.title(t("Class mode"))
 base_url = st.context.url or "http://127.0.0.1:8501/"
 if "teach" in st.query_params:  # a teacher's link, opened on another device: this browser keeps the key
     C.resume_teacher_link()
@@ -19,7 +20,7 @@ elif taught is not None:
 elif (closed := C.closed_taught()) is not None:  # a closed class: its export, until the class is deleted
     C.closed_desk(closed, base_url)
 elif C.student_of() is not None:
-    st.markdown(f"You are in class **{C.student_of()}**: the lesson pages follow your teacher.")
-    st.button("Leave the class", key="cm_leave_page", on_click=C.leave_class, icon=":material/logout:")
+    st.markdown(t("You are in class **{code}**: the lesson pages follow your teacher.", code=C.student_of()))
+    st.button(t("Leave the class"), key="cm_leave_page", on_click=C.leave_class, icon=":material/logout:")
 else:
     C.landing()

@@ -24,6 +24,7 @@ from tests.table_reading import values_of, view_panels
 from tests.test_pages import APP, TIMEOUT, assert_no_exception
 from ui.classmode import code_from
 from viz import classmode as V
+from viz import i18n
 
 PAGE = "lessons/classmode.py"
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,7 +58,7 @@ def start_class(**query) -> tuple[AppTest, str, str]:
 def join(me: str, code: str, nickname: str = "") -> AppTest:
     at = browser(me, **{"class": code})
     at.text_input(key="cm_nick").input(nickname)
-    at = at.button(key="FormSubmitter:cm_join_form-Join the class").click().run()
+    at = at.button(key="cm_join").click().run()
     assert_no_exception(at)
     return at
 
@@ -930,7 +931,7 @@ def test_a_start_or_a_join_pressed_before_the_browser_has_said_who_it_is_counts(
     student.query_params["class"] = code
     student.switch_page(PAGE).run()
     student.text_input(key="cm_nick").input("Ann")
-    student = student.button(key="FormSubmitter:cm_join_form-Join the class").click().run()
+    student = student.button(key="cm_join").click().run()
     assert "Joining the class…" in texts(student)
     student.session_state["_identity"] = {"browser": ANN}
     student = student.run()
@@ -963,14 +964,14 @@ def test_an_early_join_is_done_with_what_was_submitted_and_not_after_the_page_is
     student.switch_page(PAGE).run()
     student.text_input(key="cm_code").input(code.lower())
     student.text_input(key="cm_nick").input("Annie")
-    student = student.button(key="FormSubmitter:cm_join_form-Join the class").click().run()
+    student = student.button(key="cm_join").click().run()
     student.session_state["_identity"] = {"browser": ANN}
     student = student.run()
     assert student.session_state["_cm_student"] == code
     other = AppTest.from_file(APP, default_timeout=TIMEOUT)
     other.switch_page(PAGE).run()
     other.text_input(key="cm_code").input(code)
-    other = other.button(key="FormSubmitter:cm_join_form-Join the class").click().run()
+    other = other.button(key="cm_join").click().run()
     assert "Joining the class…" in texts(other)
     other.switch_page("lessons/scaling.py").run()  # away, before the id comes
     other.session_state["_identity"] = {"browser": BOB}
@@ -983,7 +984,7 @@ def typed(code: str) -> AppTest:
     """A student of their own browser who types ``code`` and presses Join."""
     at = browser(ANN)
     at.text_input(key="cm_code").input(code)
-    return at.button(key="FormSubmitter:cm_join_form-Join the class").click().run()
+    return at.button(key="cm_join").click().run()
 
 
 def test_a_refused_code_with_a_character_no_code_has_says_which_characters_codes_use(database):
@@ -992,3 +993,36 @@ def test_a_refused_code_with_a_character_no_code_has_says_which_characters_codes
     at = typed("ZZZZZZ")
     assert "It was read as “ZZZZZZ”" in texts(at)
     assert "Class codes use only" not in texts(at)  # a code of the alphabet's characters, only not a class's
+
+
+def test_a_class_with_a_student_in_the_pseudo_language_beside_one_in_english(database):
+    """Issue 45: a class holds students in several languages at once. Ann's join link names the pseudo-language:
+    her form, her banner, the question's heading, her form's labels and what the page says of her answer come from the
+    catalogs; Bob, beside her, reads English; the teacher's desk counts both answers; the lesson the class follows is
+    the same (a class never follows a language). A wrong code is refused in the reader's language (the store's
+    words too)."""
+    teacher, _secret, code = start_class()
+    ann = browser(ANN, **{"class": code, "lang": "qps"})
+    assert ann.text_input(key="cm_code").label.startswith("⟦") and ann.button(key="cm_join").label.startswith("⟦")
+    ann = ann.button(key="cm_join").click().run()
+    assert_no_exception(ann)
+    bob = join(BOB, code, "Bob")
+    teacher = on(teacher, "lessons/walkthrough.py")
+    question = teacher.session_state["_page_questions"][0]
+    teacher = teacher.sidebar.button(key="cm_ask").click().run()
+    ann, bob = answer(ann.run(), question["answer"]), answer(bob.run(), question["answer"])
+    assert_no_exception(ann)
+    heading = i18n.pseudo("Question {number}").format(number=1)
+    assert heading in texts(ann) and "Question 1" in texts(bob) and heading not in texts(bob)
+    assert next(r for r in ann.radio if r.key.startswith("cm_answer_")).label == i18n.pseudo("Your answer")
+    received = [s.value for s in ann.success if s.value.startswith("⟦Ŕéçéîvéd")]
+    assert received and question["answer"] in received[0]
+    assert f"Received: your answer {question['answer']}" in texts(bob)
+    banner = i18n.pseudo("your page follows your teacher")
+    assert banner in texts(ann) and banner not in texts(bob) and "your page follows your teacher" in texts(bob)
+    assert "lang" not in bob.query_params and ann.query_params.get("lang") in ("qps", ["qps"])
+    assert "2 of 2 students answered" in texts(on(teacher, PAGE))
+    refused = browser(ANN, lang="qps")
+    refused.text_input(key="cm_code").input("ZZZZZZ")
+    refused = refused.button(key="cm_join").click().run()
+    assert i18n.pseudo("No class has this code. Check it with your teacher.") in re.sub(r"\\(.)", r"\1", texts(refused))

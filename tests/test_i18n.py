@@ -23,15 +23,16 @@ from viz.labels import format_number
 ROOT = Path(__file__).resolve().parents[1]
 FIELD = re.compile(r"\{[^{}]*\}")
 # the shared sidebar's controls: the part of every page that reads its texts from the catalogs so far
-SAME_IN_EVERY_LANGUAGE = {"d_model"}  # a name of the maths, written as the formulas write it
+# a translation may be the English text: a name of the maths written as the formulas write it; a word French shares
+SAME_AS_ENGLISH = {("es", "d_model"), ("fr", "d_model"), ("zh", "d_model"), ("fr", "Question {number}")}
 SIDEBAR_KEYS = ("sentence", "seed", "new_seed", "d_model", "positional", "causal")
 
 
 def code_messages() -> set[str]:
     """Every message the code names: the first argument of each ``t("…")`` and ``N_("…")`` (Babel's extractor)."""
     found = set()
-    for folder in ("attention", "viz", "ui", "lessons"):
-        for _, _, message, _, _ in extract_from_dir(ROOT / folder, keywords={"t": None, "N_": None},
+    for folder in ("attention", "viz", "ui", "lessons", "classmode"):
+        for _, _, message, _, _ in extract_from_dir(ROOT / folder, keywords={"t": None, "N_": None, "ClassError": None},
                                                     comment_tags=()):
             found.add(message)
     return found
@@ -57,7 +58,7 @@ def test_every_catalog_holds_every_message_the_code_names_with_the_same_fields_a
     assert not set(catalog) - messages, f"{language}.po holds messages the code no longer names"
     for message, text in catalog.items():
         assert fields(text) == fields(message), (language, message, text)
-        assert text != message or message in SAME_IN_EVERY_LANGUAGE, (language, message)
+        assert text != message or (language, message) in SAME_AS_ENGLISH, (language, message)
 
 
 def test_a_message_is_english_without_a_catalog_and_in_the_speakers_language_with_one():
@@ -163,3 +164,23 @@ def test_the_shared_sidebar_speaks_the_sessions_language_on_every_page_beside_a_
             assert all(c.startswith("⟦") == wrapped for c in captions), captions
     assert pseudo.query_params.get("lang") == ["qps"] or pseudo.query_params.get("lang") == "qps"
     assert "lang" not in english.query_params
+
+
+def test_a_links_warnings_the_share_box_and_the_phones_sentence_line_speak_the_sessions_language():
+    """The frame every page has, in the pseudo-language: each sentence of a refused link's warning (its rule too),
+    the share box's captions and the sentence line a phone shows above the lesson (AppTest sends no User-Agent, so
+    the page draws it, as for a phone)."""
+    at = open_app("", lang="qps", seed="1e400", foo="1", heads="3", book="[1]")
+    assert not at.exception
+    warning = re.sub(r"\\(.)", r"\1", next(w.value for w in at.warning if "⟦" in w.value))  # Markdown's escapes off
+    lines = [line.removeprefix("- ") for line in warning.split("\n") if line.strip()]
+    assert len(lines) == 5 and all(line.startswith("⟦") and line.endswith("⟧") for line in lines), lines
+    rule = i18n.pseudo("a whole number from {low} to {high}, in the digits 0–9").format(low=0, high=999_999)
+    assert rule in warning  # the rule inside the sentence is the catalog's too
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("⟦") and "This forum is awesome" in c for c in captions), captions  # the phone's line
+    share = [c.value for c in at.sidebar.caption if "⟦Ţhé ļîñk" in c.value]
+    assert share, [c.value for c in at.sidebar.caption]
+    english = open_app("", seed="1e400")
+    assert any("“seed=1e400” was ignored: seed must be a whole number from 0 to 999999, in the digits 0–9." in w
+               for w in (re.sub(r"\\(.)", r"\1", w.value) for w in english.warning))

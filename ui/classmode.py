@@ -59,6 +59,7 @@ from ui.links import (
 from ui.matrix_editor import EDIT_STATE
 from ui.navigation import CLASS_PAGE, LESSONS, url_path
 from viz import classmode as V
+from viz.i18n import N_, decimal, t
 from viz.labels import markdown_text
 
 CODE_CSS = """<style>
@@ -270,10 +271,19 @@ def start_class() -> None:
     try:
         teacher = store().create_class(lesson_state("", sidebar_settings(link())), browser=me, address=client())
     except ClassError as error:
-        st.session_state["_cm_error"] = str(error)
+        st.session_state["_cm_error"] = said_of(error)
         return
     identity.remember(teach={"secret": teacher.secret, "code": teacher.code})
     st.session_state["_cm_teaching"] = (teacher.secret, teacher.code)
+
+
+def said_of(error: ClassError) -> str:
+    """What the store refused, in the reader's language."""
+    return t(error.message, **error.fields)
+
+
+WRONG_CODE = (N_("No class has this code. Check it with your teacher."),  # the store's words for a code that joins
+              N_("This class is closed. Ask your teacher for the code of the class they teach now."))  # no open class
 
 
 def join_class() -> None:
@@ -293,7 +303,7 @@ def _join(typed: str, nickname: str) -> None:
     code = code_from(typed)
     me = identity.browser()
     if not code:
-        st.session_state["_cm_error"] = "Type the code your teacher shows."
+        st.session_state["_cm_error"] = t("Type the code your teacher shows.")
         return
     if me is None:  # as Start's, with what was submitted
         st.session_state[PENDING] = ("join", typed, nickname)
@@ -302,11 +312,11 @@ def _join(typed: str, nickname: str) -> None:
     try:
         store().join(code, me, nickname, client(), browser=me)
     except ClassError as error:
-        said = str(error)
-        if said.startswith(("No class has this code", "This class is closed")):  # the code as it was read (spaces
-            said += f" It was read as “{code}”."  # out, capitals, 12 characters at most)
+        said = said_of(error)
+        if error.message in WRONG_CODE:  # the code as it was read (spaces out, capitals, 12 characters at most)
+            said += " " + t("It was read as “{code}”.", code=code)
             if any(c not in CODE_ALPHABET for c in code):  # a look-alike (Cyrillic Х), an invisible or a wide one
-                said += " Class codes use only the digits 2–9 and the letters A–Z without I, L and O."
+                said += " " + t("Class codes use only the digits 2–9 and the letters A–Z without I, L and O.")
         st.session_state["_cm_error"] = said
         return
     identity.remember(**{"class": code, "nick": nickname or identity.get("nick")})
@@ -334,15 +344,17 @@ def landing() -> None:
     """Class mode's page for a browser that neither teaches nor is in a class: join first (a phone's student is
     the most common visitor), then teach."""
     store()  # a database it can't reach is named now, not after a click
-    st.subheader("Join a class", divider="gray")
+    st.subheader(t("Join a class"), divider="gray")
     code = st.query_params.get("class", "")
     with st.form("cm_join_form", border=False, enter_to_submit=True):
         # no max_chars on either box: the browser would refuse a longer paste whole (a join link pasted into the
         # code's box gives its code; a nickname's first characters are kept)
-        st.text_input("Class code", value=code, key="cm_code", placeholder="e.g. K7Q2XM")
-        st.text_input(f"Your nickname (optional; the first {MAX_NICKNAME} characters are kept)", key="cm_nick",
+        st.text_input(t("Class code"), value=code, key="cm_code", placeholder=t("e.g. {code}", code="K7Q2XM"))
+        st.text_input(t("Your nickname (optional; the first {count} characters are kept)", count=MAX_NICKNAME),
+                      key="cm_nick",
                       value=identity.get("nick") or "", autocomplete="nickname")  # WCAG 1.3.5: its purpose
-        st.form_submit_button("Join the class", type="primary", on_click=join_class, icon=":material/login:")
+        st.form_submit_button(t("Join the class"), type="primary", on_click=join_class, icon=":material/login:",
+                              key="cm_join")
     if "_cm_error" in st.session_state:
         st.error(markdown_text(st.session_state.pop("_cm_error")), icon=":material/block:")
     if code:
@@ -635,7 +647,7 @@ def _teacher_live(secret: str, code: str) -> None:
     try:
         view = store().teacher_view(secret)
     except ClassError as error:
-        st.info(markdown_text(str(error)))
+        st.info(markdown_text(said_of(error)))
         return
     roster = store().roster(secret)
     joined = len(roster)
@@ -688,7 +700,7 @@ def _give_time(secret: str) -> None:
     try:
         store().give_time(secret, who, float(seconds))
     except ClassError as error:
-        st.session_state["_cm_extra_given"] = (False, str(error))
+        st.session_state["_cm_extra_given"] = (False, said_of(error))
         return
     st.session_state["_cm_extra_given"] = (True, f"Saved: {V.extra_label(seconds)} for this student on every timer."
                                            if seconds else "Saved: no extra time for this student.")
@@ -783,7 +795,7 @@ def projector(code: str, base_url: str) -> None:
         try:
             found = store().find(code, client(), browser=identity.browser() or "")
         except ClassError as error:
-            st.error(markdown_text(str(error)), icon=":material/block:")
+            st.error(markdown_text(said_of(error)), icon=":material/block:")
             return
         st.session_state["_cm_projector"] = (code, found)
     if not st.session_state["_cm_projector"][1]:
@@ -896,16 +908,17 @@ def student_banner(code: str) -> bool:
     st.session_state["_cm_mode"] = view.mode
     with st.container(border=True, key="cm-student-banner"):
         left, right = st.columns([4, 1], vertical_alignment="center")
-        said = {"follow": "your page follows your teacher", "explore": "you may explore on your own",
-                "pause": "paused"}[view.mode]
-        left.markdown(f"**Class {code}**" + (f" · {markdown_text(nickname)}" if nickname else "") + f" · {said}")
-        right.button("Leave", key="cm_leave", on_click=leave_class, icon=":material/logout:")
+        said = {"follow": t("your page follows your teacher"), "explore": t("you may explore on your own"),
+                "pause": t("paused")}[view.mode]
+        left.markdown(t("**Class {code}**", code=code) + (f" · {markdown_text(nickname)}" if nickname else "")
+                      + f" · {said}")
+        right.button(t("Leave"), key="cm_leave", on_click=leave_class, icon=":material/logout:")
         if view.mode == "explore":
-            st.button("Back to my teacher's lesson", key="cm_go_back", on_click=_go_back,
+            st.button(t("Back to my teacher's lesson"), key="cm_go_back", on_click=_go_back,
                       icon=":material/u_turn_left:")
         _student_live(code)
     if view.mode == "pause":
-        st.info("**Eyes up front.** Your teacher has paused the class's screens.", icon=":material/visibility:")
+        st.info(t("**Eyes up front.** Your teacher has paused the class's screens."), icon=":material/visibility:")
         return False
     if view.question is not None:
         _question(code, view)
@@ -928,9 +941,9 @@ def ended_banner() -> None:
         return
     with st.container(border=True, key="cm-student-banner"):
         left, right = st.columns([4, 1], vertical_alignment="center")
-        left.markdown(f"**Class {markdown_text(code)}** · Your teacher has ended this class. Thank you for taking "
-                      "part!")
-        right.button("Dismiss", key="cm_ended_ok", on_click=lambda: st.session_state.pop("_cm_ended", None),
+        left.markdown(t("**Class {code}** · Your teacher has ended this class. Thank you for taking part!",
+                        code=markdown_text(code)))
+        right.button(t("Dismiss"), key="cm_ended_ok", on_click=lambda: st.session_state.pop("_cm_ended", None),
                      icon=":material/close:")
 
 
@@ -953,7 +966,7 @@ def _question(code: str, view: ClassView) -> None:
     with st.container(border=True, key="cm-question"):
         # a heading, and a new question's arrival: at the top of the page with the keyboard's focus, so a screen reader
         # reads it and a page the lesson left scrolled down shows it (the lesson above it is gone while it is open)
-        st.subheader(f"Question {number}", anchor=f"question-{number}")
+        st.subheader(t("Question {number}", number=number), anchor=f"question-{number}")
         if st.session_state.get("_cm_asked") != (code, number):
             st.session_state["_cm_asked"] = (code, number)
             arrival.go(f"question-{number}", gentle=True)
@@ -986,25 +999,25 @@ def _question(code: str, view: ClassView) -> None:
             with st.container(key="cm-timer"):
                 _time_left(view, "cm_countdown")
         if view.answers_closed:
-            st.caption("Your teacher has closed the answers; the answer comes next.")
+            st.caption(t("Your teacher has closed the answers; the answer comes next."))
         elif closed:
-            st.caption("The time is up for this question; the answer comes next.")
+            st.caption(t("The time is up for this question; the answer comes next."))
         else:
             # One form: the first click or tap on the button, or Enter in the box, sends what is typed or chosen
             # (a button disabled until the box was committed took the first click only to commit it, issue 47)
             with st.form(f"cm_answer_form_{number}", border=False, enter_to_submit=True):
                 if q["options"]:
-                    st.radio("Your answer", q["options"], key=f"cm_answer_{number}", index=None)
+                    st.radio(t("Your answer"), q["options"], key=f"cm_answer_{number}", index=None)
                 else:
-                    st.text_input("Your answer, to two decimals (0.3 or 0,3)", key=f"cm_answer_{number}",
-                                  placeholder="e.g. 0.25")
-                st.form_submit_button("Send my answer", key=f"cm_send_{number}", icon=":material/send:",
+                    st.text_input(t("Your answer, to two decimals (0.3 or 0,3)"), key=f"cm_answer_{number}",
+                                  placeholder=t("e.g. {number}", number=decimal("0.25")))
+                st.form_submit_button(t("Send my answer"), key=f"cm_send_{number}", icon=":material/send:",
                                       on_click=_send_answer, args=(code, me, number, q))
             if said is not None and said[0] == number:
                 st.warning(markdown_text(said[1]), icon=":material/error:")
         if mine is not None:
-            st.success(f"Received: your answer {markdown_text(mine)}."
-                       + ("" if closed else " You can change it until the answers close."),
+            st.success(t("Received: your answer {answer}.", answer=markdown_text(mine))
+                       + ("" if closed else " " + t("You can change it until the answers close.")),
                        icon=":material/check_circle:")
 
 
@@ -1014,18 +1027,18 @@ def _send_answer(code: str, me: str, number: int, q: dict) -> None:
     given = st.session_state.get(f"cm_answer_{number}")
     if q["options"]:
         answer = None if given is None else str(given)
-        refusal = "Choose an answer first."
+        refusal = t("Choose an answer first.")
     else:
         answer = V.parse_number(str(given or ""))
-        refusal = "Type a number from 0 to 1, such as 0.25 (or 0,25)."
+        refusal = t("Type a number from 0 to 1, such as 0.25 (or 0,25).")
         if answer is not None and not V.in_range(q, answer):
             answer = None
         elif answer is not None and not V.two_decimals(answer):
-            answer, refusal = None, "Type it to two decimals, such as 0.25 (or 0,25)."
+            answer, refusal = None, t("Type it to two decimals, such as 0.25 (or 0,25).")
     if answer is None:
         st.session_state["_cm_refused"] = (number, refusal)
         return
     try:
         store().answer(code, me, number, answer)
     except ClassError as error:
-        st.session_state["_cm_refused"] = (number, str(error))
+        st.session_state["_cm_refused"] = (number, said_of(error))

@@ -44,9 +44,11 @@ def browser_language() -> str:
 
 
 def begin() -> str:
-    """At the top of every full run: the language of this run's texts, the link's or the menu's choice, else the
-    browser's. Returns it."""
+    """At the top of every full run, before anything is written: the language of this run's texts, the link's or the
+    menu's choice, else the browser's. Returns it."""
     chosen = st.session_state.get(LANG_STATE)
+    if not st.session_state.get("_link_read"):  # the session's first run: before ui.links reads the link (and
+        chosen = st.query_params.get("lang")  # writes its warnings, in this language), its lang
     language = chosen if chosen in (*OFFERED, i18n.PSEUDO) else browser_language()
     st.session_state[RUN_LANGUAGE] = language
     ctx = get_script_run_ctx()

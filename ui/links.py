@@ -30,6 +30,7 @@ from ui.i18n import LANG_STATE, OFFERED
 from ui.matrix_editor import LINK_PATTERN, LINK_STATE, MAX_EDITS_CHARS
 from ui.settings import D_MODEL_RANGE, DEFAULT_D_MODEL, DEFAULT_SEED, DEFAULT_SENTENCE, MAX_SEED, SHOWN
 from viz import i18n
+from viz.i18n import N_, t, whole
 from viz.labels import markdown_text
 from viz.pretrained import layer_pages
 
@@ -58,75 +59,89 @@ BOOK_STATE = "_pb_book"  # the session key of the phonebook's rows, as the link 
 CROSS_SOURCE, CROSS_TARGET = "the black cat sleeps", "le chat noir dort"
 
 
+def _ruled(message: str, **fields: object) -> Callable:
+    """A check's rule, as a refused link's warning names it (``rule_of``): ``message`` (English, with its ``fields``)
+    in the reader's language. The values in a rule are written as a link writes them ("0.25", never "0,25")."""
+    def mark(check: Callable) -> Callable:
+        check.__doc__ = message.format(**{k: v() if callable(v) else v for k, v in fields.items()})
+        check.rule = (message, fields)
+        return check
+    return mark
+
+
+def rule_of(check: Callable) -> str:
+    """What a setting's text must be, in the running language ("a whole number from 0 to 999999 …")."""
+    message, fields = check.rule
+    return t(message, **{k: v() if callable(v) else v for k, v in fields.items()})
+
+
 def _whole(low: int, high: int) -> Callable[[str], bool]:
+    @_ruled(N_("a whole number from {low} to {high}, in the digits 0–9"), low=low, high=high)
     def check(text: str) -> bool:
         # ASCII digits only: "²", "٣", "+8", "--5", "1e400" and "inf" are refused here, before the bound
         # widget would raise on them (int("²") fails; int(float("inf")) overflows) or quietly re-read them.
         return re.fullmatch(r"[0-9]{1,7}", text) is not None and low <= int(text) <= high
 
-    check.__doc__ = f"a whole number from {low} to {high}, in the digits 0–9"
     return check
 
 
 def _one_of(options) -> Callable[[str], bool]:
     shown = [str(o) for o in options]  # exactly as the widget writes it: "0.5", not "0.50"
 
+    @_ruled(N_("one of {options}"), options=", ".join(shown))
     def check(text: str) -> bool:
         return text in shown
 
-    check.__doc__ = "one of " + ", ".join(shown)
     return check
 
 
+@_ruled(N_("true or false"))
 def _boolean(text: str) -> bool:
-    """true or false"""
     return text.lower() in ("true", "false")
 
 
 def _text(limit: int) -> Callable[[str], bool]:
+    @_ruled(N_("text of at most {limit} characters"), limit=lambda: whole(limit))  # a count: "1,000" in English
     def check(text: str) -> bool:
         return len(text) <= limit
 
-    check.__doc__ = f"text of at most {limit:,} characters"
     return check
 
 
+@_ruled(N_("a head such as L19 H7 (layer 1–30, head 1–12), or nothing"))
 def _head(text: str) -> bool:
-    """a head such as L19 H7 (layer 1–30, head 1–12), or nothing"""
     found = re.fullmatch(r"L([0-9]{1,2}) H([0-9]{1,2})", text)
     return text == "" or (found is not None and 1 <= int(found[1]) <= 30 and 1 <= int(found[2]) <= 12)
 
 
+@_ruled(N_("one of {options}"), options=", ".join(OFFERED))  # the languages a learner may choose
 def _language(text: str) -> bool:
     return text in OFFERED or text == i18n.PSEUDO  # the pseudo-language: the tests', never in a menu
 
 
-_language.__doc__ = "one of " + ", ".join(OFFERED)  # the languages a learner may choose
-
-
+@_ruled(N_("a class code: 4–12 letters and digits"))
 def _class_code(text: str) -> bool:
-    """a class code: 4–12 letters and digits"""
     return re.fullmatch(r"[A-Za-z0-9]{4,12}", text) is not None
 
 
+@_ruled(N_("a teacher's key: 20–64 letters, digits, - and _"))
 def _teacher_secret(text: str) -> bool:
-    """a teacher's key: 20–64 letters, digits, - and _"""
     return re.fullmatch(r"[A-Za-z0-9_-]{20,64}", text) is not None
 
 
+@_ruled(N_("hand-edited cells such as Q1.1:5;K2.3:-0.5"))
 def _edited_cells(text: str) -> bool:
-    """hand-edited cells such as Q1.1:5;K2.3:-0.5"""
     return len(text) <= MAX_EDITS_CHARS and LINK_PATTERN.fullmatch(text) is not None
 
 
+@_ruled(N_("a token's position, such as 3 (or 3 · sat, as older links wrote it)"))
 def _query(text: str) -> bool:
-    """a token's position, such as 3 (or 3 · sat, as older links wrote it)"""
     found = re.fullmatch(r"([0-9]{1,2})( · .{0,100})?", text, flags=re.DOTALL)
     return found is not None and 1 <= int(found[1]) <= MAX_TOKENS
 
 
+@_ruled(N_("a number from 0 to 5 in steps of 0.25"))
 def _strength(text: str) -> bool:
-    """a number from 0 to 5 in steps of 0.25"""
     try:
         value = float(text)
     except ValueError:
@@ -134,8 +149,8 @@ def _strength(text: str) -> bool:
     return re.fullmatch(r"[0-9.]{1,6}", text) is not None and 0 <= value <= 5 and (value * 4).is_integer()
 
 
+@_ruled(N_("a phonebook: a JSON list of up to {rows} [name, number] pairs of text"), rows=MAX_BOOK_ROWS)
 def _book(text: str) -> bool:
-    """a phonebook: a JSON list of up to 60 [name, number] pairs of text"""
     try:
         rows = json.loads(text)
     except ValueError:
@@ -328,30 +343,33 @@ def check_link(params: dict[str, str | list[str]]) -> dict[str, str]:
     for key, value in params.items():
         shown = _short(key)
         if key not in SPECS:
-            problems[key] = f"“{shown}” is not a setting of Attention Lab, so it was ignored."
+            problems[key] = t("“{parameter}” is not a setting of Attention Lab, so it was ignored.", parameter=shown)
             continue
         values = value if isinstance(value, list) else [value]
         check = SPECS[key]
         bad = next((text for text in (values if key in LISTS else values[-1:]) if not check(text)), None)
         if bad is not None:
-            problems[key] = f"“{shown}={_short(bad)}” was ignored: {key} must be {check.__doc__}. The default is used."
+            problems[key] = t("“{parameter}={value}” was ignored: {parameter} must be {rule}. The default is used.",
+                              parameter=shown, value=_short(bad), rule=rule_of(check))
     heads = params.get("heads")
     if "heads" not in problems and isinstance(heads, str):
         d_model = params.get("d_model")
         d_model = int(d_model) if "d_model" not in problems and isinstance(d_model, str) else DEFAULT_D_MODEL
         if d_model % int(heads):
             divisors = ", ".join(str(h) for h in range(1, d_model + 1) if d_model % h == 0)
-            problems["heads"] = (f"“heads={heads}” was ignored: the number of heads must divide d_model = {d_model} "
-                                 f"({divisors}). The default is used.")
+            problems["heads"] = t("“heads={heads}” was ignored: the number of heads must divide d_model = {d_model} "
+                                  "({divisors}). The default is used.", heads=heads, d_model=d_model, divisors=divisors)
     page = params.get("rm_layers")
     if "rm_layers" not in problems and isinstance(page, str):  # a page of layers the link's model has
         model = params.get("rm_model")
         info = MODELS[MODEL_NAMES[model] if "rm_model" not in problems and isinstance(model, str) else "minilm"]
         pages = len(layer_pages(info))
         if int(page) > pages:
-            problems["rm_layers"] = (f"“rm_layers={page}” was ignored: {info.title} has {info.layers} layers, on "
-                                     f"{pages} page{'s' if pages > 1 else ''} of the every-head view. The first page "
-                                     "is shown.")
+            problems["rm_layers"] = t(
+                "“rm_layers={page}” was ignored: {model} has {layers} layers, on 1 page of the every-head view. "
+                "The first page is shown.", page=page, model=info.title, layers=info.layers) if pages == 1 else t(
+                "“rm_layers={page}” was ignored: {model} has {layers} layers, on {pages} pages of the every-head view. "
+                "The first page is shown.", page=page, model=info.title, layers=info.layers, pages=pages)
     return problems
 
 
@@ -398,7 +416,7 @@ def read_into_session(key: str, text: str | list[str]) -> None:
 
 def _say(problems: dict[str, str]) -> None:
     if problems:
-        st.warning("Some settings in this link could not be used:\n\n"
+        st.warning(t("Some settings in this link could not be used:") + "\n\n"
                    + "\n".join(f"- {markdown_text(p)}" for p in problems.values()), icon=":material/link_off:")
 
 
@@ -466,9 +484,9 @@ def write_link() -> None:
         st.query_params.from_dict(wanted)
 
 
-SHOWN_NOTE = "Text the lesson could not show is not in it: the link holds the sentence the lesson shows."
-LINK_KEEPS = ("The link keeps every setting that changes the numbers, the open step and the chosen query or head. "
-              "It leaves out how the page is displayed (open panels, the lines view) and your answers.")
+SHOWN_NOTE = N_("Text the lesson could not show is not in it: the link holds the sentence the lesson shows.")
+LINK_KEEPS = N_("The link keeps every setting that changes the numbers, the open step and the chosen query or head. "
+                "It leaves out how the page is displayed (open panels, the lines view) and your answers.")
 
 
 def lesson_url() -> str:
@@ -483,8 +501,8 @@ def share_link() -> None:
     """The current lesson's link with every setting in it, in a box with a copy button."""
     # In a popover: its content is drawn only when opened, so the code box's syntax highlighter
     # (1.6 MB of JavaScript) loads only for a learner who wants the link (issue 9).
-    with st.popover("Share this lesson", icon=":material/share:", width="stretch", key="share"):
-        st.caption(LINK_KEEPS + " Copy it with the button on the right; the address bar holds it too.")
+    with st.popover(t("Share this lesson"), icon=":material/share:", width="stretch", key="share"):
+        st.caption(t(LINK_KEEPS) + " " + t("Copy it with the button on the right; the address bar holds it too."))
         if st.session_state.get(SHOWN):
-            st.caption(SHOWN_NOTE)
+            st.caption(t(SHOWN_NOTE))
         st.code(lesson_url(), language=None, wrap_lines=True)

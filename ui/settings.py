@@ -182,8 +182,9 @@ def sentence_on_phones(page: str):
         if not drawn:
             return
         sentence = st.session_state.get(SHOWN, {}).get("sentence", shared().sentence)
-        box.caption(f"Sentence: “{markdown_text(_clipped(sentence, 120))}” "
-                    + ("(change it in the sidebar: » at the top left)" if changeable else "(your teacher's)"))
+        shown = markdown_text(_clipped(sentence, 120))
+        box.caption(t("Sentence: “{sentence}” (change it in the sidebar: » at the top left)", sentence=shown)
+                    if changeable else t("Sentence: “{sentence}” (your teacher's)", sentence=shown))
     return write
 
 
