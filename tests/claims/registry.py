@@ -274,7 +274,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_links::test_every_control_a_page_draws_is_in_its_link_or_named_as_display_only"),
         ("the link holds the sentence the lesson shows.",
          "tests.test_links::test_a_sentence_the_lesson_cannot_show_is_not_what_the_link_holds"),
-        ("has {info.layers} layers, on", "tests.test_model_pages_issue43::test_a_page_of_layers_the_model_lacks_is_named_and_left_out_of_the_link"),
+        ("has {layers} layers, on", "tests.test_model_pages_issue43::test_a_page_of_layers_the_model_lacks_is_named_and_left_out_of_the_link"),
     ],
     "viz/exercises.py": [
         ("The softmax keeps the order of a row (e^z grows with z), so the",
