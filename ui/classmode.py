@@ -42,7 +42,17 @@ from urllib.parse import urlsplit
 import segno
 import streamlit as st
 
-from classmode.store import CODE_ALPHABET, MAX_NICKNAME, MODES, ClassError, ClassView, Store, database_url
+from classmode.store import (
+    CLASS_CLOSED,
+    CODE_ALPHABET,
+    MAX_NICKNAME,
+    MODES,
+    NO_SUCH_CLASS,
+    ClassError,
+    ClassView,
+    Store,
+    database_url,
+)
 from ui import arrival, class_watch, identity
 from ui import components as ui
 from ui.links import (
@@ -59,7 +69,7 @@ from ui.links import (
 from ui.matrix_editor import EDIT_STATE
 from ui.navigation import CLASS_PAGE, LESSONS, url_path
 from viz import classmode as V
-from viz.i18n import N_, decimal, t
+from viz.i18n import decimal, sentences, t
 from viz.labels import markdown_text
 
 CODE_CSS = """<style>
@@ -282,10 +292,6 @@ def said_of(error: ClassError) -> str:
     return t(error.message, **error.fields)
 
 
-WRONG_CODE = (N_("No class has this code. Check it with your teacher."),  # the store's words for a code that joins
-              N_("This class is closed. Ask your teacher for the code of the class they teach now."))  # no open class
-
-
 def join_class() -> None:
     """The join form's submit: join with the code typed, keep the class and the nickname in the browser."""
     _join(str(st.session_state.get("cm_code", "")), str(st.session_state.get("cm_nick") or ""))
@@ -313,10 +319,10 @@ def _join(typed: str, nickname: str) -> None:
         store().join(code, me, nickname, client(), browser=me)
     except ClassError as error:
         said = said_of(error)
-        if error.message in WRONG_CODE:  # the code as it was read (spaces out, capitals, 12 characters at most)
-            said += " " + t("It was read as “{code}”.", code=code)
+        if error.message in (NO_SUCH_CLASS, CLASS_CLOSED):  # the code as read (spaces out, capitals, 12 at most)
+            said = sentences(said, t("It was read as “{code}”.", code=code))
             if any(c not in CODE_ALPHABET for c in code):  # a look-alike (Cyrillic Х), an invisible or a wide one
-                said += " " + t("Class codes use only the digits 2–9 and the letters A–Z without I, L and O.")
+                said = sentences(said, t("Class codes use only the digits 2–9 and the letters A–Z without I, L and O."))
         st.session_state["_cm_error"] = said
         return
     identity.remember(**{"class": code, "nick": nickname or identity.get("nick")})
@@ -1016,8 +1022,8 @@ def _question(code: str, view: ClassView) -> None:
             if said is not None and said[0] == number:
                 st.warning(markdown_text(said[1]), icon=":material/error:")
         if mine is not None:
-            st.success(t("Received: your answer {answer}.", answer=markdown_text(mine))
-                       + ("" if closed else " " + t("You can change it until the answers close.")),
+            st.success(sentences(t("Received: your answer {answer}.", answer=markdown_text(mine)),
+                                 "" if closed else t("You can change it until the answers close.")),
                        icon=":material/check_circle:")
 
 

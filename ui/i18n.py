@@ -6,8 +6,6 @@ fragment is in the language of the session it serves, and two sessions in two la
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
@@ -21,16 +19,25 @@ RUN_LANGUAGE = "_lang_run"  # the language this session's runs write in, set at 
 OFFERED = (i18n.ENGLISH,)
 
 
-_BY_SESSION: OrderedDict[str, str] = OrderedDict()  # session id → its runs' language: every number written asks,
-_KEPT = 10_000  # and a dictionary answers in a microsecond where st.session_state took 15 (sessions beyond: read there)
+_MEMO = "_attention_lab_language"  # the run's language, kept on its ScriptRunContext (one a run, never shared)
 
 
 def _session_language() -> str:
-    ctx = get_script_run_ctx()
+    """Every number and text written asks: read on the run's context (a microsecond; st.session_state took 15), set
+    there by ``begin`` or, in a callback's or a fragment's run, by the first text that asks."""
+    ctx = get_script_run_ctx(suppress_warning=True)
     if ctx is None:  # not a session's thread (a builder's test, a server thread)
         return i18n.ENGLISH
-    found = _BY_SESSION.get(ctx.session_id)
-    return found if found is not None else st.session_state.get(RUN_LANGUAGE, i18n.ENGLISH)
+    found = getattr(ctx, _MEMO, None)
+    if found is None:
+        found = st.session_state.get(RUN_LANGUAGE, i18n.ENGLISH)
+        setattr(ctx, _MEMO, found)
+    return found
+
+
+def acceptable(lang: object) -> bool:
+    """Whether a link's ``lang`` is one this app writes in: an offered language, or the tests' pseudo-language."""
+    return lang in OFFERED or lang == i18n.PSEUDO
 
 
 i18n.set_source(_session_language)
@@ -49,12 +56,9 @@ def begin() -> str:
     chosen = st.session_state.get(LANG_STATE)
     if not st.session_state.get("_link_read"):  # the session's first run: before ui.links reads the link (and
         chosen = st.query_params.get("lang")  # writes its warnings, in this language), its lang
-    language = chosen if chosen in (*OFFERED, i18n.PSEUDO) else browser_language()
+    language = chosen if acceptable(chosen) else browser_language()
     st.session_state[RUN_LANGUAGE] = language
-    ctx = get_script_run_ctx()
+    ctx = get_script_run_ctx(suppress_warning=True)
     if ctx is not None:
-        _BY_SESSION[ctx.session_id] = language
-        _BY_SESSION.move_to_end(ctx.session_id)
-        while len(_BY_SESSION) > _KEPT:
-            _BY_SESSION.popitem(last=False)
+        setattr(ctx, _MEMO, language)
     return language

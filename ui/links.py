@@ -26,11 +26,10 @@ from attention.phonebook import DEFAULT_BOOK
 from attention.pretrained.common import MODELS
 from attention.training import HEADS, LEARNING_RATES, RUN_LENGTHS, TASKS
 from ui import background
-from ui.i18n import LANG_STATE, OFFERED
+from ui.i18n import LANG_STATE, OFFERED, acceptable
 from ui.matrix_editor import LINK_PATTERN, LINK_STATE, MAX_EDITS_CHARS
 from ui.settings import D_MODEL_RANGE, DEFAULT_D_MODEL, DEFAULT_SEED, DEFAULT_SENTENCE, MAX_SEED, SHOWN
-from viz import i18n
-from viz.i18n import N_, t, whole
+from viz.i18n import N_, sentences, t, whole
 from viz.labels import markdown_text
 from viz.pretrained import layer_pages
 
@@ -63,7 +62,7 @@ def _ruled(message: str, **fields: object) -> Callable:
     """A check's rule, as a refused link's warning names it (``rule_of``): ``message`` (English, with its ``fields``)
     in the reader's language. The values in a rule are written as a link writes them ("0.25", never "0,25")."""
     def mark(check: Callable) -> Callable:
-        check.__doc__ = message.format(**{k: v() if callable(v) else v for k, v in fields.items()})
+        check.__doc__ = message  # (its fields are filled where it is shown: rule_of)
         check.rule = (message, fields)
         return check
     return mark
@@ -114,9 +113,9 @@ def _head(text: str) -> bool:
     return text == "" or (found is not None and 1 <= int(found[1]) <= 30 and 1 <= int(found[2]) <= 12)
 
 
-@_ruled(N_("one of {options}"), options=", ".join(OFFERED))  # the languages a learner may choose
+@_ruled(N_("one of {options}"), options=", ".join(OFFERED))  # the languages a learner may choose (not the tests')
 def _language(text: str) -> bool:
-    return text in OFFERED or text == i18n.PSEUDO  # the pseudo-language: the tests', never in a menu
+    return acceptable(text)
 
 
 @_ruled(N_("a class code: 4–12 letters and digits"))
@@ -320,7 +319,6 @@ DISPLAY_ONLY = (
     r"gen_cancel",  # steps, write (each with its Cancel),
     r"sentence_back",  # take one's sentence back
     r"cm_.*", r"FormSubmitter:cm_.*",  # class mode's own controls and its join form's button
-    r"lang_menu",  # the language menu: its choice is the link's lang
     r"view-.*",  # the views' own state (a click sets a setting)
     r"(.*-)?play-(scores|softmax|output)", r"(.*-)?player-.*",  # a step's player: it plays in the browser
 )
@@ -502,7 +500,7 @@ def share_link() -> None:
     # In a popover: its content is drawn only when opened, so the code box's syntax highlighter
     # (1.6 MB of JavaScript) loads only for a learner who wants the link (issue 9).
     with st.popover(t("Share this lesson"), icon=":material/share:", width="stretch", key="share"):
-        st.caption(t(LINK_KEEPS) + " " + t("Copy it with the button on the right; the address bar holds it too."))
+        st.caption(sentences(t(LINK_KEEPS), t("Copy it with the button on the right; the address bar holds it too.")))
         if st.session_state.get(SHOWN):
             st.caption(t(SHOWN_NOTE))
         st.code(lesson_url(), language=None, wrap_lines=True)

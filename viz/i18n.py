@@ -71,9 +71,9 @@ def language() -> str:
 def catalog(language: str) -> dict[str, str]:
     """A language's translations, English message → its text (read once a process: catalogs are data, the
     same for every session). A message missing, or left empty, is not in it."""
-    path = LOCALES / f"{language}.po"
-    if language == ENGLISH or not path.exists():
+    if language not in LANGUAGES or language == ENGLISH:
         return {}
+    path = LOCALES / f"{language}.po"  # a language with a catalog whose file is missing is an install's fault: said
     with path.open("rb") as f:
         messages = read_po(f, locale=language)
     return {m.id: m.string for m in messages if m.id and isinstance(m.id, str) and m.string and not m.fuzzy}
@@ -93,14 +93,10 @@ def N_(message: str) -> str:
     return message
 
 
-def decimal_sign(lang: str | None = None) -> str:
-    """The sign between a number's whole part and its decimals in ``lang`` (the running language): "," in
-    Spanish and French, "." in English and Chinese (Unicode's CLDR, through Babel)."""
-    return _decimal_sign(lang or language())
-
-
 @cache
 def _decimal_sign(lang: str) -> str:
+    """The sign between a number's whole part and its decimals in ``lang``: "," in Spanish and French, "." in English
+    and Chinese (Unicode's CLDR, through Babel)."""
     return Locale.parse(ENGLISH if lang == PSEUDO else lang).number_symbols["latn"]["decimal"]
 
 
@@ -119,6 +115,12 @@ def whole(number: int) -> str:
 
 
 _MIN_GROUPING = {"es": 2}  # CLDR's minimumGroupingDigits where it is not 1 (of the languages with a catalog)
+
+
+def sentences(*texts: str) -> str:
+    """Sentences one after another, as the running language writes them: a space between them, none in Chinese
+    (its full stop "。" is its own space)."""
+    return ("" if language() == "zh" else " ").join(text for text in texts if text)
 
 
 def listed(items: list[str], style: str = "and") -> str:
@@ -141,11 +143,6 @@ def html_lang() -> str:
     pseudo-language as the private-use "qps"."""
     lang = language()
     return "zh-Hans" if lang == "zh" else lang
-
-
-def name_of(lang: str) -> str:
-    """A language's name in itself, as a menu of languages shows it: "Español", "Français", "中文"."""
-    return Locale.parse(lang).get_display_name(lang).capitalize()
 
 
 _ACCENTED = str.maketrans("aceinorsuyACEINORSUYtTlLgG", "åçéîñöŕšüýÅÇÉÎÑÖŔŠÜÝţŢļĻĝĜ")
