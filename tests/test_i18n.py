@@ -34,9 +34,9 @@ def code_messages() -> set[str]:
     found = set()
     for folder in ("attention", "viz", "ui", "lessons", "classmode"):
         for _, _, message, _, _ in extract_from_dir(ROOT / folder, keywords={"t": None, "N_": None, "ClassError": None,
-                                                                      "named": None},
+                                                                      "named": None, "nt": (1, 2)},
                                                     comment_tags=()):
-            found.add(message)
+            found.add(message)  # a plural message: (singular, plural)
     return found
 
 
@@ -55,12 +55,20 @@ def test_every_catalog_holds_every_message_the_code_names_with_the_same_fields_a
     """A catalog per language, each as complete as English: a message the code adds without its translations fails
     here, and so does a translation that drops or renames a {field} (its str.format would raise, or say less)."""
     catalog = i18n.catalog(language)
-    messages = code_messages()
+    everything = code_messages()
+    messages = {m for m in everything if isinstance(m, str)}
     assert not messages - set(catalog), f"{language}.po lacks {sorted(messages - set(catalog))}"
     assert not set(catalog) - messages, f"{language}.po holds messages the code no longer names"
     for message, text in catalog.items():
         assert fields(text) == fields(message), (language, message, text)
         assert text != message or (language, message) in SAME_AS_ENGLISH, (language, message)
+    # a plural message: every form the language has (French two, Chinese one), each with the message's fields
+    forms, _ = i18n.plurals(language)
+    plural = {m for m in everything if isinstance(m, tuple)}
+    assert {m[0] for m in plural} == set(forms), (language, {m[0] for m in plural} ^ set(forms))
+    count = {"es": 2, "fr": 2, "zh": 1}[language]
+    for singular, many in plural:
+        assert len(forms[singular]) == count and all(fields(f) == fields(many) for f in forms[singular]), singular
 
 
 def test_a_message_is_english_without_a_catalog_and_in_the_speakers_language_with_one():
@@ -215,3 +223,15 @@ def test_a_session_that_never_chose_a_language_reads_english_after_one_in_the_ps
     assert other.button(key="b").label == "Seed"
     other = other.button(key="b").click().run()
     assert other.markdown[0].value == "Seed"
+
+
+def test_a_count_takes_its_languages_plural_form():
+    one, many = "**The class:** nobody answered, of {n} student.", "**The class:** nobody answered, of {n} students."
+    said = {}
+    for lang in ("en", "es", "fr", "zh"):
+        with i18n.speaking(lang):
+            said[lang] = [i18n.nt(one, many, n) for n in (0, 1, 2)]
+    assert said["en"][1].endswith("1 student.") and said["en"][0].endswith("0 students.")
+    assert said["fr"][0].endswith("0 élève.") and said["fr"][2].endswith("2 élèves.")  # French: 0 is singular
+    assert said["es"][0].endswith("0 estudiantes.") and said["es"][1].endswith("1 estudiante.")
+    assert len({text.replace(str(n), "") for n, text in enumerate(said["zh"])}) == 1  # Chinese: one form

@@ -16,6 +16,7 @@ from viz import svg
 from viz.arithmetic import text
 from viz.exercises import Question, Shown
 from viz.exports import to_csv
+from viz.i18n import decimal, nt, sentences, t
 from viz.labels import markdown_text
 from viz.tables import markdown_table
 
@@ -188,9 +189,10 @@ def answer_text(question: dict) -> str:
     if question["options"]:
         return str(question["answer"])
     first, last = _question(question).counted()
+    answer = decimal(f"{float(question['answer']):.2f}")
     if first != last:
-        return f"{float(question['answer']):.2f} (anything from {first} to {last} counts)"
-    return f"{float(question['answer']):.2f}"
+        return t("{answer} (anything from {first} to {last} counts)", answer=answer, first=first, last=last)
+    return answer
 
 
 def tally_frame(question: dict, answers: list[str], revealed: bool) -> pd.DataFrame:
@@ -317,20 +319,25 @@ def class_result_text(question: dict, answers: list[str], joined: int) -> str:
     projector and the teacher's desk): how many answered, how many were right, and what the class answered, as the
     projector's chart has it (an option's count, right ones marked ✓, many options folded), or a number question's
     spread."""
-    students = f"{joined} student{'' if joined == 1 else 's'}"
     if not answers:
-        return f"**The class:** nobody answered, of {students}."
+        return nt("**The class:** nobody answered, of {n} student.", "**The class:** nobody answered, of {n} students.",
+                  joined)
     right = sum(is_right(question, a) for a in answers)
-    said = (f"**The class:** {len(answers)} of {students} answered; {right} of {len(answers)} "
-            f"({share_text(right, len(answers))}) right.")
+    said = nt("**The class:** {answered} of {n} student answered; {right} of {answered} ({share}) right.",
+              "**The class:** {answered} of {n} students answered; {right} of {answered} ({share}) right.", joined,
+              answered=len(answers), right=right, share=share_text(right, len(answers)))
     if question["options"]:
         rows = [r for r in projector_rows(question, answers, True) if r.count or r.right]
-        said += " Answers: " + ", ".join(
-            f"{'✓ ' if r.right else ''}{markdown_text(r.name)}: {r.count}{' together' if r.folded else ''}"
-            for r in rows) + "."
+        counted = []
+        for r in rows:
+            mark, option = "✓ " if r.right else "", markdown_text(r.name)
+            counted.append(t("{mark}{option}: {count} together", mark=mark, option=option, count=r.count) if r.folded
+                           else f"{mark}{option}: {r.count}")
+        said = sentences(said, t("Answers: {answers}.", answers=", ".join(counted)))
     else:
         values = sorted(answers, key=float)
-        said += f" Guesses from {values[0]} to {values[-1]}, median {median_text(values)}."
+        said = sentences(said, t("Guesses from {low} to {high}, median {median}.", low=decimal(values[0]),
+                                 high=decimal(values[-1]), median=decimal(median_text(values))))
     return said
 
 
@@ -338,14 +345,16 @@ def revealed_said(question: dict, number: int, mine: str | None) -> str:
     """Plain text a student's screen reader says once when the answer of question ``number`` is revealed (issue 44:
     the box's text changes above where the reader is): the answer, and whether the student's own ``mine`` (None:
     no answer) was right. The class's counts stay in the box, read when the student goes there."""
-    said = f"Question {number}: the answer is {answer_text(question)}."
+    said = t("Question {number}: the answer is {answer}.", number=number, answer=answer_text(question))
     if mine is None:
-        return said + " You did not answer it."
+        return sentences(said, t("You did not answer it."))
+    shown = mine if question["options"] else decimal(mine)  # a number as the class stores it: "0.25"
     if not is_right(question, mine):
-        return said + f" You said {mine}: not right."
+        return sentences(said, t("You said {answer}: not right.", answer=shown))
     # a tied option counts as well (the box's explanation says why): "right" after another answer misled
     also = question["options"] and mine != str(question["answer"])
-    return said + f" You said {mine}: {'right too, it counts as well' if also else 'right'}."
+    return sentences(said, t("You said {answer}: right too, it counts as well.", answer=shown) if also else
+                     t("You said {answer}: right.", answer=shown))
 
 
 def clock(at: float) -> str:

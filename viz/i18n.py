@@ -22,6 +22,7 @@ and so does a layout that breaks when a text grows.
 
 from __future__ import annotations
 
+import gettext
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -77,6 +78,32 @@ def catalog(language: str) -> dict[str, str]:
     with path.open("rb") as f:
         messages = read_po(f, locale=language)
     return {m.id: m.string for m in messages if m.id and isinstance(m.id, str) and m.string and not m.fuzzy}
+
+
+@cache
+def plurals(language: str) -> tuple[dict[str, tuple[str, ...]], Callable[[int], int]]:
+    """A language's plural messages, English singular → its forms, and which form a count takes (the catalog's
+    Plural-Forms rule: French says "1 élève, 0 élève, 2 élèves"; Chinese has one form)."""
+    if language not in LANGUAGES or language == ENGLISH:
+        return {}, lambda n: int(n != 1)
+    with (LOCALES / f"{language}.po").open("rb") as f:
+        messages = read_po(f, locale=language)
+    forms = {m.id[0]: tuple(m.string) for m in messages
+             if isinstance(m.id, tuple) and not m.fuzzy and all(m.string)}
+    return forms, gettext.c2py(messages.plural_expr)
+
+
+def nt(singular: str, plural: str, n: int, /, **values: object) -> str:
+    """The form of a message a count takes, in the running language: ``nt("{n} student", "{n} students", 3)``; its
+    ``{n}`` is the count, its other fields ``values`` (gettext's ngettext, with str.format's fields)."""
+    lang = language()
+    if lang == PSEUDO:
+        text = pseudo(singular if n == 1 else plural)
+    else:
+        forms, form_of = plurals(lang)
+        chosen = forms.get(singular)
+        text = (singular if n == 1 else plural) if chosen is None else chosen[min(form_of(n), len(chosen) - 1)]
+    return text.format(n=n, **values)
 
 
 def t(message: str, /, **values: object) -> str:
