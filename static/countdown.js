@@ -2,9 +2,12 @@
 // draws the page, so no run is needed each second and the browser's clock need not agree with the server's.
 // The text is set with textContent: nothing here is read as HTML.
 
-export function leftText(seconds) {  // whole seconds, rounded up: "1 s left" until the very end
+// The words, in the reader's language: the server sends them from its catalogs (viz.i18n), their {fields} filled here
+export const ENGLISH = { left: "{seconds} s left", up: "time is up" };
+
+export function leftText(seconds, texts = ENGLISH) {  // whole seconds, rounded up: "1 s left" until the very end
   const s = Math.max(0, Math.ceil(seconds));
-  return s > 0 ? `${s} s left` : "time is up";
+  return s > 0 ? texts.left.replace("{seconds}", String(s)) : texts.up;
 }
 
 export default function countdown(component) {
@@ -18,7 +21,7 @@ export default function countdown(component) {
   const end = performance.now() + 1000 * Number((data && data.left) || 0);
   const draw = () => {
     const left = (end - performance.now()) / 1000;
-    span.textContent = leftText(left);
+    span.textContent = leftText(left, (data && data.texts) || ENGLISH);
     if (left <= 0) clearInterval(timer);
   };
   const timer = setInterval(draw, 250);

@@ -723,7 +723,8 @@ def _watch_as_teacher(code: str, *, desk: bool) -> None:
 
 def _time_left(view: ClassView, key: str, big: bool = False) -> None:
     """The question's timer, counting down in the browser (static/countdown.js)."""
-    _COUNTDOWN(key=key, data={"left": max(0.0, view.ends - time.time()), "big": big})
+    _COUNTDOWN(key=key, data={"left": max(0.0, view.ends - time.time()), "big": big,
+                              "texts": {"left": t("{seconds} s left"), "up": t("time is up")}})  # filled in the browser
 
 
 def _students(count: int) -> str:
