@@ -97,6 +97,16 @@ def test_a_stored_question_whose_numbers_are_not_well_formed_shows_none_and_labe
         assert V.shown_of({**record, "shown": broken}) is None
 
 
+def test_a_one_column_head_is_named_by_its_column():
+    """The second audit: "columns 3–3 of W_Q" and "= 1 columns" for d_k = 1 (d_model 4 in 4 heads)."""
+    mh = A.trace_multi_head("the cat sat on the mat", n_heads=4, d_model=4, seed=3)
+    shapes = [q for k, head in enumerate(mh.heads) for q in make_questions(head) if q.key.endswith("-shape")]
+    assert [re.search(r"this head's W_Q, (column \d+) of W_Q", q.prompt)[1] for q in shapes] == \
+        [f"column {k}" for k in range(1, 5)]
+    said = " ".join(q.prompt + q.explanation for q in head_questions(6, 4, 4, "x"))
+    assert "1 columns" not in said and "= 1 column of W_Q" in said
+
+
 def test_one_head_is_one_head_in_the_multi_head_pages_questions():
     """The audit: "split into h = 1 heads", "The 1 heads' outputs", "1 outputs of"."""
     for q in head_questions(5, 8, 1, "x"):

@@ -984,15 +984,16 @@ def _question(code: str, view: ClassView) -> None:
             if st.session_state.get("_cm_told") != (code, number):  # said once, as the box changes above the reader
                 st.session_state["_cm_told"] = (code, number)
                 arrival.say(V.revealed_said(q, number, mine))
+            why = markdown_text(q.get("explanation", ""))  # the question's own text (the teacher's language)
+            said = None if mine is None else markdown_text(mine if q["options"] else decimal(mine))
             if mine is None:
-                st.info(f"**Answer: {markdown_text(V.answer_text(q))}**. You did not answer this one. "
-                        + markdown_text(q.get("explanation", "")))
+                st.info(sentences(t("**Answer: {answer}**. You did not answer this one.",
+                                    answer=markdown_text(V.answer_text(q))), why))
             elif V.is_right(q, mine):
-                st.success(f"Right: you said {markdown_text(mine)}. " + markdown_text(q.get("explanation", "")),
-                           icon=":material/check_circle:")
+                st.success(sentences(t("Right: you said {answer}.", answer=said), why), icon=":material/check_circle:")
             else:
-                st.error(f"You said {markdown_text(mine)}; the answer is {markdown_text(V.answer_text(q))}. "
-                         + markdown_text(q.get("explanation", "")), icon=":material/cancel:")
+                st.error(sentences(t("You said {answer}; the answer is {right}.", answer=said,
+                                     right=markdown_text(V.answer_text(q))), why), icon=":material/cancel:")
             found = store().public_view(code)  # the class's answers, as the projector shows them after the reveal
             if found is not None and found[0].question_no == number:
                 with st.container(key="cm-class-result"):

@@ -142,8 +142,8 @@ def draw_shared_sidebar(page: str = "") -> Shared:
                      positional=t("on") if positional else t("off"), causal=t("on") if causal else t("off")))
     unused = [setting_name(key) for key in SETTING_NAMES if key not in used]
     if len(unused) == 1:
-        sb.caption(t("This page does not read this setting of the sidebar (it has its own, or none): {setting}. It "
-                     "is kept for the other lessons.", setting=unused[0]))
+        sb.caption(t("This page does not read this setting of the sidebar (it has its own, or none): {setting}. The "
+                     "other lessons still use this setting.", setting=unused[0]))
     elif unused:
         sb.caption(t("This page does not read these settings of the sidebar (it has its own, or none): {settings}. "
                      "They are kept for the other lessons.", settings=listed(unused)))

@@ -167,12 +167,18 @@ def _shape_question(trace: AttentionTrace, lid: str) -> Question:
     return Question(
         key=f"{lid}-shape", prompt=f"X is [{n} × {d_model}] and W_Q is [{d_model} × {d_k}]. What shape is Q = X·W_Q?"
         if trace.head is None else  # a head's W_Q is its columns of the page's [d_model × d_model] W_Q (the audit)
-        f"X is [{n} × {d_model}], and this head's W_Q, columns {trace.head * d_k + 1}–{(trace.head + 1) * d_k} of W_Q, "
-        f"is [{d_model} × {d_k}]. What shape is its Q = X·W_Q?",
+        f"X is [{n} × {d_model}], and this head's W_Q, {_columns(trace.head, d_k)} of W_Q, is [{d_model} × {d_k}]. "
+        "What shape is its Q = X·W_Q?",
         options=tuple(shapes), answer=f"{n} × {d_k}", step=3, reveals=4,
         explanation=f"Q = X·W_Q: [{n} × {d_model}]·[{d_model} × {d_k}] = [{n} × {d_k}], one query of d_k = {d_k} "
                     "numbers per token.",
     )
+
+
+def _columns(head: int, d_k: int) -> str:
+    """Head ``head``'s columns of a [d_model × d_model] matrix (counted from 1): "columns 5–8", or "column 3"."""
+    first = head * d_k + 1
+    return f"column {first}" if d_k == 1 else f"columns {first}–{first + d_k - 1}"
 
 
 def _tied(trace: AttentionTrace, best: tuple[int, ...], labels: list[str], what: str) -> str:
@@ -315,7 +321,8 @@ def head_questions(n: int, d_model: int, heads: int, lid: str) -> list[Question]
         Question(key=f"{lid}-head-q", prompt=f"d_model = {d_model} is split into h = {heads} "
                                              f"{'head' if heads == 1 else 'heads'}. What shape is one head's Q?",
                  options=tuple(one), answer=f"{n} × {d_k}",
-                 explanation=f"Each head gets d_k = d_model / h = {d_model} / {heads} = {d_k} columns of W_Q, so its "
+                 explanation=f"Each head gets d_k = d_model / h = {d_model} / {heads} = {d_k} "
+                             f"{'column' if d_k == 1 else 'columns'} of W_Q, so its "
                              f"Q = X·W_Q is [{n} × {d_model}]·[{d_model} × {d_k}] = [{n} × {d_k}]."),
         Question(key=f"{lid}-concat", prompt=(f"The {heads} heads' outputs are put side by side." if heads > 1 else
                                               "With h = 1, the one head's output is the whole concatenation.")
