@@ -235,3 +235,15 @@ def test_a_count_takes_its_languages_plural_form():
     assert said["fr"][0].endswith("0 élève.") and said["fr"][2].endswith("2 élèves.")  # French: 0 is singular
     assert said["es"][0].endswith("0 estudiantes.") and said["es"][1].endswith("1 estudiante.")
     assert len({text.replace(str(n), "") for n, text in enumerate(said["zh"])}) == 1  # Chinese: one form
+
+
+def test_the_projectors_folded_rows_and_labels_take_their_languages_plural():
+    """The second audit: "9 other options" stayed English in the class's result of another language."""
+    from viz.classmode import projector_rows
+
+    labels = [f"w{k}" for k in range(30)]
+    question = {"options": labels, "answer": "w0", "also": []}
+    answers = [f"w{k}" for k in range(30)]
+    with i18n.speaking("fr"):
+        names = [r.name for r in projector_rows(question, answers, revealed=False) if r.folded]
+    assert names and all(re.fullmatch(r"\d+ autres options|les \d+ options", n) for n in names), names

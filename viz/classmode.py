@@ -210,7 +210,8 @@ def tally_figure(question: dict, answers: list[str], revealed: bool) -> svg.Svg:
     colours = [RIGHT if revealed and is_right(question, o) else BAR for o in frame.index]
     top = max([*counts, 1])
     return svg.bars(list(frame.index), [svg.Series("answers", counts, colours, [str(c) for c in counts])],
-                    title=f"The class's answers ({len(answers)})", x_title="answer", y_title="students",
+                    title=t("The class's answers ({count})", count=len(answers)), x_title=t("answer"),
+                    y_title=t("students"),
                     y_range=(0, top * 1.15), whole=True)
 
 
@@ -248,10 +249,13 @@ def projector_rows(question: dict, answers: list[str], revealed: bool) -> list[P
             if len(kind) == 1:
                 out.append(rows[kind[0]])
             elif kind:
+                n = len(kind)
                 if right:  # "other" beside right options shown by name
-                    name = f"{len(kind)} {'other ' * any(rows[j].right for j in kept)}right options"
+                    name = nt("{n} other right option", "{n} other right options", n) if any(
+                        rows[j].right for j in kept) else nt("{n} right option", "{n} right options", n)
                 else:
-                    name = f"{len(kind)} other options" if kept or out else f"all {len(kind)} options"
+                    name = nt("{n} other option", "{n} other options", n) if kept or out else \
+                        nt("all {n} option", "all {n} options", n)
                 out.append(ProjectorRow(name, sum(rows[k].count for k in kind), right, len(kind)))
         return out
 
@@ -269,9 +273,10 @@ def projector_tally_figure(question: dict, answers: list[str], revealed: bool) -
     folded (``projector_rows``): a folded row's count is theirs together ("20 answers"), in grey unless right."""
     rows = projector_rows(question, answers, revealed)
     colours = [RIGHT if r.right else (REST if r.folded else BAR) for r in rows]
-    labels = [f"{r.count} answer{'s' if r.count != 1 else ''}" if r.folded else str(r.count) for r in rows]
+    labels = [nt("{n} answer", "{n} answers", r.count) if r.folded else str(r.count) for r in rows]
     return svg.rows_of_bars([("✓ " if r.right else "") + r.name for r in rows], [r.count for r in rows], colours,
-                            labels, title=f"The class's answers ({len(answers)})", value_title="students",
+                            labels, title=t("The class's answers ({count})", count=len(answers)),
+                            value_title=t("students"),
                             size=PROJECTOR_SIZE, width=PROJECTOR_WIDTH)
 
 
