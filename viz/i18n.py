@@ -69,14 +69,20 @@ def language() -> str:
 
 
 @cache
-def catalog(language: str) -> dict[str, str]:
-    """A language's translations, English message → its text (read once a process: catalogs are data, the
-    same for every session). A message missing, or left empty, is not in it."""
+def _read(language: str):
+    """A language's PO file as Babel reads it, once a process (catalogs are data, the same for every session); None
+    for English and for a language without a catalog. A language of LANGUAGES whose file is missing is an install's
+    fault: said (FileNotFoundError)."""
     if language not in LANGUAGES or language == ENGLISH:
-        return {}
-    path = LOCALES / f"{language}.po"  # a language with a catalog whose file is missing is an install's fault: said
-    with path.open("rb") as f:
-        messages = read_po(f, locale=language)
+        return None
+    with (LOCALES / f"{language}.po").open("rb") as f:
+        return read_po(f, locale=language)
+
+
+@cache
+def catalog(language: str) -> dict[str, str]:
+    """A language's translations, English message → its text. A message missing, or left empty, is not in it."""
+    messages = _read(language) or ()
     return {m.id: m.string for m in messages if m.id and isinstance(m.id, str) and m.string and not m.fuzzy}
 
 
@@ -84,10 +90,9 @@ def catalog(language: str) -> dict[str, str]:
 def plurals(language: str) -> tuple[dict[str, tuple[str, ...]], Callable[[int], int]]:
     """A language's plural messages, English singular → its forms, and which form a count takes (the catalog's
     Plural-Forms rule: French says "1 élève, 0 élève, 2 élèves"; Chinese has one form)."""
-    if language not in LANGUAGES or language == ENGLISH:
+    messages = _read(language)
+    if messages is None:
         return {}, lambda n: int(n != 1)
-    with (LOCALES / f"{language}.po").open("rb") as f:
-        messages = read_po(f, locale=language)
     forms = {m.id[0]: tuple(m.string) for m in messages
              if isinstance(m.id, tuple) and not m.fuzzy and all(m.string)}
     return forms, gettext.c2py(messages.plural_expr)
