@@ -29,7 +29,7 @@ from ui import background
 from ui.i18n import LANG_STATE, OFFERED, acceptable
 from ui.matrix_editor import LINK_PATTERN, LINK_STATE, MAX_EDITS_CHARS
 from ui.settings import D_MODEL_RANGE, DEFAULT_D_MODEL, DEFAULT_SEED, DEFAULT_SENTENCE, MAX_SEED, SHOWN
-from viz.i18n import N_, sentences, t, whole
+from viz.i18n import N_, nt, sentences, t, whole
 from viz.labels import markdown_text
 from viz.pretrained import layer_pages
 
@@ -363,11 +363,11 @@ def check_link(params: dict[str, str | list[str]]) -> dict[str, str]:
         info = MODELS[MODEL_NAMES[model] if "rm_model" not in problems and isinstance(model, str) else "minilm"]
         pages = len(layer_pages(info))
         if int(page) > pages:
-            problems["rm_layers"] = t(
-                "“rm_layers={page}” was ignored: {model} has {layers} layers, on 1 page of the every-head view. "
-                "The first page is shown.", page=page, model=info.title, layers=info.layers) if pages == 1 else t(
-                "“rm_layers={page}” was ignored: {model} has {layers} layers, on {pages} pages of the every-head view. "
-                "The first page is shown.", page=page, model=info.title, layers=info.layers, pages=pages)
+            problems["rm_layers"] = nt(
+                "“rm_layers={page}” was ignored: {model} has {layers} layers, on {n} page of the every-head view. "
+                "The first page is shown.",
+                "“rm_layers={page}” was ignored: {model} has {layers} layers, on {n} pages of the every-head view. "
+                "The first page is shown.", pages, page=page, model=info.title, layers=info.layers)
     return problems
 
 

@@ -15,7 +15,7 @@ import streamlit as st
 
 from attention import MAX_CHARS, MAX_TOKENS, SentenceError, tokenize
 from ui.components import text_box
-from viz.i18n import N_, listed, t, whole
+from viz.i18n import N_, listed, nt, t, whole
 from viz.labels import markdown_text
 
 DEFAULT_SENTENCE = "This forum is awesome"
@@ -77,12 +77,7 @@ def _replaced_notice(sb, sentence: str) -> None:
 
 
 SETTING_NAMES = {"sentence": N_("the sentence"), "seed": N_("the seed"), "d_model": N_("d_model"),
-                 "positional": N_("positional encodings"), "causal": N_("the causal mask")}  # English (setting_name)
-
-
-def setting_name(key: str) -> str:
-    """A shared setting's name in a sentence, in the running language ("the seed")."""
-    return t(SETTING_NAMES[key])
+                 "positional": N_("positional encodings"), "causal": N_("the causal mask")}  # English: t() translates
 # The shared settings each page reads (by its address; a page not named reads them all). The others are
 # drawn disabled there, and the sidebar says which they are: a learner who changed the sentence on the
 # phonebook page saw nothing happen (issue 34). Disabled, not hidden: the learner still sees the settings the
@@ -140,13 +135,12 @@ def draw_shared_sidebar(page: str = "") -> Shared:
     if sizes & used:
         sb.caption(t("d_model {d_model} · positional encodings {positional} · causal mask {causal}", d_model=d_model,
                      positional=t("on") if positional else t("off"), causal=t("on") if causal else t("off")))
-    unused = [setting_name(key) for key in SETTING_NAMES if key not in used]
-    if len(unused) == 1:
-        sb.caption(t("This page does not read this setting of the sidebar (it has its own, or none): {setting}. The "
-                     "other lessons still use this setting.", setting=unused[0]))
-    elif unused:
-        sb.caption(t("This page does not read these settings of the sidebar (it has its own, or none): {settings}. "
-                     "They are kept for the other lessons.", settings=listed(unused)))
+    unused = [t(name) for key, name in SETTING_NAMES.items() if key not in used]
+    if unused:
+        sb.caption(nt("This page does not read this setting of the sidebar (it has its own, or none): {settings}. The "
+                      "other lessons still use this setting.",
+                      "This page does not read these settings of the sidebar (it has its own, or none): {settings}. "
+                      "They are kept for the other lessons.", len(unused), settings=listed(unused)))
     return Shared(
         sentence=sentence or "", seed=int(seed), d_model=int(d_model), positional=bool(positional), causal=bool(causal)
     )
