@@ -56,15 +56,26 @@ def test_a_half_percent_share_is_rounded_as_the_apps_arithmetic_rounds(right, an
     assert f"({shown_text(100 * right / answered, 0)} %) right" in said, said
 
 
-@pytest.mark.parametrize("typed", [["0.123456"], ["0,4156"]])
+@pytest.mark.parametrize("typed", [["0.123456", "0.2"], ["0,4156", "0.41"], ["0.123456", "0.123457", "0.5"]])
 def test_the_median_written_lies_between_the_lowest_and_the_highest_guess_written(typed):
-    """The answer box takes up to six decimals (parse_number), the median is written with two or three: one guess
+    """The answer box takes up to six decimals (parse_number), the median is written with two or three: guesses
     of 0.123456 read "Guesses from 0.123456 to 0.123456, median 0.123", a median below the lowest guess."""
     answers = [V.parse_number(t) for t in typed]
     assert all(a is not None and V.in_range(ALPHA, a) for a in answers)  # what the student's form sends
     said = V.class_result_text(ALPHA, answers, 3)
     low, high, median = re.search(r"Guesses from (\S+) to (\S+), median (\S+)\.", said).groups()
     assert Fraction(low) <= Fraction(median) <= Fraction(high), said
+
+
+@pytest.mark.parametrize("typed", [["0.123456"], ["0.4", "0,40", "0.4"], ["1", "1.0"]])
+def test_guesses_all_the_same_are_said_once(typed):
+    """Every guess the same read "Guesses from 0.33 to 0.33, median 0.33": one number said thrice as a range."""
+    answers = [V.parse_number(t) for t in typed]
+    said = V.class_result_text(ALPHA, answers, 5)
+    assert "Guesses from" not in said and "median" not in said, said
+    value = re.search(r"(?:The guess|Every guess): (\S+)\.$", said).group(1)
+    assert Fraction(value) == Fraction(answers[0]), said
+    assert ("Every guess" in said) == (len(answers) > 1), said
 
 
 # ---- 2. extra time -------------------------------------------------------------------------------------------

@@ -567,14 +567,15 @@ def test_a_question_the_changed_numbers_ask_word_for_word_is_not_said(database):
 
 def test_a_number_answer_with_more_than_two_decimals_is_refused_and_said_so(database):
     """The truth audit: 0.115 was received, then revealed as "not right" under "anything from 0.11 to 0.12 counts"
-    (the class counts answers to two decimals, as the box asks). The form refuses it, says why, and takes 0,12."""
+    (the class counts answers of at most two decimals, as the box asks). The form refuses it, says why, and takes
+    0,12."""
     _teacher, secret, code = start_class()
     ann = join(ANN, code, "Ann")
     question = {"key": "t-alpha", "prompt": "α for this pair, to two decimals?", "options": [], "answer": 0.115,
                 "also": [], "explanation": "", "low": 0.11, "high": 0.12}
     number = database.open_question(secret, question)
     ann = ann.run()
-    for typed, said in (("0.115", "Type it to two decimals"), ("0,120", r"Received: your answer 0\.12.")):
+    for typed, said in (("0.115", "Type it with at most two decimals"), ("0,120", r"Received: your answer 0\.12.")):
         ann.text_input(key=f"cm_answer_{number}").input(typed)
         ann = ann.button(key=f"cm_send_{number}").click().run()
         assert said in texts(ann), texts(ann)

@@ -47,6 +47,14 @@ def test_settings_a_page_does_not_read_are_disabled_and_change_nothing(page):
     note = [c.value for c in at.sidebar.caption if "This page does not read" in c.value]
     assert len(note) == 1 and all(SETTING_NAMES[key] in note[0] for key in unused)
     assert not any(SETTING_NAMES[key] in note[0] for key in used)  # and only those
+    # the line of values under the popover names the popover's settings the page reads, and no other
+    status = [c.value for c in at.sidebar.caption if c.value.startswith(("d_model", "positional", "causal"))]
+    named = {"d_model": "d_model ", "positional": "positional encodings ", "causal": "causal mask "}
+    if used & set(named):
+        assert len(status) == 1
+        assert [key for key, words in named.items() if words in status[0]] == [k for k in named if k in used], status
+    else:
+        assert status == []
     changed = open_app(page, **OPEN.get(page, {}), **{key: CHANGED[key] for key in unused})
     assert not changed.exception
     assert content(changed) == content(at)

@@ -1017,7 +1017,7 @@ def _question(code: str, view: ClassView) -> None:
                 if q["options"]:
                     st.radio(t("Your answer"), q["options"], key=f"cm_answer_{number}", index=None)
                 else:
-                    st.text_input(t("Your answer, to two decimals (0.3 or 0,3)"), key=f"cm_answer_{number}",
+                    st.text_input(t("Your answer, at most two decimals (0.3 or 0,3)"), key=f"cm_answer_{number}",
                                   placeholder=t("e.g. {number}", number=decimal("0.25")))
                 st.form_submit_button(t("Send my answer"), key=f"cm_send_{number}", icon=":material/send:",
                                       on_click=_send_answer, args=(code, me, number, q))
@@ -1042,7 +1042,7 @@ def _send_answer(code: str, me: str, number: int, q: dict) -> None:
         if answer is not None and not V.in_range(q, answer):
             answer = None
         elif answer is not None and not V.two_decimals(answer):
-            answer, refusal = None, t("Type it to two decimals, such as 0.25 (or 0,25).")
+            answer, refusal = None, t("Type it with at most two decimals, such as 0.25 (or 0,25).")
     if answer is None:
         st.session_state["_cm_refused"] = (number, refusal)
         return

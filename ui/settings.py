@@ -132,9 +132,12 @@ def draw_shared_sidebar(page: str = "") -> Shared:
             help=t("A decoder may not look at later tokens: query i attends only to tokens 1 … i."),
             disabled="causal" not in used,
         )
+    # the values of the popover's settings this page reads (the cross page's status named a mask it has none of)
+    status = {"d_model": t("d_model {d_model}", d_model=d_model),
+              "positional": t("positional encodings {state}", state=t("on") if positional else t("off")),
+              "causal": t("causal mask {state}", state=t("on") if causal else t("off"))}
     if sizes & used:
-        sb.caption(t("d_model {d_model} · positional encodings {positional} · causal mask {causal}", d_model=d_model,
-                     positional=t("on") if positional else t("off"), causal=t("on") if causal else t("off")))
+        sb.caption(" · ".join(said for key, said in status.items() if key in used))
     unused = [t(name) for key, name in SETTING_NAMES.items() if key not in used]
     if unused:
         sb.caption(nt("This page does not read this setting of the sidebar (it has its own, or none): {settings}. The "

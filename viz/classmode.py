@@ -16,7 +16,7 @@ from viz import svg
 from viz.arithmetic import text
 from viz.exercises import Question, Shown
 from viz.exports import to_csv
-from viz.i18n import decimal, nt, sentences, t
+from viz.i18n import decimal, nt, percent, sentences, t
 from viz.labels import markdown_text
 from viz.tables import markdown_table
 
@@ -294,9 +294,9 @@ def share_text(part: int, whole: int) -> str:
     """``part`` of ``whole`` as a whole percent, rounded as every number on screen is (half away from zero): "0 %"
     and "100 %" only when it is none or all ("< 1 %", "> 99 %" between: 1 of 201 is not 0 %)."""
     if part in (0, whole):
-        return "0 %" if part == 0 else "100 %"
+        return percent("0" if part == 0 else "100")
     shown = text(100 * part / whole, 0)
-    return "< 1 %" if shown == "0" else "> 99 %" if shown == "100" else f"{shown} %"
+    return percent("< 1") if shown == "0" else percent("> 99") if shown == "100" else percent(shown)
 
 
 def spread_text(question: dict, answers: list[str], revealed: bool) -> str:
@@ -341,8 +341,12 @@ def class_result_text(question: dict, answers: list[str], joined: int) -> str:
         said = sentences(said, t("Answers: {answers}.", answers=", ".join(counted)))
     else:
         values = sorted(answers, key=float)
-        said = sentences(said, t("Guesses from {low} to {high}, median {median}.", low=decimal(values[0]),
-                                 high=decimal(values[-1]), median=decimal(median_text(values))))
+        if float(values[0]) == float(values[-1]):  # "Guesses from 0.33 to 0.33, median 0.33" said one thing thrice
+            said = sentences(said, nt("The guess: {value}.", "Every guess: {value}.", len(values),
+                                      value=decimal(values[0])))
+        else:
+            said = sentences(said, t("Guesses from {low} to {high}, median {median}.", low=decimal(values[0]),
+                                     high=decimal(values[-1]), median=decimal(median_text(values))))
     return said
 
 

@@ -138,6 +138,19 @@ def decimal(number: str) -> str:
     return number if sign == "." else number.replace(".", sign)
 
 
+def percent(number: str) -> str:
+    """A percentage's number (its digits, or "< 1") with the running language's percent sign: "33 %" in English (as
+    this app's English writes it), with a no-break space in Spanish and French, "33%" in Chinese (CLDR's patterns)."""
+    if language() in (ENGLISH, PSEUDO):
+        return f"{number} %"
+    return _percent_pattern(language()).replace("#,##0", number)
+
+
+@cache
+def _percent_pattern(lang: str) -> str:
+    return Locale.parse(lang).percent_formats[None].pattern  # "#,##0\xa0%" in es and fr, "#,##0%" in zh
+
+
 def whole(number: int) -> str:
     """A whole number with the running language's grouping of thousands: 2,000 in English, 2 000 in French; 2000 but
     20.000 in Spanish (CLDR's minimum grouping of two digits, which Babel does not apply: done here)."""
