@@ -346,7 +346,10 @@ def test_a_guess_in_the_range_rounded_scores_give_counts_and_the_spread_hides_it
     assert [V.is_right(question, g) for g in guesses] == [True, True, False, False, True]
     hidden = V.spread_text(question, guesses, revealed=False)
     assert "5 guesses: from 0.40 to 0.43, median 0.42." in hidden and "0.4125" not in hidden
-    assert "3 of 5 are right" in V.spread_text(question, guesses, revealed=True)
+    assert "right: 3 of 5." in V.spread_text(question, guesses, revealed=True)
+    # one guess, or all the same: said once, not as a range from it to itself (the class's result says the same)
+    assert V.spread_text(question, ["0.41"], revealed=False) == "1 guess: 0.41."
+    assert V.spread_text(question, ["0.41", "0.41"], revealed=False) == "2 guesses, all 0.41."
     assert V.median_text(["0.41", "0.42"]) == "0.415"  # an even count's median, exactly
 
 
@@ -1027,3 +1030,69 @@ def test_a_class_with_a_student_in_the_pseudo_language_beside_one_in_english(dat
     refused.text_input(key="cm_code").input("ZZZZZZ")
     refused = refused.button(key="cm_join").click().run()
     assert i18n.pseudo("No class has this code. Check it with your teacher.") in re.sub(r"\\(.)", r"\1", texts(refused))
+
+
+# ---- the teacher's side in the pseudo-language (issue 45) ------------------------------------------------------
+
+ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def words_outside_the_catalog(text: str, data: list[str]) -> list[str]:
+    """English words of ``text`` that no catalog message wrapped (⟦…⟧) and that are not ``data`` (a class code, a
+    link, a nickname, the question itself: its words are the lesson's, not yet from the catalogs)."""
+    for item in sorted(data, key=len, reverse=True):
+        text = text.replace(item, " ")
+    text = re.sub(r"⟦[^⟧]*⟧", " ", text)
+    text = re.sub(r"https?://\S+|:material/[a-z_]+:", " ", text)
+    return ENGLISH_WORD.findall(text)
+
+
+def shown_texts(at: AppTest) -> list[str]:
+    """Every text a page's elements show: their values, labels, help, placeholders and options."""
+    found = []
+    for kind in ("subheader", "markdown", "caption", "success", "error", "warning", "info", "button", "checkbox",
+                 "toggle", "selectbox", "radio", "text_input", "expander", "button_group"):
+        for e in getattr(at, kind, []):
+            for name in ("value", "label", "help", "placeholder"):
+                # a box's or a choice's value is what is typed or chosen (the sentence, a mode's key), not a text
+                value = getattr(e, name, None) if name != "value" or kind not in (
+                    "checkbox", "toggle", "text_input", "button_group", "radio", "selectbox") else None
+                if isinstance(value, str):
+                    found.append(value)
+            for option in getattr(e, "options", None) or []:
+                found.append(str(option))
+    return found
+
+
+def test_the_teachers_desk_sidebar_and_projector_read_only_catalog_text_in_the_pseudo_language(database):
+    """Issue 45: a teacher whose link names the pseudo-language starts a class, asks a question, sees two answers
+    (one from a student in English), opens the roster's and the extra time's parts, and the projector: every word
+    on the desk, in the teacher's sidebar box and on the projector came from a catalog, but the class's data (its
+    code, links, nicknames) and the question (built from the lesson's words, still English)."""
+    # AppTest applies a list's format_func again in the test's own thread, outside the session (each run, for the
+    # widgets' states): there, in the teacher's language. The sessions' own threads read their own.
+    with i18n.speaking(i18n.PSEUDO):
+        teacher, _secret, code = start_class(lang="qps")
+        ann, _bob = join(ANN, code, "Ann"), join(BOB, code, "Bob")
+        teacher = on(teacher, "lessons/walkthrough.py")
+        question = teacher.session_state["_page_questions"][0]
+        teacher = teacher.sidebar.button(key="cm_ask").click().run()
+        answer(ann.run(), question["answer"])
+        desk = on(teacher, PAGE)
+        assert_no_exception(desk)
+        desk = desk.selectbox(key="cm_extra_who").set_value(ANN).run()
+    shown = V.shown_of(question)
+    data = [code, "Ann", "Bob", question["prompt"], *map(str, question["options"]),
+            *([shown.title, shown.text()] if shown else []), "Attention Lab", "CSV", "d_model", "QR"]
+    english = {text: words for text in shown_texts(desk) if (words := words_outside_the_catalog(text, data))}
+    assert not english, english
+    assert i18n.pseudo("Question {number} is open.").format(number=1) in texts(desk)
+    with i18n.speaking(i18n.PSEUDO):  # the desk's tables: their columns (their cells are the class's data)
+        for frame in (V.roster_frame([]), V.history_frame({}, [])):
+            assert all(str(c).startswith("⟦") for c in frame.columns) and frame.index.name.startswith("⟦")
+        assert V.answers_csv([], {}, []).startswith("⟦")
+    projector = browser(BOB, projector=code, lang="qps")
+    assert_no_exception(projector)
+    english = {text: words for text in shown_texts(projector) if (words := words_outside_the_catalog(text, data))}
+    assert not english, english
+    assert i18n.pseudo("{answered} of {n} students answered · {state}.").split("{")[0] in texts(projector)

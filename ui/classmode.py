@@ -69,7 +69,7 @@ from ui.links import (
 from ui.matrix_editor import EDIT_STATE
 from ui.navigation import CLASS_PAGE, LESSONS, url_path
 from viz import classmode as V
-from viz.i18n import decimal, sentences, t
+from viz.i18n import N_, decimal, language, listed, nt, sentences, speaking, t
 from viz.labels import markdown_text
 
 CODE_CSS = """<style>
@@ -94,12 +94,11 @@ NOT_FOLLOWED = PRIVATE | {"class", *READER_SETTINGS}  # in a link, not the lesso
 SHARED_KEYS = SHARED_SETTINGS  # the sidebar's: every lesson reads them
 # the lessons whose pages offer questions to a class (ui.exercises.offer_to_class), by address; checked against
 # every page's sidebar by tests/test_classmode_pages.py (test_only_the_walkthrough_and_multihead_offer_…)
-ASKING = {url_path("lessons/walkthrough.py"): "the walkthrough",
-          url_path("lessons/multihead.py"): "multi-head attention"}
-ASKING_NAMES = " and ".join(ASKING.values())
+ASKING = {url_path("lessons/walkthrough.py"): N_("the walkthrough"),
+          url_path("lessons/multihead.py"): N_("multi-head attention")}  # English: t() translates
 QUESTIONS = "_page_questions"  # this run's page's questions (records), set by the page that can ask them
 OPEN_STEP = "_page_open_step"  # and the step it has open (None: no steps, or all of them on one page)
-MODE_LABELS = {"follow": "Follow me", "explore": "Let them explore", "pause": "Eyes up front"}
+MODE_LABELS = {"follow": N_("Follow me"), "explore": N_("Let them explore"), "pause": N_("Eyes up front")}
 TIMERS = (30, 60, 120)  # seconds a teacher may give a question
 EXTRA_TIMES = (0, 30, 60, 120)  # seconds more a teacher may give one student on every timer
 _COUNTDOWN = st.components.v2.component(
@@ -365,12 +364,12 @@ def landing() -> None:
         st.error(markdown_text(st.session_state.pop("_cm_error")), icon=":material/block:")
     if code:
         return  # a join link: nothing else on a student's screen
-    st.subheader("Teach", divider="gray")
-    st.markdown("Start a class: your students join with a code on their laptops or phones, follow the lesson you "
-                "show and answer your questions; you see the class's answers arrive, then reveal. This browser "
-                "keeps the class's key: keep using it to teach (every page's sidebar has the class's controls).")
+    st.subheader(t("Teach"), divider="gray")
+    st.markdown(t("Start a class: your students join with a code on their laptops or phones, follow the lesson you "
+                  "show and answer your questions; you see the class's answers arrive, then reveal. This browser "
+                  "keeps the class's key: keep using it to teach (every page's sidebar has the class's controls)."))
     _loopback_warning(st.context.url or "")
-    st.button("Start a class", key="cm_start", on_click=start_class, icon=":material/groups:",
+    st.button(t("Start a class"), key="cm_start", on_click=start_class, icon=":material/groups:",
               disabled=st.session_state.get(PENDING) is not None)  # one class a press, pressed early or not
 
 
@@ -386,9 +385,9 @@ def loopback(base_url: str) -> bool:
 def _loopback_warning(base_url: str) -> None:
     """A link to a loopback address opens only on the teacher's own machine: say so before it is projected."""
     if loopback(base_url):
-        st.warning("This server answers only this computer (its address is 127.0.0.1), so your students can't "
-                   "open the join link. Run it for your network (`make run HOST=0.0.0.0`, or deploy/) and open "
-                   "it by the computer's network address.", icon=":material/wifi_off:")
+        st.warning(t("This server answers only this computer (its address is 127.0.0.1), so your students can't "
+                     "open the join link. Run it for your network (`make run HOST=0.0.0.0`, or deploy/) and open "
+                     "it by the computer's network address."), icon=":material/wifi_off:")
 
 
 def resume_teacher_link() -> None:
@@ -418,8 +417,8 @@ def publish(page: str) -> None:
             st.session_state.pop("_cm_teaching", None)
             return
         except Exception as error:  # the database is out of reach: the lesson goes on, and says so
-            st.sidebar.warning("Your class can't follow this page: its database is out of reach ("
-                               + markdown_text(type(error).__name__) + ").", icon=":material/database:")
+            st.sidebar.warning(t("Your class can't follow this page: its database is out of reach ({error}).",
+                                 error=markdown_text(type(error).__name__)), icon=":material/database:")
             return
         st.session_state["_cm_published"] = state
 
@@ -454,10 +453,10 @@ def teacher_sidebar(page: str) -> None:
         return
     secret, code = taught
     with st.sidebar.container(border=True, key="cm-teacher-box"):
-        st.markdown(f"**You are teaching class {code}**")
+        st.markdown(t("**You are teaching class {code}**", code=code))
         _teacher_controls(secret, page)
         if page != "classmode":
-            st.page_link(CLASS_PAGE, label="The teacher's desk: roster, answers, export", icon=":material/groups:")
+            st.page_link(CLASS_PAGE, label=t("The teacher's desk: roster, answers, export"), icon=":material/groups:")
 
 
 def _teacher_controls(secret: str, page: str) -> None:
@@ -471,27 +470,28 @@ def _teacher_controls(secret: str, page: str) -> None:
         older, questions, step = V.stored_questions(view.state)
         if older and not questions:  # stored before questions carried their steps and numbers (issue 47)
             lesson = lesson_of(view.state)
-            where = ASKING.get(lesson[0], "its lesson") if lesson else "its lesson"
-            st.caption(f"This class's questions were stored by an earlier version of the app, without the numbers "
-                       f"they ask about. Open {markdown_text(where)} in this browser: its questions are stored "
-                       "again with them.")
+            where = t(ASKING.get(lesson[0], N_("its lesson"))) if lesson else t("its lesson")
+            st.caption(t("This class's questions were stored by an earlier version of the app, without the numbers "
+                         "they ask about. Open {lesson} in this browser: its questions are stored again with them.",
+                         lesson=markdown_text(where)))
     if questions:
         chosen = _pick(questions, step)
         # the question is read from the list when the button is pressed, not bound to it as this run drew it: a
         # question picked and asked at once (its run not yet back) asked the one picked before (seen under load)
-        st.button("Ask the class", key="cm_ask", on_click=_ask, args=(secret, questions, chosen, page),
+        st.button(t("Ask the class"), key="cm_ask", on_click=_ask, args=(secret, questions, chosen, page),
                   type="primary", icon=":material/campaign:", width="stretch")
     elif page != "classmode":
-        st.caption(f"This lesson has no questions to ask; {ASKING_NAMES} have.")
+        st.caption(t("This lesson has no questions to ask; {lessons} have.", lessons=_asking_names()))
     if view.question is not None and not view.revealed:
-        open_for = "closed" if view.answers_closed or _timed_out(view) else "open"
-        st.caption(f"Question {view.question_no} is {open_for}.")
+        closed = view.answers_closed or _timed_out(view)
+        st.caption(t("Question {number} is closed.", number=view.question_no) if closed else
+                   t("Question {number} is open.", number=view.question_no))
         left, right = st.columns(2)
-        left.button("Reveal", key="cm_reveal", on_click=_act, args=("reveal", secret), icon=":material/visibility:",
+        left.button(t("Reveal"), key="cm_reveal", on_click=_act, args=("reveal", secret), icon=":material/visibility:",
                     width="stretch")
-        right.button("Close answers", key="cm_close_answers", on_click=_act, args=("close_answers", secret),
-                     disabled=open_for == "closed", width="stretch")
-        timer = st.segmented_control("Timer", TIMERS, key="cm_timer", format_func=lambda s: f"{s} s",
+        right.button(t("Close answers"), key="cm_close_answers", on_click=_act, args=("close_answers", secret),
+                     disabled=closed, width="stretch")
+        timer = st.segmented_control(t("Timer"), TIMERS, key="cm_timer", format_func=_seconds,
                                      selection_mode="single", default=None)
         if timer and st.session_state.get("_cm_timer_set") != (view.question_no, timer):
             st.session_state["_cm_timer_set"] = (view.question_no, timer)
@@ -499,10 +499,20 @@ def _teacher_controls(secret: str, page: str) -> None:
     # Each shows the class as stored and changes it only when the teacher changes it here (a callback): a value this
     # tab last drew, compared on every run, put back what the teacher's other tab had set (the issue 44 audit)
     st.session_state["cm_mode"], st.session_state["cm_show"] = view.mode, view.show_results
-    st.segmented_control("Students' screens", MODES, key="cm_mode", format_func=MODE_LABELS.get,
+    st.segmented_control(t("Students' screens"), MODES, key="cm_mode", format_func=lambda mode: t(MODE_LABELS[mode]),
                          selection_mode="single", on_change=_chosen, args=("cm_mode", secret))
-    st.toggle("Show the answers on the projector as they arrive", key="cm_show", on_change=_chosen,
+    st.toggle(t("Show the answers on the projector as they arrive"), key="cm_show", on_change=_chosen,
               args=("cm_show", secret))
+
+
+def _asking_names(style: str = "and") -> str:
+    """The lessons that ask questions, named in the running language: "the walkthrough and multi-head attention"."""
+    return listed([t(name) for name in ASKING.values()], style)
+
+
+def _seconds(seconds: float) -> str:
+    """A timer's length as the teacher picks it: "60 s"."""
+    return t("{seconds} s", seconds=f"{seconds:.0f}")
 
 
 def _chosen(key: str, secret: str) -> None:
@@ -520,8 +530,8 @@ def _pick(questions: list[dict], step: int | None) -> int:
     of the chosen question."""
     here = step is not None and any(V.step_of(q) == step for q in questions)
     every = here and len(questions) > sum(V.step_of(q) == step for q in questions) and st.toggle(
-        "Every step's questions", key="cm_every_step", help=f"Show the questions of the other steps too, not only "
-                                                            f"step {step}'s.")
+        t("Every step's questions"), key="cm_every_step",
+        help=t("Show the questions of the other steps too, not only step {step}'s.", step=step))
     offered, opens, note = V.ask_list(questions, step, every)
     signature = (step, tuple(q["key"] for q in questions), every)
     if st.session_state.get("_cm_pick_for") != signature:  # another step or lesson: open on its questions again
@@ -530,7 +540,7 @@ def _pick(questions: list[dict], step: int | None) -> int:
     if note:
         st.caption(markdown_text(note))
     several = len({V.step_of(questions[k]) for k in offered}) > 1
-    chosen = st.radio("A question about this lesson's numbers", offered, index=offered.index(opens), key="cm_pick",
+    chosen = st.radio(t("A question about this lesson's numbers"), offered, index=offered.index(opens), key="cm_pick",
                       format_func=lambda k: markdown_text(V.ask_label(questions[k], several)))
     return opens if chosen is None or chosen not in offered else chosen
 
@@ -563,9 +573,9 @@ def _asked_of_this_lesson(view: ClassView, questions: list[dict], key: str, numb
     content = {k: v for k, v in view.question.items() if k != "key"}
     if any({k: v for k, v in q.items() if k != "key"} == content for q in questions):
         return
-    st.warning(f"The numbers on this page changed as you pressed Ask. Question {number} was made from the numbers "
-               "before the change, and may not match the ones shown now. To ask about these, pick a question and ask "
-               "again.", icon=":material/info:")
+    st.warning(t("The numbers on this page changed as you pressed Ask. Question {number} was made from the numbers "
+                 "before the change, and may not match the ones shown now. To ask about these, pick a question and "
+                 "ask again.", number=number), icon=":material/info:")
 
 
 def _act(action: str, secret: str) -> None:
@@ -587,23 +597,24 @@ def teacher_desk(secret: str, code: str, base_url: str) -> None:
     join = f"{origin.scheme}://{origin.netloc}/classmode?class={code}"
     projector = f"{origin.scheme}://{origin.netloc}/classmode?projector={code}"
     st.html(CODE_CSS)
-    st.markdown(f"**Class {code}** · students join at the link below, or open Class mode and type the code.")
+    st.markdown(t("**Class {code}** · students join at the link below, or open Class mode and type the code.",
+                  code=code))
     st.code(join, language=None)
     _loopback_warning(base_url)
-    st.link_button("Open the projector view (a new tab: no key on it)", projector, icon=":material/present_to_all:")
+    st.link_button(t("Open the projector view (a new tab: no key on it)"), projector, icon=":material/present_to_all:")
     _teacher_live(secret, code)
-    st.subheader("The class's questions and answers", divider="gray")
+    st.subheader(t("The class's questions and answers"), divider="gray")
     questions = db.questions(secret)
     if questions:  # none yet: "Now" says so (issue 47: the desk said "No question asked yet." twice)
         ui.table(V.history_frame(questions, db.all_answers(secret)), "cm-history", decimals=None)
     _export(secret, code, "cm_csv")
-    with st.expander("Go on from another device (your teacher link: keep it to yourself)", icon=":material/key:"):
+    with st.expander(t("Go on from another device (your teacher link: keep it to yourself)"), icon=":material/key:"):
         st.code(f"{origin.scheme}://{origin.netloc}/classmode?teach={secret}", language=None)
-    st.subheader("Close the class", divider="gray")
-    sure = st.checkbox("Yes, end the class for every student", key="cm_close_sure")
-    st.button("Close the class", key="cm_close", on_click=_close, args=(secret,), disabled=not sure,
-              icon=":material/logout:", help="Students are told the class has ended; the answers stay for your "
-                                             "export until the class is deleted, a day from now.")
+    st.subheader(t("Close the class"), divider="gray")
+    sure = st.checkbox(t("Yes, end the class for every student"), key="cm_close_sure")
+    st.button(t("Close the class"), key="cm_close", on_click=_close, args=(secret,), disabled=not sure,
+              icon=":material/logout:", help=t("Students are told the class has ended; the answers stay for your "
+                                               "export until the class is deleted, a day from now."))
 
 
 def closed_desk(secret: str, base_url: str) -> None:
@@ -613,29 +624,34 @@ def closed_desk(secret: str, base_url: str) -> None:
     found = db.teacher_code(secret)
     if found is None:  # deleted since (a day after its last activity)
         stop_teaching()
-        st.info("This class has been deleted with its answers, a day after its last activity.",
+        st.info(t("This class has been deleted with its answers, a day after its last activity."),
                 icon=":material/info:")
         return
     code, _ = found
     origin = urlsplit(base_url)
-    st.info(f"Class {code} is closed. Its answers can be downloaded until it is deleted, a day after its last "
-            "activity.", icon=":material/info:")
+    st.info(t("Class {code} is closed. Its answers can be downloaded until it is deleted, a day after its last "
+              "activity.", code=code), icon=":material/info:")
     _export(secret, code, "cm_csv_closed")
-    with st.expander("Download them later from another device (your teacher link: keep it to yourself)",
+    with st.expander(t("Download them later from another device (your teacher link: keep it to yourself)"),
                      icon=":material/key:"):
         st.code(f"{origin.scheme}://{origin.netloc}/classmode?teach={secret}", language=None)
-    st.button("Start another class", key="cm_again", on_click=stop_teaching,
-              help="This browser then forgets the closed class: download its answers first, or keep its teacher "
-                   "link.")
+    st.button(t("Start another class"), key="cm_again", on_click=stop_teaching,
+              help=t("This browser then forgets the closed class: download its answers first, or keep its teacher "
+                     "link."))
 
 
 def _export(secret: str, code: str, key: str) -> None:
     """The answers' CSV, built when it is clicked (so it holds the answer sent a second before)."""
     db = store()
-    st.download_button("Download the class's answers (CSV)", lambda: V.answers_csv(
-        db.all_answers(secret), db.questions(secret), db.roster(secret)), file_name=f"class-{code}.csv",
-        mime="text/csv", key=key, icon=":material/download:", on_click="ignore",
-        help="Built when you click: every answer so far, who did not answer, the right answers, each student's total.")
+    lang = language()
+
+    def built() -> str:  # in a later request, maybe outside this session's run: in the language of the page shown
+        with speaking(lang):
+            return V.answers_csv(db.all_answers(secret), db.questions(secret), db.roster(secret))
+    st.download_button(t("Download the class's answers (CSV)"), built, file_name=f"class-{code}.csv",
+                       mime="text/csv", key=key, icon=":material/download:", on_click="ignore",
+                       help=t("Built when you click: every answer so far, who did not answer, the right answers, each "
+                              "student's total."))
 
 
 def _close(secret: str) -> None:
@@ -657,41 +673,42 @@ def _teacher_live(secret: str, code: str) -> None:
         return
     roster = store().roster(secret)
     joined = len(roster)
-    st.subheader("Now", divider="gray")
+    st.subheader(t("Now"), divider="gray")
     if view.question is None:
-        st.caption(f"No question asked yet. Ask from the sidebar of {' or of '.join(ASKING.values())}: the lessons "
-                   "with questions, each about its own numbers.")
+        st.caption(t("No question asked yet. Ask from the sidebar of {lessons}: the lessons with questions, each about "
+                     "its own numbers.", lessons=_asking_names("or")))
     else:
         answers = [a for _, _, a in store().answers(secret, view.question_no)]
         _question_results(view, answers, joined, big=False)  # "k of N students answered"
     if not roster:
-        st.caption("No student has joined yet.")
+        st.caption(t("No student has joined yet."))
         return
-    missing = [s.nickname or "(no nickname)" for s in roster if not s.answered] if view.question else []
+    missing = [s.nickname or t("(no nickname)") for s in roster if not s.answered] if view.question else []
     # the class's size once: in the question's count, else here (issue 47: the desk said it twice or three times)
     if missing and not view.revealed:
-        st.caption(f"Not answered yet: {markdown_text(', '.join(missing))}.")
+        st.caption(t("Not answered yet: {students}.", students=markdown_text(listed(missing))))
     elif view.question is None:
-        st.caption(f"{_students(joined)} in the class.")
-    with st.expander("The roster: who joined, when, and who answered", icon=":material/group:"):
+        st.caption(nt("{n} student in the class.", "{n} students in the class.", joined))
+    with st.expander(t("The roster: who joined, when, and who answered"), icon=":material/group:"):
         ui.table(V.roster_frame(roster), "cm-roster", decimals=None)
     _more_time(secret, roster)
 
 
 def _more_time(secret: str, roster: list) -> None:
     """More time for one student (issue 44): seconds added to every timer of the class for them, from now on."""
-    with st.expander("More time for a student", icon=":material/more_time:"):
-        st.caption("Added to every timer of this class for one student, the open question's too. Their own "
-                   "countdown shows it; the projector shows the class's timer.")
+    with st.expander(t("More time for a student"), icon=":material/more_time:"):
+        st.caption(t("Added to every timer of this class for one student, the open question's too. Their own "
+                     "countdown shows it; the projector shows the class's timer."))
         students = {s.id: s for s in roster}
         labels = {s.id: V.student_label(s, k) for k, s in enumerate(roster, start=1)}  # the roster table's numbers
-        who = st.selectbox("Student", list(students), key="cm_extra_who", index=None, placeholder="Choose a student",
-                           format_func=lambda sid: labels.get(sid, "a student who left the list"))
+        who = st.selectbox(t("Student"), list(students), key="cm_extra_who", index=None,
+                           placeholder=t("Choose a student"),
+                           format_func=lambda sid: labels.get(sid, t("a student who left the list")))
         if who in students:
-            st.caption(f"Now: {V.extra_label(students[who].extra)}.")
-        seconds = st.segmented_control("More time on every timer", EXTRA_TIMES, key="cm_extra_seconds",
+            st.caption(t("Now: {extra}.", extra=V.extra_label(students[who].extra)))
+        seconds = st.segmented_control(t("More time on every timer"), EXTRA_TIMES, key="cm_extra_seconds",
                                        format_func=V.extra_label, selection_mode="single", default=None)
-        st.button("Give this time", key="cm_extra_give", on_click=_give_time, args=(secret,),
+        st.button(t("Give this time"), key="cm_extra_give", on_click=_give_time, args=(secret,),
                   disabled=who not in students or seconds is None, icon=":material/more_time:")
     done = st.session_state.pop("_cm_extra_given", None)  # (saved, the app's own words: no nickname in them)
     if done:
@@ -708,8 +725,9 @@ def _give_time(secret: str) -> None:
     except ClassError as error:
         st.session_state["_cm_extra_given"] = (False, said_of(error))
         return
-    st.session_state["_cm_extra_given"] = (True, f"Saved: {V.extra_label(seconds)} for this student on every timer."
-                                           if seconds else "Saved: no extra time for this student.")
+    st.session_state["_cm_extra_given"] = (True, t("Saved: {extra} for this student on every timer.",
+                                                   extra=V.extra_label(seconds))
+                                           if seconds else t("Saved: no extra time for this student."))
 
 
 def _watch_as_teacher(code: str, *, desk: bool) -> None:
@@ -727,16 +745,12 @@ def _time_left(view: ClassView, key: str, big: bool = False) -> None:
                               "texts": {"left": t("{seconds} s left"), "up": t("time is up")}})  # filled in the browser
 
 
-def _students(count: int) -> str:
-    return f"{count} student" + ("" if count == 1 else "s")
-
-
 def _question_results(view: ClassView, answers: list[str], joined: int, *, big: bool, shown: bool = True,
                       answered: int | None = None) -> None:
     """A question, how many answered (``answered``, or the answers' count), the timer, and (``shown``) the answers;
     after the reveal, the answer."""
     q = view.question
-    text = f"**Question {view.question_no}:** {markdown_text(q['prompt'])}"
+    text = t("**Question {number}:** {prompt}", number=view.question_no, prompt=markdown_text(q["prompt"]))
     if big:
         with st.container(key="projector-question"):
             st.markdown(text)
@@ -746,20 +760,23 @@ def _question_results(view: ClassView, answers: list[str], joined: int, *, big: 
         _numbers(q, "cm-desk-numbers", view.state)
     # "time is up", not "answers closed", when the timer ended: on the projector (the class's timer) a student given
     # more time may still answer (the issue 44 audit)
-    state = ("revealed" if view.revealed else "answers closed" if view.answers_closed else
-             "time is up" if _timed_out(view) else "answers close when the timer ends" if view.closes_at else "open")
+    timed = not (view.revealed or view.answers_closed or _timed_out(view)) and bool(view.closes_at)
+    state = (t("revealed") if view.revealed else t("answers closed") if view.answers_closed else
+             t("time is up") if _timed_out(view) else t("answers close when the timer ends") if timed else t("open"))
     answered = len(answers) if answered is None else answered
-    status = f"{answered} of {_students(joined)} answered · {state}."
-    if view.extra and state.startswith("answers close when") and not big:  # the teacher's: the last student's end
-        status += f" Students with more time have up to {view.extra:.0f} s more; the countdown is for the last of them."
+    status = nt("{answered} of {n} student answered · {state}.", "{answered} of {n} students answered · {state}.",
+                joined, answered=answered, state=state)
+    if view.extra and timed and not big:  # the teacher's: the last student's end
+        status = sentences(status, t("Students with more time have up to {seconds} s more; the countdown is for the "
+                                     "last of them.", seconds=f"{view.extra:.0f}"))
     if big:  # large, in the page's text colour (PROJECTOR_CSS), not a caption's 12 px grey (issue 47)
         with st.container(key="projector-status"):
             st.markdown(status)
             if not (shown or view.revealed):
-                st.markdown("The answers are hidden until your teacher shows them.")
+                st.markdown(t("The answers are hidden until your teacher shows them."))
     else:
         st.caption(status)
-    if state.startswith("answers close when"):
+    if timed:
         with st.container(key=f"cm-timer{'-big' if big else ''}"):
             _time_left(view, f"cm_countdown{'_big' if big else ''}", big)
     if shown or view.revealed:
@@ -806,7 +823,7 @@ def projector(code: str, base_url: str) -> None:
             return
         st.session_state["_cm_projector"] = (code, found)
     if not st.session_state["_cm_projector"][1]:
-        st.error("No class has this code.", icon=":material/block:")
+        st.error(t("No class has this code."), icon=":material/block:")
         return
     _projector_live(code, base_url)
 
@@ -817,28 +834,28 @@ def _projector_live(code: str, base_url: str) -> None:
     _watch_as_teacher(code, desk=False)
     found = store().public_view(code)
     if found is None:
-        st.error("No class has this code.", icon=":material/block:")
+        st.error(t("No class has this code."), icon=":material/block:")
         return
     view, answers, joined, answered = found
     origin = urlsplit(base_url)
     join = f"{origin.scheme}://{origin.netloc}/classmode?class={code}"
     if view.closed:
-        st.info("This class has ended.", icon=":material/waving_hand:")
+        st.info(t("This class has ended."), icon=":material/waving_hand:")
         return
     if view.question is not None:
         _question_results(view, answers, joined, big=True, shown=view.show_results, answered=answered)
-        st.html(f'<div class="class-code small">Join: {html.escape(code)}</div>')
+        st.html(f'<div class="class-code small">{html.escape(t("Join: {code}", code=code))}</div>')
         return
     code_column, qr_column = st.columns([3, 2], vertical_alignment="center")
     with code_column:
-        st.markdown("**Join at** this link, or open Class mode and type the code:")
+        st.markdown(t("**Join at** this link, or open Class mode and type the code:"))
         st.html(f'<div class="class-code">{html.escape(code)}</div>')
         st.code(join, language=None)
-        st.caption(f"{_students(joined)} joined.")
+        st.caption(nt("{n} student joined.", "{n} students joined.", joined))
     with qr_column:
         picture = io.BytesIO()
         segno.make(join, error="m").save(picture, kind="png", scale=8, border=2)
-        st.image(picture.getvalue(), caption="The join link as a QR code", width=260)
+        st.image(picture.getvalue(), caption=t("The join link as a QR code"), width=260)
 
 
 # ---- a student ------------------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from viz import svg
 from viz.arithmetic import text
 from viz.exercises import Question, Shown
 from viz.exports import to_csv
-from viz.i18n import decimal, nt, percent, sentences, t
+from viz.i18n import N_, decimal, nt, percent, sentences, t
 from viz.labels import markdown_text
 from viz.tables import markdown_table
 
@@ -50,7 +50,8 @@ def ask_list(questions: list[dict], step: int | None, every: bool = False) -> tu
     earlier = [k for k in everything if 0 < step_of(questions[k]) < step]
     latest = max((step_of(questions[k]) for k in earlier), default=None)
     opens = next((k for k in earlier if step_of(questions[k]) == latest), 0)
-    return everything, opens, f"Step {step} asks no question of its own; these are the lesson's other steps'."
+    return everything, opens, t("Step {step} asks no question of its own; these are the lesson's other steps'.",
+                                step=step)
 
 
 def stored_questions(state: object) -> tuple[int, list[dict], int | None]:
@@ -77,7 +78,9 @@ def step_of(question: dict) -> int:
 def ask_label(question: dict, several_steps: bool) -> str:
     """A question as the teacher's list shows it: whole (its step first when the list spans several steps)."""
     step = step_of(question)
-    return (f"Step {step}: " if several_steps and step else "") + question["prompt"]
+    if several_steps and step:
+        return t("Step {step}: {question}", step=step, question=question["prompt"])
+    return question["prompt"]
 
 
 def shown_of(question: dict) -> Shown | None:
@@ -195,21 +198,24 @@ def answer_text(question: dict) -> str:
     return answer
 
 
+def tally(question: dict, answers: list[str]) -> list[int]:
+    """How many chose each option, in the question's order."""
+    return [sum(a == option for a in answers) for option in question["options"]]
+
+
 def tally_frame(question: dict, answers: list[str], revealed: bool) -> pd.DataFrame:
     """How many chose each option (and, after the reveal, which is right)."""
-    counts = [sum(a == option for a in answers) for option in question["options"]]
-    frame = pd.DataFrame({"answer": question["options"], "students": counts})
+    frame = pd.DataFrame({t("answer"): question["options"], t("students"): tally(question, answers)})
     if revealed:
-        frame["right"] = ["✓" if is_right(question, o) else "" for o in question["options"]]
-    return frame.set_index("answer")
+        frame[t("right")] = ["✓" if is_right(question, o) else "" for o in question["options"]]
+    return frame.set_index(t("answer"))
 
 
 def tally_figure(question: dict, answers: list[str], revealed: bool) -> svg.Svg:
-    frame = tally_frame(question, answers, revealed)
-    counts = list(frame["students"])
-    colours = [RIGHT if revealed and is_right(question, o) else BAR for o in frame.index]
+    options, counts = question["options"], tally(question, answers)
+    colours = [RIGHT if revealed and is_right(question, o) else BAR for o in options]
     top = max([*counts, 1])
-    return svg.bars(list(frame.index), [svg.Series("answers", counts, colours, [str(c) for c in counts])],
+    return svg.bars(list(options), [svg.Series("answers", counts, colours, [str(c) for c in counts])],
                     title=t("The class's answers ({count})", count=len(answers)), x_title=t("answer"),
                     y_title=t("students"),
                     y_range=(0, top * 1.15), whole=True)
@@ -235,9 +241,8 @@ def projector_rows(question: dict, answers: list[str], revealed: bool) -> list[P
     is room, in the question's order, and the rest folded by kind, each row with their answers together: after the
     reveal "✓ 55 other right options" and "6 other options" (a word repeated ties many right keys), before it one
     row (keeping right options apart would give the answer away). A kind with one option left shows it by name."""
-    frame = tally_frame(question, answers, revealed)
     rows = [ProjectorRow(str(o), int(c), bool(revealed and is_right(question, o)))
-            for o, c in zip(frame.index, frame["students"], strict=True)]
+            for o, c in zip(question["options"], tally(question, answers), strict=True)]
     if len(rows) <= PROJECTOR_ROWS:
         return rows
 
@@ -302,21 +307,27 @@ def share_text(part: int, whole: int) -> str:
 def spread_text(question: dict, answers: list[str], revealed: bool) -> str:
     """Markdown: a number question's guesses (the true value only after the reveal)."""
     if not answers:
-        return "No guesses yet."
+        return t("No guesses yet.")
     values = sorted(answers, key=float)
-    said = f"{len(values)} guesses: from {values[0]} to {values[-1]}, median {median_text(values)}."
+    if float(values[0]) == float(values[-1]):  # one number, not a range from it to itself
+        said = nt("{n} guess: {value}.", "{n} guesses, all {value}.", len(values), value=decimal(values[0]))
+    else:  # two guesses at least
+        said = t("{n} guesses: from {low} to {high}, median {median}.", n=len(values), low=decimal(values[0]),
+                 high=decimal(values[-1]), median=decimal(median_text(values)))
     if revealed:
         right = sum(is_right(question, a) for a in answers)
-        said += f" The answer is **{answer_text(question)}**; {right} of {len(values)} are right."
+        said = sentences(said, t("The answer is **{answer}**; right: {right} of {n}.", answer=answer_text(question),
+                                 right=right, n=len(values)))
     return said
 
 
 def right_text(question: dict, answers: list[str]) -> str:
     """Markdown after the reveal: the answer, the share of the class that was right, why."""
     right = sum(is_right(question, a) for a in answers)
-    share = f"{right} of {len(answers)} ({share_text(right, len(answers))})" if answers else "nobody answered"
-    return (f"**Answer: {markdown_text(answer_text(question))}**. Right: {share}. "
-            f"{markdown_text(question.get('explanation', ''))}")
+    share = (t("{right} of {n} ({share})", right=right, n=len(answers), share=share_text(right, len(answers)))
+             if answers else t("nobody answered"))
+    return sentences(t("**Answer: {answer}**. Right: {share}.", answer=markdown_text(answer_text(question)),
+                       share=share), markdown_text(question.get("explanation", "")))
 
 
 def class_result_text(question: dict, answers: list[str], joined: int) -> str:
@@ -374,23 +385,24 @@ def clock(at: float) -> str:
 def roster_frame(students) -> pd.DataFrame:
     """The class's students: nickname (or "—" for none), when they joined, whether they answered the open
     question (``ClassStore.roster``'s Students)."""
-    return pd.DataFrame({"nickname": [s.nickname or "—" for s in students],
-                         "joined": [clock(s.joined) if s.joined else "" for s in students],
-                         "answered": ["✓" if s.answered else "" for s in students],
-                         "more time": [extra_label(s.extra) if s.extra else "" for s in students]},
-                        index=pd.RangeIndex(1, len(students) + 1, name="student"))
+    return pd.DataFrame({t("nickname"): [s.nickname or "—" for s in students],
+                         t("joined"): [clock(s.joined) if s.joined else "" for s in students],
+                         t("answered"): ["✓" if s.answered else "" for s in students],
+                         t("more time"): [extra_label(s.extra) if s.extra else "" for s in students]},
+                        index=pd.RangeIndex(1, len(students) + 1, name=t("student")))
 
 
 def extra_label(seconds: float) -> str:
     """A student's extra time as the teacher chooses and reads it: "+60 s", or "none"."""
-    return f"+{seconds:.0f} s" if seconds else "none"
+    return t("+{seconds} s", seconds=f"{seconds:.0f}") if seconds else t("none")
 
 
 def student_label(student, number: int) -> str:
     """A student as the teacher picks them from a list: their number in the roster's table (which tells two of one
     nickname apart, two who joined in the same second too), the nickname (or "no nickname") and when they joined
     (a roster's Student, the ``number``-th)."""
-    return f"#{number} · {student.nickname or '(no nickname)'}, joined {clock(student.joined)}"
+    return t("#{number} · {nickname}, joined {time}", number=number, nickname=student.nickname or t("(no nickname)"),
+             time=clock(student.joined))
 
 
 def history_frame(questions: dict[int, dict], answers) -> pd.DataFrame:
@@ -399,10 +411,12 @@ def history_frame(questions: dict[int, dict], answers) -> pd.DataFrame:
     for number, q in questions.items():
         given = [a.answer for a in answers if a.question_no == number]
         right = sum(is_right(q, a) for a in given)
-        rows.append({"asked": clock(q.get("asked", 0)) if q.get("asked") else "", "question": q["prompt"],
-                     "answers": len(given), "right": f"{right} ({100 * right / len(given):.0f} %)" if given else "–"})
-    return pd.DataFrame(rows, index=pd.Index(list(questions), name="no."),
-                        columns=["asked", "question", "answers", "right"])
+        # the share as the class's result writes it (half away from zero: ":.0f" wrote 1 of 8 as 12 %, that 13 %)
+        rows.append({t("asked"): clock(q.get("asked", 0)) if q.get("asked") else "", t("question"): q["prompt"],
+                     t("answers"): len(given),
+                     t("right"): f"{right} ({share_text(right, len(given))})" if given else "–"})
+    return pd.DataFrame(rows, index=pd.Index(list(questions), name=t("no.")),
+                        columns=[t("asked"), t("question"), t("answers"), t("right")])
 
 
 def answers_csv(answers, questions: dict[int, dict], students) -> str:
@@ -417,14 +431,16 @@ def answers_csv(answers, questions: dict[int, dict], students) -> str:
     for number, q in questions.items():
         for s in students:
             a = given.get((number, s.id))
-            rows.append({"question": number, "asked": _stamp(q.get("asked")), "prompt": q["prompt"],
-                         "right answer": answer_text(q), "nickname": s.nickname, "student": s.id[:8],
-                         "answer": a.answer if a else "", "answered": _stamp(a.at) if a else "",
-                         "right": ("yes" if is_right(q, a.answer) else "no") if a else "no answer",
-                         "student's total right": totals.get(s.id, 0)})
-    columns = ["question", "asked", "prompt", "right answer", "nickname", "student", "answer", "answered", "right",
-               "student's total right"]
-    return to_csv(pd.DataFrame(rows, columns=columns).set_index("question"))
+            rows.append([number, _stamp(q.get("asked")), q["prompt"], answer_text(q), s.nickname, s.id[:8],
+                         a.answer if a else "", _stamp(a.at) if a else "",
+                         (t("yes") if is_right(q, a.answer) else t("no")) if a else t("no answer"),
+                         totals.get(s.id, 0)])
+    columns = [t(name) for name in EXPORT_COLUMNS]
+    return to_csv(pd.DataFrame(rows, columns=columns).set_index(columns[0]))
+
+
+EXPORT_COLUMNS = (N_("question"), N_("asked"), N_("prompt"), N_("right answer"), N_("nickname"), N_("student"),
+                  N_("answer"), N_("answered"), N_("right"), N_("student's total right"))  # the export's, in order
 
 
 def _stamp(at: float | None) -> str:
