@@ -1,0 +1,25 @@
+"""The class benchmark (bench/bench_class_pages.py) on a class of three, as a test: its students are clients that
+speak Streamlit's websocket protocol as a page does, on a real server. It asserts what the benchmark only prints:
+every student joined, followed the teacher's new lesson and the pause, answered, and the desk counted every answer.
+The benchmark broke once, unseen, when the page's words changed (an answer's acknowledgement moved into an alert);
+this keeps it, and a class of real clients, in `make test`."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bench.bench_class_pages import class_of
+from classmode.store import Store
+from tests.browser.server import streamlit_server
+
+STUDENTS = 3
+
+
+def test_a_class_of_three_websocket_students_follows_answers_and_pauses(tmp_path):
+    with streamlit_server(env={"ATTENTION_LAB_DATA": str(tmp_path)}) as server:
+        result = asyncio.run(class_of([server], Store(f"sqlite:///{tmp_path}/classes.sqlite3"), STUDENTS))
+    assert result["errors"] == []
+    assert len(result["join"]) == STUDENTS  # every student's join was done
+    assert len(result["follow"]) == STUDENTS  # every page showed the teacher's new lesson
+    assert result["stored"] == STUDENTS and result["counted"] == STUDENTS  # every answer stored, and on the desk
+    assert len(result["pause"]) == STUDENTS  # every page showed "Eyes up front"
