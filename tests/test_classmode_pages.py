@@ -350,6 +350,27 @@ def test_a_guess_in_the_range_rounded_scores_give_counts_and_the_spread_hides_it
     # one guess, or all the same: said once, not as a range from it to itself (the class's result says the same)
     assert V.spread_text(question, ["0.41"], revealed=False) == "1 guess: 0.41."
     assert V.spread_text(question, ["0.41", "0.41"], revealed=False) == "2 guesses, all 0.41."
+    # guesses at two decimals, as typed and as the answer is written ("0.50" is stored as "0.5")
+    assert "2 guesses: from 0.25 to 0.50, median 0.375." in V.spread_text(question, ["0.25", "0.5"], revealed=False)
+    assert "from 0.00 to 1.00, median 0.50." in V.class_result_text(question, ["0", "1"], 2)
+    assert V.spread_text(question, ["0.3"], revealed=False) == "1 guess: 0.30."
+
+
+def test_the_desks_times_are_the_teachers_browsers_time_zone():
+    """The truth audit: the roster's and the history's times were the server's clock (a deployment's runs on UTC), so
+    a teacher in Paris read 10:00 at 11:00. They are in the time zone the teacher's browser reports; a name no time
+    zone has (the browser's word is data from anyone) falls back to the server's clock."""
+    from types import SimpleNamespace
+
+    ann = SimpleNamespace(id="s1", nickname="Ann", joined=36000.0, answered=False, extra=0.0)  # 10:00 UTC, 1 Jan 1970
+    assert V.student_label(ann, 1, "Europe/Paris") == "#1 · Ann, joined 11:00:00"
+    assert V.student_label(ann, 1, "Asia/Shanghai") == "#1 · Ann, joined 18:00:00"
+    assert list(V.roster_frame([ann], "America/New_York")["joined"]) == ["05:00:00"]
+    assert V.student_label(ann, 1, "Mars/Olympus_Mons") == V.student_label(ann, 1)  # the server's clock
+    history = V.history_frame({1: {"prompt": "α?", "options": [], "answer": 0.5, "asked": 36000.0}}, [], "Europe/Paris")
+    assert list(history["asked"]) == ["11:00:00"]
+    assert ",1970-01-01 11:00:00," in V.answers_csv([], {1: {"prompt": "α?", "options": [], "answer": 0.5,
+                                                             "asked": 36000.0}}, [ann], "Europe/Paris")
     assert V.median_text(["0.41", "0.42"]) == "0.415"  # an even count's median, exactly
 
 
@@ -585,6 +606,25 @@ def test_a_number_answer_with_more_than_two_decimals_is_refused_and_said_so(data
     assert database.my_answer(code, ANN, number) == "0.12"
     database.reveal(secret)
     assert "You said 0.12: right." in V.revealed_said(question, number, "0.12")
+
+
+def test_an_alpha_out_of_0_to_1_is_refused_by_the_students_own_copy_of_the_question(database):
+    """The truth audit: a student's copy of a question has no range (the store hides low and high), so the box's
+    "Type a number from 0 to 1" was never checked: 1.5 and −3 were received, and the spread read "from 0.5 to 1.5".
+    The question as the walkthrough stores it says it asks for a weight."""
+    teacher, secret, code = start_class()
+    ann = join(ANN, code, "Ann")
+    teacher = on(teacher, "lessons/walkthrough.py")
+    alpha = next(q for q in teacher.session_state["_page_questions"] if not q["options"])
+    number = database.open_question(secret, alpha)
+    ann = ann.run()
+    for typed in ("1.5", "-3", "−0.25"):
+        ann.text_input(key=f"cm_answer_{number}").input(typed)
+        ann = ann.button(key=f"cm_send_{number}").click().run()
+        assert "Type a number from 0 to 1" in texts(ann) and database.my_answer(code, ANN, number) is None, typed
+    ann.text_input(key=f"cm_answer_{number}").input("1")
+    ann = ann.button(key=f"cm_send_{number}").click().run()
+    assert database.my_answer(code, ANN, number) == "1"
 
 
 def test_a_tied_option_is_said_to_count_as_well():

@@ -606,7 +606,7 @@ def teacher_desk(secret: str, code: str, base_url: str) -> None:
     st.subheader(t("The class's questions and answers"), divider="gray")
     questions = db.questions(secret)
     if questions:  # none yet: "Now" says so (issue 47: the desk said "No question asked yet." twice)
-        ui.table(V.history_frame(questions, db.all_answers(secret)), "cm-history", decimals=None)
+        ui.table(V.history_frame(questions, db.all_answers(secret), teacher_zone()), "cm-history", decimals=None)
     _export(secret, code, "cm_csv")
     with st.expander(t("Go on from another device (your teacher link: keep it to yourself)"), icon=":material/key:"):
         st.code(f"{origin.scheme}://{origin.netloc}/classmode?teach={secret}", language=None)
@@ -640,14 +640,21 @@ def closed_desk(secret: str, base_url: str) -> None:
                      "link."))
 
 
+def teacher_zone() -> str | None:
+    """The time zone the teacher's browser reports (an IANA name), for the times the desk writes; None before it has
+    (the server's clock then)."""
+    zone = st.context.timezone
+    return zone if isinstance(zone, str) and zone else None
+
+
 def _export(secret: str, code: str, key: str) -> None:
     """The answers' CSV, built when it is clicked (so it holds the answer sent a second before)."""
     db = store()
-    lang = language()
+    lang, zone = language(), teacher_zone()
 
     def built() -> str:  # in a later request, maybe outside this session's run: in the language of the page shown
         with speaking(lang):
-            return V.answers_csv(db.all_answers(secret), db.questions(secret), db.roster(secret))
+            return V.answers_csv(db.all_answers(secret), db.questions(secret), db.roster(secret), zone)
     st.download_button(t("Download the class's answers (CSV)"), built, file_name=f"class-{code}.csv",
                        mime="text/csv", key=key, icon=":material/download:", on_click="ignore",
                        help=t("Built when you click: every answer so far, who did not answer, the right answers, each "
@@ -690,7 +697,7 @@ def _teacher_live(secret: str, code: str) -> None:
     elif view.question is None:
         st.caption(nt("{n} student in the class.", "{n} students in the class.", joined))
     with st.expander(t("The roster: who joined, when, and who answered"), icon=":material/group:"):
-        ui.table(V.roster_frame(roster), "cm-roster", decimals=None)
+        ui.table(V.roster_frame(roster, teacher_zone()), "cm-roster", decimals=None)
     _more_time(secret, roster)
 
 
@@ -700,7 +707,8 @@ def _more_time(secret: str, roster: list) -> None:
         st.caption(t("Added to every timer of this class for one student, the open question's too. Their own "
                      "countdown shows it; the projector shows the class's timer."))
         students = {s.id: s for s in roster}
-        labels = {s.id: V.student_label(s, k) for k, s in enumerate(roster, start=1)}  # the roster table's numbers
+        zone = teacher_zone()
+        labels = {s.id: V.student_label(s, k, zone) for k, s in enumerate(roster, start=1)}  # the roster's numbers
         who = st.selectbox(t("Student"), list(students), key="cm_extra_who", index=None,
                            placeholder=t("Choose a student"),
                            format_func=lambda sid: labels.get(sid, t("a student who left the list")))
@@ -844,7 +852,8 @@ def _projector_live(code: str, base_url: str) -> None:
         return
     if view.question is not None:
         _question_results(view, answers, joined, big=True, shown=view.show_results, answered=answered)
-        st.html(f'<div class="class-code small">{html.escape(t("Join: {code}", code=code))}</div>')
+        joining = t("Join: {code}", code=code)  # not inside the f-string: the catalogs' extractor reads no call there
+        st.html(f'<div class="class-code small">{html.escape(joining)}</div>')
         return
     code_column, qr_column = st.columns([3, 2], vertical_alignment="center")
     with code_column:

@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 import statistics
 import time
+from datetime import datetime
 from fractions import Fraction
 from typing import NamedTuple
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import pandas as pd
 
@@ -30,6 +32,8 @@ def question_record(q: Question) -> dict:
     """A generated question as the class stores it (JSON)."""
     return {"key": q.key, "prompt": q.prompt, "options": list(q.options), "answer": q.answer, "also": list(q.also),
             "explanation": q.explanation, "low": q.low, "high": q.high, "step": q.step,
+            # what a student's copy keeps of the range (the store hides low and high): a number answer is an α
+            "kind": "choice" if q.options else "weight",
             "shown": None if q.shown is None else {"title": q.shown.title, "row": q.shown.row,
                                                    "columns": list(q.shown.columns), "values": list(q.shown.values)}}
 
@@ -285,6 +289,14 @@ def projector_tally_figure(question: dict, answers: list[str], revealed: bool) -
                             size=PROJECTOR_SIZE, width=PROJECTOR_WIDTH)
 
 
+def guess_text(value: str) -> str:
+    """A guess as the class's spread writes it: at two decimals at least, as the question asks for them and the
+    answer is written ("0.5" is stored for a typed "0.50": "from 0.25 to 0.5, median 0.375" mixed precisions, the
+    audit); never rounded (a guess stored with more decimals keeps them)."""
+    whole, _, part = value.partition(".")
+    return f"{whole}.{part.ljust(2, '0')}"
+
+
 def median_text(values: list[str]) -> str:
     """The median of the answers as typed (up to six decimals), exactly: with as many decimals as the longest answer
     (two at least), one more when it falls halfway between two (the issue 44 audit: one guess of 0.123456 had
@@ -310,10 +322,11 @@ def spread_text(question: dict, answers: list[str], revealed: bool) -> str:
         return t("No guesses yet.")
     values = sorted(answers, key=float)
     if float(values[0]) == float(values[-1]):  # one number, not a range from it to itself
-        said = nt("{n} guess: {value}.", "{n} guesses, all {value}.", len(values), value=decimal(values[0]))
+        said = nt("{n} guess: {value}.", "{n} guesses, all {value}.", len(values), value=decimal(guess_text(values[0])))
     else:  # two guesses at least
-        said = t("{n} guesses: from {low} to {high}, median {median}.", n=len(values), low=decimal(values[0]),
-                 high=decimal(values[-1]), median=decimal(median_text(values)))
+        said = t("{n} guesses: from {low} to {high}, median {median}.", n=len(values),
+                 low=decimal(guess_text(values[0])), high=decimal(guess_text(values[-1])),
+                 median=decimal(median_text(values)))
     if revealed:
         right = sum(is_right(question, a) for a in answers)
         said = sentences(said, t("The answer is **{answer}**; right: {right} of {n}.", answer=answer_text(question),
@@ -354,10 +367,11 @@ def class_result_text(question: dict, answers: list[str], joined: int) -> str:
         values = sorted(answers, key=float)
         if float(values[0]) == float(values[-1]):  # "Guesses from 0.33 to 0.33, median 0.33" said one thing thrice
             said = sentences(said, nt("The guess: {value}.", "Every guess: {value}.", len(values),
-                                      value=decimal(values[0])))
+                                      value=decimal(guess_text(values[0]))))
         else:
-            said = sentences(said, t("Guesses from {low} to {high}, median {median}.", low=decimal(values[0]),
-                                     high=decimal(values[-1]), median=decimal(median_text(values))))
+            said = sentences(said, t("Guesses from {low} to {high}, median {median}.",
+                                     low=decimal(guess_text(values[0])), high=decimal(guess_text(values[-1])),
+                                     median=decimal(median_text(values))))
     return said
 
 
@@ -377,16 +391,22 @@ def revealed_said(question: dict, number: int, mine: str | None) -> str:
                      t("You said {answer}: right.", answer=shown))
 
 
-def clock(at: float) -> str:
-    """A time of day on the server, as the teacher reads it."""
-    return time.strftime("%H:%M:%S", time.localtime(at))
+def clock(at: float, zone: str | None = None, form: str = "%H:%M:%S") -> str:
+    """A time of day as the teacher reads it: in ``zone`` (the teacher's browser's, an IANA name such as
+    "Europe/Paris"), else the server's (a deployment's server runs on UTC: a teacher in Paris read 10:00 at 11:00,
+    the audit)."""
+    try:
+        return datetime.fromtimestamp(at, ZoneInfo(zone)).strftime(form) if zone else time.strftime(form,
+                                                                                                   time.localtime(at))
+    except (ZoneInfoNotFoundError, ValueError):  # a name the browser sent that no time zone has: the server's
+        return time.strftime(form, time.localtime(at))
 
 
-def roster_frame(students) -> pd.DataFrame:
+def roster_frame(students, zone: str | None = None) -> pd.DataFrame:
     """The class's students: nickname (or "—" for none), when they joined, whether they answered the open
     question (``ClassStore.roster``'s Students)."""
     return pd.DataFrame({t("nickname"): [s.nickname or "—" for s in students],
-                         t("joined"): [clock(s.joined) if s.joined else "" for s in students],
+                         t("joined"): [clock(s.joined, zone) if s.joined else "" for s in students],
                          t("answered"): ["✓" if s.answered else "" for s in students],
                          t("more time"): [extra_label(s.extra) if s.extra else "" for s in students]},
                         index=pd.RangeIndex(1, len(students) + 1, name=t("student")))
@@ -397,29 +417,30 @@ def extra_label(seconds: float) -> str:
     return t("+{seconds} s", seconds=f"{seconds:.0f}") if seconds else t("none")
 
 
-def student_label(student, number: int) -> str:
+def student_label(student, number: int, zone: str | None = None) -> str:
     """A student as the teacher picks them from a list: their number in the roster's table (which tells two of one
     nickname apart, two who joined in the same second too), the nickname (or "no nickname") and when they joined
     (a roster's Student, the ``number``-th)."""
     return t("#{number} · {nickname}, joined {time}", number=number, nickname=student.nickname or t("(no nickname)"),
-             time=clock(student.joined))
+             time=clock(student.joined, zone))
 
 
-def history_frame(questions: dict[int, dict], answers) -> pd.DataFrame:
+def history_frame(questions: dict[int, dict], answers, zone: str | None = None) -> pd.DataFrame:
     """Every question asked, with how many answered and how many were right (the store's Answers)."""
     rows = []
     for number, q in questions.items():
         given = [a.answer for a in answers if a.question_no == number]
         right = sum(is_right(q, a) for a in given)
         # the share as the class's result writes it (half away from zero: ":.0f" wrote 1 of 8 as 12 %, that 13 %)
-        rows.append({t("asked"): clock(q.get("asked", 0)) if q.get("asked") else "", t("question"): q["prompt"],
+        rows.append({t("asked"): clock(q.get("asked", 0), zone) if q.get("asked") else "", t("question"): q["prompt"],
                      t("answers"): len(given),
-                     t("right"): f"{right} ({share_text(right, len(given))})" if given else "–"})
+                     t("right"): t("{right} ({share})", right=right, share=share_text(right, len(given)))
+                     if given else "–"})
     return pd.DataFrame(rows, index=pd.Index(list(questions), name=t("no.")),
                         columns=[t("asked"), t("question"), t("answers"), t("right")])
 
 
-def answers_csv(answers, questions: dict[int, dict], students) -> str:
+def answers_csv(answers, questions: dict[int, dict], students, zone: str | None = None) -> str:
     """The class's export, a row for every question and every student (also those who did not answer): when the
     question was asked, its prompt and right answer, the student's nickname and a short id (two students may
     share a nickname), their answer and when, whether it was right, and the student's total right; spreadsheet-
@@ -431,8 +452,8 @@ def answers_csv(answers, questions: dict[int, dict], students) -> str:
     for number, q in questions.items():
         for s in students:
             a = given.get((number, s.id))
-            rows.append([number, _stamp(q.get("asked")), q["prompt"], answer_text(q), s.nickname, s.id[:8],
-                         a.answer if a else "", _stamp(a.at) if a else "",
+            rows.append([number, _stamp(q.get("asked"), zone), q["prompt"], answer_text(q), s.nickname, s.id[:8],
+                         a.answer if a else "", _stamp(a.at, zone) if a else "",
                          (t("yes") if is_right(q, a.answer) else t("no")) if a else t("no answer"),
                          totals.get(s.id, 0)])
     columns = [t(name) for name in EXPORT_COLUMNS]
@@ -443,5 +464,5 @@ EXPORT_COLUMNS = (N_("question"), N_("asked"), N_("prompt"), N_("right answer"),
                   N_("answer"), N_("answered"), N_("right"), N_("student's total right"))  # the export's, in order
 
 
-def _stamp(at: float | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(at)) if at else ""
+def _stamp(at: float | None, zone: str | None = None) -> str:
+    return clock(at, zone, "%Y-%m-%d %H:%M:%S") if at else ""
