@@ -88,4 +88,5 @@ st.markdown(f"Head {opened + 1} uses columns {opened * d_k + 1}–{(opened + 1) 
             "Its tokens and X are the walkthrough's (steps 1 and 2).")
 render_steps(mh.heads[opened], prefix="head-", first=step or 3, last=step or 3,
              map_under=partial(model_map.multihead, mh.heads[opened], h))
-offer_to_class([*head_questions(n, d_model, h, lesson_id(mh.heads[0])), *make_questions(mh.heads[opened])], step or 3)
+offer_to_class(lambda: [*head_questions(n, d_model, h, lesson_id(mh.heads[0])), *make_questions(mh.heads[opened])],
+               step or 3)

@@ -1136,3 +1136,68 @@ def test_the_teachers_desk_sidebar_and_projector_read_only_catalog_text_in_the_p
     english = {text: words for text in shown_texts(projector) if (words := words_outside_the_catalog(text, data))}
     assert not english, english
     assert i18n.pseudo("{answered} of {n} students answered · {state}.").split("{")[0] in texts(projector)
+
+
+# ---- a question in each student's language (issue 45) ---------------------------------------------------------
+
+IN_LANGUAGE = {  # each language's words of the mask question and its reveal, as its catalog writes them
+    "en": ("With the causal mask on", "its own value vector v_1", "The first token may attend only to itself"),
+    "es": ("Con la máscara causal activada", "su propio vector de valor v_1", "El primer token solo puede atender"),
+    "fr": ("Avec le masque causal activé", "son propre vecteur valeur v_1", "Le premier token ne peut prêter"),
+    "zh": ("开启因果掩码后", "它自己的值向量 v_1", "第一个 token 只能关注它自己"),
+}
+
+
+def test_a_class_in_four_languages_reads_one_question_each_in_its_own_and_counts_every_answer(database, monkeypatch):
+    """Issue 45: "each student reads the question in their own language; the projector in the teacher's". Four
+    students, in English, Spanish, French and Chinese, are asked the walkthrough's mask question: each reads its
+    prompt and options in their language, chooses the right one there, and the class stores one answer, the same
+    for all; before the reveal no student's copy holds an explanation in any language (it gives the answer away);
+    after it, each reads the explanation in their language. The teacher's desk, in English, counts four right."""
+    import ui.i18n
+
+    monkeypatch.setattr(ui.i18n, "OFFERED", tuple(IN_LANGUAGE))  # the languages a link may name, once offered
+    teacher, secret, code = start_class()
+    teacher = on(teacher, "lessons/walkthrough.py")
+    mask = next(q for q in teacher.session_state["_page_questions"] if q["key"].endswith("-mask"))
+    assert set(mask["texts"]) == {"es", "fr", "zh"}
+    number = database.open_question(secret, mask)
+    students = {}
+    for k, lang in enumerate(IN_LANGUAGE):
+        me = f"{k}" * 32
+        with i18n.speaking(lang):  # AppTest applies the options' format_func in the test's thread too
+            at = join(me, code, lang) if lang == "en" else browser(me, **{"class": code, "lang": lang})
+            if lang != "en":
+                at.text_input(key="cm_nick").input(lang)
+                at = at.button(key="cm_join").click().run()
+            at = at.run()
+            prompt, right, _ = IN_LANGUAGE[lang]
+            assert prompt in texts(at), (lang, texts(at))
+            radio = at.radio(key=f"cm_answer_{number}")
+            assert right in radio.options, (lang, radio.options)
+            at = answer(at, mask["answer"])  # the option as stored: the form sends it, whatever its label
+            assert_no_exception(at)
+        students[lang] = (me, at)
+    assert all("explanation" not in text for text in database.student_view(code, "0" * 32).question["texts"].values())
+    assert [database.my_answer(code, me, number) for me, _ in students.values()] == [mask["answer"]] * 4
+    assert "4 of 4 students answered" in texts(on(teacher, PAGE))
+    database.reveal(secret)
+    for lang, (_me, at) in students.items():
+        with i18n.speaking(lang):
+            at = at.run()
+        assert IN_LANGUAGE[lang][2] in texts(at), (lang, texts(at))
+
+
+def test_a_students_copy_of_a_question_holds_no_explanation_in_any_language_before_the_reveal(database):
+    """The store hides the answer from students until the reveal: the explanation in each language too."""
+    _teacher, secret, code = start_class()
+    database.join(code, ANN, "Ann", "ip")
+    question = {"key": "k-mask", "prompt": "p", "options": ["a", "b"], "answer": "a", "also": [], "explanation": "a!",
+                "texts": {"es": {"prompt": "p", "explanation": "¡a!", "labels": ["á", "b"]},
+                          "zh": {"prompt": "p", "explanation": "a！"}}}
+    database.open_question(secret, question)
+    view = database.student_view(code, ANN)
+    assert all("explanation" not in text for text in view.question["texts"].values())
+    assert view.question["texts"]["es"]["labels"] == ["á", "b"]
+    database.reveal(secret)
+    assert database.student_view(code, ANN).question["texts"]["es"]["explanation"] == "¡a!"

@@ -26,7 +26,7 @@ FIELD = re.compile(r"\{[^{}]*\}")
 # a translation may be the English text: a name of the maths written as the formulas write it; a word French shares
 SAME_AS_ENGLISH = {(lang, message) for lang in ("es", "fr", "zh") for message in ("d_model", "d_model {d_model}")}
 SAME_AS_ENGLISH |= {("fr", "Question {number}"), ("fr", "question"), ("es", "no"), ("es", "{right} ({share})"),
-                    ("fr", "{right} ({share})")}
+                    ("fr", "{right} ({share})"), ("zh", "“{option}”")}
 # the shared sidebar's controls, on every page
 SIDEBAR_KEYS = ("sentence", "seed", "new_seed", "d_model", "positional", "causal")
 

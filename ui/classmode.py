@@ -27,6 +27,7 @@ down in the browser (static/countdown.js).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import html
 import io
@@ -757,7 +758,7 @@ def _question_results(view: ClassView, answers: list[str], joined: int, *, big: 
                       answered: int | None = None) -> None:
     """A question, how many answered (``answered``, or the answers' count), the timer, and (``shown``) the answers;
     after the reveal, the answer."""
-    q = view.question
+    q = V.in_language(view.question)  # the teacher's language (the projector's: its reader's)
     text = t("**Question {number}:** {prompt}", number=view.question_no, prompt=markdown_text(q["prompt"]))
     if big:
         with st.container(key="projector-question"):
@@ -809,6 +810,7 @@ def _numbers(q: dict, key: str, state: dict) -> None:
     shown = V.shown_for(q, state.get("questions") if isinstance(state, dict) else None)
     if shown is None:
         return
+    shown = dataclasses.replace(shown, values=tuple(decimal(v) for v in shown.values))  # as the reader writes them
     with st.container(key=key):
         st.markdown(f"**{markdown_text(shown.title)}**")
         st.markdown(V.numbers_table(shown))
@@ -994,7 +996,7 @@ def _student_live(code: str) -> None:
 
 
 def _question(code: str, view: ClassView) -> None:
-    q, number = view.question, view.question_no
+    q, number = V.in_language(view.question), view.question_no  # in this student's language
     me = identity.browser() or ""
     with st.container(border=True, key="cm-question"):
         # a heading, and a new question's arrival: at the top of the page with the keyboard's focus, so a screen reader
@@ -1010,8 +1012,8 @@ def _question(code: str, view: ClassView) -> None:
             if st.session_state.get("_cm_told") != (code, number):  # said once, as the box changes above the reader
                 st.session_state["_cm_told"] = (code, number)
                 arrival.say(V.revealed_said(q, number, mine))
-            why = markdown_text(q.get("explanation", ""))  # the question's own text (the teacher's language)
-            said = None if mine is None else markdown_text(mine if q["options"] else decimal(mine))
+            why = markdown_text(q.get("explanation", ""))
+            said = None if mine is None else markdown_text(V.label_of(q, mine) if q["options"] else decimal(mine))
             if mine is None:
                 st.info(sentences(t("**Answer: {answer}**. You did not answer this one.",
                                     answer=markdown_text(V.answer_text(q))), why))
@@ -1041,7 +1043,8 @@ def _question(code: str, view: ClassView) -> None:
             # (a button disabled until the box was committed took the first click only to commit it, issue 47)
             with st.form(f"cm_answer_form_{number}", border=False, enter_to_submit=True):
                 if q["options"]:
-                    st.radio(t("Your answer"), q["options"], key=f"cm_answer_{number}", index=None)
+                    st.radio(t("Your answer"), q["options"], key=f"cm_answer_{number}", index=None,
+                             format_func=functools.partial(V.label_of, q))  # the answer sent is the option stored
                 else:
                     st.text_input(t("Your answer, at most two decimals (0.3 or 0,3)"), key=f"cm_answer_{number}",
                                   placeholder=t("e.g. {number}", number=decimal("0.25")))
@@ -1050,7 +1053,7 @@ def _question(code: str, view: ClassView) -> None:
             if said is not None and said[0] == number:
                 st.warning(markdown_text(said[1]), icon=":material/error:")
         if mine is not None:
-            st.success(sentences(t("Received: your answer {answer}.", answer=markdown_text(mine)),
+            st.success(sentences(t("Received: your answer {answer}.", answer=markdown_text(V.label_of(q, mine))),
                                  "" if closed else t("You can change it until the answers close.")),
                        icon=":material/check_circle:")
 

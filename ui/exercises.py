@@ -3,14 +3,15 @@ session's score."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import streamlit as st
 
 from attention import AttentionTrace
-from ui.classmode import OPEN_STEP, QUESTIONS
+from ui.classmode import OPEN_STEP, QUESTIONS, teaching
 from viz.classmode import question_record
 from viz.exercises import Question, questions_for_step
+from viz.i18n import ENGLISH, LANGUAGES, speaking
 from viz.labels import markdown_text
 
 _LOG = "_exercise_log"  # question key -> first answer right?
@@ -18,10 +19,24 @@ _CHECKED = "_exercise_checked"  # a question's widget key -> the answer last che
 STEP_NAMES = {4: "step 4 (Q, K and V)", 7: "step 7 (α)", 8: "step 8 (the output)"}
 
 
-def offer_to_class(questions: Sequence[Question], open_step: int | None) -> None:
-    """The questions this page's numbers answer, for a teacher to ask the class (ui.classmode reads them), and the
-    step the page has open (None: all steps on one page), whose questions the teacher's list opens on."""
-    st.session_state[QUESTIONS] = [question_record(q) for q in questions]
+def offer_to_class(build: Callable[[], Sequence[Question]], open_step: int | None) -> None:
+    """The questions this page's numbers answer (``build`` makes them), for a teacher to ask the class (ui.classmode
+    reads them), and the step the page has open (None: all steps on one page), whose questions the teacher's list
+    opens on. Only a teacher's page offers them: built in English, as the class stores them, and in every other
+    language of the catalogs, so that each student reads a question in their own (``viz.classmode.in_language``)."""
+    if teaching() is None:
+        st.session_state.pop(QUESTIONS, None)
+        st.session_state[OPEN_STEP] = open_step
+        return
+    with speaking(ENGLISH):
+        stored = build()
+    built = {}
+    for lang in LANGUAGES:
+        if lang != ENGLISH:
+            with speaking(lang):
+                built[lang] = {q.key: q for q in build()}
+    st.session_state[QUESTIONS] = [question_record(q, {lang: by_key[q.key] for lang, by_key in built.items()
+                                                       if q.key in by_key}) for q in stored]
     st.session_state[OPEN_STEP] = open_step
 
 

@@ -8,6 +8,7 @@ reference cycle that only a full garbage collection frees (see ui/models.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import streamlit as st
 
@@ -112,7 +113,7 @@ def lesson(choice: Choice) -> None:
         trace = one_step(choice, step)
         bridge.offer_trained(trace, step)
         next_step_button(step)
-    offer_to_class(make_questions(trace), step)
+    offer_to_class(partial(make_questions, trace), step)
     export_panel(trace)
 
 
@@ -120,4 +121,4 @@ def present(choice: Choice) -> None:
     """Presenter mode: the open step in large type, without the intro, exercises and downloads."""
     step = step_controls(presenting=True)
     trace = one_step(choice, step, questions=False, presenting=True)  # a class answers in class mode
-    offer_to_class(make_questions(trace), step)
+    offer_to_class(partial(make_questions, trace), step)

@@ -18,7 +18,7 @@ from viz import svg
 from viz.arithmetic import text
 from viz.exercises import Question, Shown
 from viz.exports import to_csv
-from viz.i18n import N_, decimal, nt, percent, sentences, t
+from viz.i18n import N_, decimal, language, nt, percent, sentences, t
 from viz.labels import markdown_text
 from viz.tables import markdown_table
 
@@ -28,8 +28,54 @@ REST = "#999999"  # grey: the options folded into one row of the projector's cha
 NUMBER = re.compile(r"\s*([+\-−]?)(\d{0,6})(?:[.,](\d{0,6}))?\s*")  # "0.3", "0,3" (a comma decimal), ".3", "1"
 
 
-def question_record(q: Question) -> dict:
-    """A generated question as the class stores it (JSON)."""
+def question_record(q: Question, translations: dict[str, Question] | None = None) -> dict:
+    """A generated question as the class stores it (JSON): in English, and, under "texts", as each language in
+    ``translations`` writes it (the same question built in that language: its prompt, explanation, options as shown
+    and its numbers' title), so that each student reads it in their own language (``in_language``)."""
+    record = _record(q)
+    texts = {}
+    for lang, other in (translations or {}).items():
+        text = {"prompt": other.prompt, "explanation": other.explanation}
+        if other.options != q.options:
+            text["labels"] = list(other.options)
+        if other.shown is not None:
+            text["shown"] = other.shown.title
+        texts[lang] = text
+    if texts:
+        record["texts"] = texts
+    return record
+
+
+def in_language(question: dict) -> dict:
+    """A stored question as the running language reads it: its prompt, explanation (when the reader may see it),
+    numbers' title and options' labels from its "texts" in that language, else as stored (English, or a record
+    stored before questions carried translations). Its options, answers and key stay as stored: an answer is the
+    option as stored, whatever the language it was chosen in. A record is data from anyone: a part that is not
+    well formed is left out."""
+    text = question.get("texts", {}) if isinstance(question.get("texts"), dict) else {}
+    text = text.get(language())
+    if not isinstance(text, dict):
+        return question
+    read = dict(question)
+    for key in ("prompt", "explanation"):
+        if isinstance(text.get(key), str) and key in question:  # a student's copy holds no explanation until the reveal
+            read[key] = text[key]
+    labels = text.get("labels")
+    if isinstance(labels, list) and all(isinstance(o, str) for o in labels) and \
+            isinstance(question.get("options"), list) and len(labels) == len(question["options"]):
+        read["labels"] = labels
+    if isinstance(text.get("shown"), str) and isinstance(question.get("shown"), dict):
+        read["shown"] = {**question["shown"], "title": text["shown"]}
+    return read
+
+
+def label_of(question: dict, option: str) -> str:
+    """An option as the reader's language shows it (``in_language``'s labels), else as stored."""
+    labels, options = question.get("labels"), question.get("options") or []
+    return labels[options.index(option)] if labels and option in options else option
+
+
+def _record(q: Question) -> dict:
     return {"key": q.key, "prompt": q.prompt, "options": list(q.options), "answer": q.answer, "also": list(q.also),
             "explanation": q.explanation, "low": q.low, "high": q.high, "step": q.step,
             # what a student's copy keeps of the range (the store hides low and high): a number answer is an α
@@ -81,10 +127,8 @@ def step_of(question: dict) -> int:
 
 def ask_label(question: dict, several_steps: bool) -> str:
     """A question as the teacher's list shows it: whole (its step first when the list spans several steps)."""
-    step = step_of(question)
-    if several_steps and step:
-        return t("Step {step}: {question}", step=step, question=question["prompt"])
-    return question["prompt"]
+    step, prompt = step_of(question), in_language(question)["prompt"]
+    return t("Step {step}: {question}", step=step, question=prompt) if several_steps and step else prompt
 
 
 def shown_of(question: dict) -> Shown | None:
@@ -194,7 +238,7 @@ def answer_text(question: dict) -> str:
     """The right answer as the class is told it: an option, or a number (and the answers at two decimals that
     count, when rounded scores let more than one count)."""
     if question["options"]:
-        return str(question["answer"])
+        return label_of(question, str(question["answer"]))
     first, last = _question(question).counted()
     answer = decimal(f"{float(question['answer']):.2f}")
     if first != last:
@@ -209,7 +253,8 @@ def tally(question: dict, answers: list[str]) -> list[int]:
 
 def tally_frame(question: dict, answers: list[str], revealed: bool) -> pd.DataFrame:
     """How many chose each option (and, after the reveal, which is right)."""
-    frame = pd.DataFrame({t("answer"): question["options"], t("students"): tally(question, answers)})
+    frame = pd.DataFrame({t("answer"): [label_of(question, o) for o in question["options"]],
+                          t("students"): tally(question, answers)})
     if revealed:
         frame[t("right")] = ["✓" if is_right(question, o) else "" for o in question["options"]]
     return frame.set_index(t("answer"))
@@ -219,7 +264,8 @@ def tally_figure(question: dict, answers: list[str], revealed: bool) -> svg.Svg:
     options, counts = question["options"], tally(question, answers)
     colours = [RIGHT if revealed and is_right(question, o) else BAR for o in options]
     top = max([*counts, 1])
-    return svg.bars(list(options), [svg.Series("answers", counts, colours, [str(c) for c in counts])],
+    return svg.bars([label_of(question, o) for o in options],
+                    [svg.Series("answers", counts, colours, [str(c) for c in counts])],
                     title=t("The class's answers ({count})", count=len(answers)), x_title=t("answer"),
                     y_title=t("students"),
                     y_range=(0, top * 1.15), whole=True)
@@ -245,7 +291,7 @@ def projector_rows(question: dict, answers: list[str], revealed: bool) -> list[P
     is room, in the question's order, and the rest folded by kind, each row with their answers together: after the
     reveal "✓ 55 other right options" and "6 other options" (a word repeated ties many right keys), before it one
     row (keeping right options apart would give the answer away). A kind with one option left shows it by name."""
-    rows = [ProjectorRow(str(o), int(c), bool(revealed and is_right(question, o)))
+    rows = [ProjectorRow(label_of(question, str(o)), int(c), bool(revealed and is_right(question, o)))
             for o, c in zip(question["options"], tally(question, answers), strict=True)]
     if len(rows) <= PROJECTOR_ROWS:
         return rows
@@ -382,7 +428,7 @@ def revealed_said(question: dict, number: int, mine: str | None) -> str:
     said = t("Question {number}: the answer is {answer}.", number=number, answer=answer_text(question))
     if mine is None:
         return sentences(said, t("You did not answer it."))
-    shown = mine if question["options"] else decimal(mine)  # a number as the class stores it: "0.25"
+    shown = label_of(question, mine) if question["options"] else decimal(mine)  # a number as stored: "0.25"
     if not is_right(question, mine):
         return sentences(said, t("You said {answer}: not right.", answer=shown))
     # a tied option counts as well (the box's explanation says why): "right" after another answer misled
@@ -432,7 +478,8 @@ def history_frame(questions: dict[int, dict], answers, zone: str | None = None) 
         given = [a.answer for a in answers if a.question_no == number]
         right = sum(is_right(q, a) for a in given)
         # the share as the class's result writes it (half away from zero: ":.0f" wrote 1 of 8 as 12 %, that 13 %)
-        rows.append({t("asked"): clock(q.get("asked", 0), zone) if q.get("asked") else "", t("question"): q["prompt"],
+        rows.append({t("asked"): clock(q.get("asked", 0), zone) if q.get("asked") else "",
+                     t("question"): in_language(q)["prompt"],
                      t("answers"): len(given),
                      t("right"): t("{right} ({share})", right=right, share=share_text(right, len(given)))
                      if given else "–"})
@@ -452,8 +499,9 @@ def answers_csv(answers, questions: dict[int, dict], students, zone: str | None 
     for number, q in questions.items():
         for s in students:
             a = given.get((number, s.id))
-            rows.append([number, _stamp(q.get("asked"), zone), q["prompt"], answer_text(q), s.nickname, s.id[:8],
-                         a.answer if a else "", _stamp(a.at, zone) if a else "",
+            read = in_language(q)
+            rows.append([number, _stamp(q.get("asked"), zone), read["prompt"], answer_text(read), s.nickname,
+                         s.id[:8], label_of(read, a.answer) if a else "", _stamp(a.at, zone) if a else "",
                          (t("yes") if is_right(q, a.answer) else t("no")) if a else t("no answer"),
                          totals.get(s.id, 0)])
     columns = [t(name) for name in EXPORT_COLUMNS]

@@ -26,10 +26,12 @@ import numpy as np
 
 from attention import AttentionTrace
 from viz import arithmetic
+from viz.i18n import N_, listed, nt, numbers, t
 from viz.labels import format_number, token_labels
 
-MASK_OPTIONS = ("its own value vector v_1", "the average of all the value vectors", "the zero vector",
-                "the same as without the mask")
+# the mask question's options as the class stores them (English); a page shows each through the catalogs
+MASK_OPTIONS = (N_("its own value vector v_1"), N_("the average of all the value vectors"), N_("the zero vector"),
+                N_("the same as without the mask"))
 
 
 @dataclass(frozen=True)
@@ -45,7 +47,7 @@ class Shown:
     def text(self) -> str:
         """The table as one sentence (its text alternative, and a narrow screen's reading of it)."""
         cells = "; ".join(f"“{c}” {v}" for c, v in zip(self.columns, self.values, strict=True))
-        return f"{self.title}, key by key: {cells}."
+        return t("{title}, key by key: {cells}.", title=self.title, cells=cells)
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,8 @@ class Question:
         """Which answers at two decimals count: "0.17 to 0.19" written as a range only when it is one (issue 47:
         "an answer from 0.18 to 0.18 counts")."""
         first, last = self.counted()
-        return f"an answer from {first} to {last} counts" if first != last else f"only {first} counts"
+        return (t("an answer from {first} to {last} counts", first=first, last=last) if first != last
+                else t("only {first} counts", first=first))
 
 
 def lesson_id(trace: AttentionTrace) -> str:
@@ -147,7 +150,8 @@ def make_questions(trace: AttentionTrace) -> list[Question]:
         questions.append(_value_question(trace, r, lid, labels))
     if trace.head is not None:  # a head of a multi-head trace: each head has its own Q, K, Z, α and output, and two
         # heads' questions read alike (a class's history, an export) unless the prompt names the head
-        questions = [replace(q, prompt=f"Head {trace.head + 1}: {q.prompt}") for q in questions]
+        questions = [replace(q, prompt=t("Head {head}: {question}", head=trace.head + 1, question=q.prompt))
+                     for q in questions]
     return [q for q in questions if asks_something(q)]
 
 
@@ -165,47 +169,56 @@ def _shape_question(trace: AttentionTrace, lid: str) -> Question:
     n, d_model, d_k = trace.n, trace.d_model, trace.d_k
     shapes = dict.fromkeys([f"{n} × {d_k}", f"{n} × {d_model}", f"{d_model} × {d_k}", f"{n} × {n}", f"{d_k} × {n}"])
     return Question(
-        key=f"{lid}-shape", prompt=f"X is [{n} × {d_model}] and W_Q is [{d_model} × {d_k}]. What shape is Q = X·W_Q?"
+        key=f"{lid}-shape", prompt=t("X is [{n} × {d_model}] and W_Q is [{d_model} × {d_k}]. What shape is Q = X·W_Q?",
+                                     n=n, d_model=d_model, d_k=d_k)
         if trace.head is None else  # a head's W_Q is its columns of the page's [d_model × d_model] W_Q (the audit)
-        f"X is [{n} × {d_model}], and this head's W_Q, {_columns(trace.head, d_k)} of W_Q, is [{d_model} × {d_k}]. "
-        "What shape is its Q = X·W_Q?",
+        t("X is [{n} × {d_model}], and this head's W_Q, {columns} of W_Q, is [{d_model} × {d_k}]. What shape is its "
+          "Q = X·W_Q?", n=n, d_model=d_model, d_k=d_k, columns=_columns(trace.head, d_k)),
         options=tuple(shapes), answer=f"{n} × {d_k}", step=3, reveals=4,
-        explanation=f"Q = X·W_Q: [{n} × {d_model}]·[{d_model} × {d_k}] = [{n} × {d_k}], one query of d_k = {d_k} "
-                    "numbers per token.",
+        explanation=nt("Q = X·W_Q: [{tokens} × {d_model}]·[{d_model} × {d_k}] = [{tokens} × {d_k}], one query of "
+                       "d_k = {d_k} number per token.", "Q = X·W_Q: [{tokens} × {d_model}]·[{d_model} × {d_k}] = "
+                       "[{tokens} × {d_k}], one query of d_k = {d_k} numbers per token.", d_k, tokens=n,
+                       d_model=d_model, d_k=d_k),
     )
 
 
 def _columns(head: int, d_k: int) -> str:
     """Head ``head``'s columns of a [d_model × d_model] matrix (counted from 1): "columns 5–8", or "column 3"."""
     first = head * d_k + 1
-    return f"column {first}" if d_k == 1 else f"columns {first}–{first + d_k - 1}"
+    return t("column {first}", first=first) if d_k == 1 else t("columns {first}–{last}", first=first,
+                                                                 last=first + d_k - 1)
 
 
 def _tied(trace: AttentionTrace, best: tuple[int, ...], labels: list[str], what: str) -> str:
-    names = " and ".join(f"“{labels[j]}” (column {j + 1})" for j in best)
+    names = listed([t("“{token}” (column {column})", token=labels[j], column=j + 1) for j in best])
     words = {trace.tokens[j] for j in best}
-    why = (f"they are the same word, “{trace.tokens[best[0]]}”, and without positional encodings equal words have "
-           "equal embeddings, so equal keys and equal scores" if len(words) == 1 and trace.positional_encoding is None
-           else f"their keys give this query exactly the same {what}")
-    return f"on {names}, an exact tie: {why}. Each of them is a right answer."
+    why = (t("they are the same word, “{word}”, and without positional encodings equal words have equal embeddings, "
+             "so equal keys and equal scores", word=trace.tokens[best[0]])
+           if len(words) == 1 and trace.positional_encoding is None
+           else t("their keys give this query exactly the same score") if what == "score"
+           else t("their keys give this query exactly the same weight"))
+    return t("on {names}, an exact tie: {why}. Each of them is a right answer.", names=names, why=why)
 
 
-def _whose(trace: AttentionTrace) -> str:
-    """Whose matrix a row is of: "head 2's " for a head of a multi-head trace (each head has its own Z and α),
-    else nothing."""
-    return "" if trace.head is None else f"head {trace.head + 1}'s "
+def _row_title(trace: AttentionTrace, i: int, labels: list[str], matrix: str) -> str:
+    """Which row of which matrix (Z or α): "Row 2 of Z (the query “forum”)", "Row 2 of head 2's Z (…)" for a head of a
+    multi-head trace (each head has its own Z and α)."""
+    if trace.head is None:
+        return t("Row {row} of {matrix} (the query “{query}”)", row=i + 1, matrix=matrix, query=labels[i])
+    return t("Row {row} of head {head}'s {matrix} (the query “{query}”)", row=i + 1, head=trace.head + 1,
+             matrix=matrix, query=labels[i])
 
 
 def _z_row(trace: AttentionTrace, i: int, labels: list[str]) -> Shown:
     """Row i of the scaled scores Z as step 6's table shows it (masked keys −∞)."""
     z = np.where(trace.mask[i], trace.masked_scores[i], -np.inf)
-    return Shown(f"Row {i + 1} of {_whose(trace)}Z (the query “{labels[i]}”)", labels[i], tuple(labels),
+    return Shown(_row_title(trace, i, labels, "Z"), labels[i], tuple(labels),
                  tuple(format_number(float(x)) for x in z))
 
 
 def _alpha_row(trace: AttentionTrace, i: int, labels: list[str]) -> Shown:
     """Row i of α as step 7's table shows it (masked keys —)."""
-    return Shown(f"Row {i + 1} of {_whose(trace)}α (the query “{labels[i]}”)", labels[i], tuple(labels),
+    return Shown(_row_title(trace, i, labels, "α"), labels[i], tuple(labels),
                  tuple(format_number(float(a)) if ok else "—" for a, ok in zip(trace.weights[i], trace.mask[i],
                                                                               strict=True)))
 
@@ -214,18 +227,18 @@ def _winner_question(trace: AttentionTrace, i: int, lid: str, labels: list[str])
     """Step 6: which key wins α, from row i of the scaled scores (softmax keeps a row's order)."""
     z = np.where(trace.mask[i], trace.masked_scores[i], -np.inf)
     best = most_attended(z)
-    shown = ", ".join(format_number(float(x)) for x in z)
-    explanation = (f"Row {i + 1} of Z is [{shown}]. The softmax keeps the order of a row (e^z grows with z), so the "
-                   f"largest scaled score, {format_number(float(z[best[0]]))}, gets the largest weight: ")
-    if len(best) == 1:
-        explanation += (f"“{labels[best[0]]}” (column {best[0] + 1}), with α = "
-                        f"{format_number(float(trace.weights[i, best[0]]))} in step 7.")
-    else:
-        explanation += _tied(trace, best, labels, "score") + (
-            f" Their weights in step 7 are equal, {format_number(float(trace.weights[i, best[0]]))} each.")
+    shown = numbers([format_number(float(x)) for x in z])
+    weight = format_number(float(trace.weights[i, best[0]]))
+    explanation = t("Row {row} of Z is [{shown}]. The softmax keeps the order of a row (e^z grows with z), so the "
+                    "largest scaled score, {score}, gets the largest weight: {which}", row=i + 1, shown=shown,
+                    score=format_number(float(z[best[0]])),
+                    which=t("“{token}” (column {column}), with α = {weight} in step 7.", token=labels[best[0]],
+                            column=best[0] + 1, weight=weight) if len(best) == 1 else
+                    t("{tie} Their weights in step 7 are equal, {weight} each.",
+                      tie=_tied(trace, best, labels, "score"), weight=weight))
     return Question(
-        key=f"{lid}-most", prompt=f"Which key will the softmax give the largest weight in row {i + 1}, the query "
-                                  f"“{labels[i]}”?",
+        key=f"{lid}-most", prompt=t("Which key will the softmax give the largest weight in row {row}, the query "
+                                    "“{query}”?", row=i + 1, query=labels[i]),
         options=tuple(labels), answer=labels[best[0]], also=tuple(labels[j] for j in best[1:]), step=6, reveals=7,
         explanation=explanation, shown=_z_row(trace, i, labels),
     )
@@ -252,12 +265,14 @@ def _alpha_question(trace: AttentionTrace, i: int, j: int, lid: str, labels: lis
     low, high = _alpha_range(trace, i, j)
     return Question(
         key=f"{lid}-alpha",
-        prompt=f"From row {i + 1} of Z (the query “{labels[i]}”), compute α for the key “{labels[j]}” to two "
-               "decimals: e^z of its score over the sum of e^z of the row (masked keys, −∞, give 0).",
+        prompt=t("From row {row} of Z (the query “{query}”), compute α for the key “{key}” to two decimals: e^z of its "
+                 "score over the sum of e^z of the row (masked keys, −∞, give 0).", row=i + 1, query=labels[i],
+                 key=labels[j]),
         options=(), answer=round(float(trace.weights[i, j]), 2), low=low, high=high, step=6, reveals=7,
         shown=_z_row(trace, i, labels),
-        explanation=_alpha_written_out(trace, i, j) + " The table's scores are rounded to two decimals, so "
-        + Question("", "", (), 0.0, "", low=low, high=high).counts_text() + ".",
+        explanation=t("{sum} The table's scores are rounded to two decimals, so {counts}.",
+                      sum=_alpha_written_out(trace, i, j),
+                      counts=Question("", "", (), 0.0, "", low=low, high=high).counts_text()),
     )
 
 
@@ -281,16 +296,19 @@ def _mask_question(trace: AttentionTrace, lid: str, labels: list[str]) -> Questi
                MASK_OPTIONS[3]: (unmasked / unmasked.sum()) @ v}
     scale = 1e-9 * max(1.0, float(np.abs(v).max()))
     same = tuple(o for o in MASK_OPTIONS[1:] if np.allclose(vectors[o], v[0], rtol=0, atol=scale))
-    explanation = (f"The first token may attend only to itself, so α_1,1 = 1 and every other weight is 0: "
-                   f"out_1 = 1·v_1 = [{', '.join(format_number(x) for x in v[0])}].")
+    explanation = t("The first token may attend only to itself, so α_1,1 = 1 and every other weight is 0: "
+                    "out_1 = 1·v_1 = [{vector}].", vector=numbers([format_number(x) for x in v[0]]))
     if same:
-        explanation += (" On this sentence " + " and ".join(f"“{o}”" for o in same)
-                        + (" is" if len(same) == 1 else " are") + " the same vector, so "
-                        + ("it is" if len(same) == 1 else "they are") + " right too.")
+        named = listed([t("“{option}”", option=t(o)) for o in same])  # apart: inside nt(), Babel's extractor lost both
+        explanation += " " + nt("On this sentence {options} is the same vector, so it is right too.",
+                                "On this sentence {options} are the same vector, so they are right too.", len(same),
+                                options=named)
+    options = tuple(t(o) for o in MASK_OPTIONS)  # in the reader's language; a class stores them in English
     return Question(
         key=f"{lid}-mask",
-        prompt=f"With the causal mask on, what does the output of the first token, “{labels[0]}”, become?",
-        options=MASK_OPTIONS, answer=MASK_OPTIONS[0], also=same, step=6, reveals=8, explanation=explanation,
+        prompt=t("With the causal mask on, what does the output of the first token, “{token}”, become?",
+                 token=labels[0]),
+        options=options, answer=options[0], also=tuple(t(o) for o in same), step=6, reveals=8, explanation=explanation,
     )
 
 
@@ -298,15 +316,17 @@ def _value_question(trace: AttentionTrace, i: int, lid: str, labels: list[str]) 
     """Step 7: whose value vector gets the largest share of out_i."""
     row = np.where(trace.mask[i], trace.weights[i], -np.inf)
     best = most_attended(row)
-    shown = ", ".join("—" if not ok else format_number(float(a)) for a, ok in zip(trace.weights[i], trace.mask[i],
-                                                                                  strict=True))
-    explanation = (f"out_{i + 1} = Σ_j α_{i + 1},j v_j, and row {i + 1} of α is [{shown}]: the largest weight, "
-                   f"{format_number(float(trace.weights[i, best[0]]))}, is ")
-    explanation += (f"on “{labels[best[0]]}” (column {best[0] + 1}), so its value vector gets the largest share."
+    shown = numbers(["—" if not ok else format_number(float(a)) for a, ok in zip(trace.weights[i], trace.mask[i],
+                                                                                 strict=True)])
+    explanation = t("out_{row} = Σ_j α_{row},j v_j, and row {row} of α is [{shown}]: the largest weight, {weight}, is "
+                    "{which}", row=i + 1, shown=shown, weight=format_number(float(trace.weights[i, best[0]])),
+                    which=t("on “{token}” (column {column}), so its value vector gets the largest share.",
+                            token=labels[best[0]], column=best[0] + 1)
                     if len(best) == 1 else _tied(trace, best, labels, "weight"))
     return Question(
         key=f"{lid}-value",
-        prompt=f"Whose value vector gets the largest share of the output of the query “{labels[i]}” (row {i + 1})?",
+        prompt=t("Whose value vector gets the largest share of the output of the query “{query}” (row {row})?",
+                 query=labels[i], row=i + 1),
         options=tuple(labels), answer=labels[best[0]], also=tuple(labels[j] for j in best[1:]), step=7, reveals=8,
         explanation=explanation, shown=_alpha_row(trace, i, labels),
     )
@@ -318,18 +338,24 @@ def head_questions(n: int, d_model: int, heads: int, lid: str) -> list[Question]
     one = dict.fromkeys([f"{n} × {d_k}", f"{n} × {d_model}", f"{d_model} × {d_k}", f"{n} × {n}"])
     concat = dict.fromkeys([f"{n} × {d_model}", f"{n} × {d_k}", f"{heads} × {n}", f"{n} × {heads * d_model}"])
     return [q for q in (
-        Question(key=f"{lid}-head-q", prompt=f"d_model = {d_model} is split into h = {heads} "
-                                             f"{'head' if heads == 1 else 'heads'}. What shape is one head's Q?",
+        Question(key=f"{lid}-head-q", prompt=nt("d_model = {d_model} is split into h = {heads} head. What shape is "
+                                                "one head's Q?", "d_model = {d_model} is split into h = {heads} heads. "
+                                                "What shape is one head's Q?", heads, d_model=d_model, heads=heads),
                  options=tuple(one), answer=f"{n} × {d_k}",
-                 explanation=f"Each head gets d_k = d_model / h = {d_model} / {heads} = {d_k} "
-                             f"{'column' if d_k == 1 else 'columns'} of W_Q, so its "
-                             f"Q = X·W_Q is [{n} × {d_model}]·[{d_model} × {d_k}] = [{n} × {d_k}]."),
-        Question(key=f"{lid}-concat", prompt=(f"The {heads} heads' outputs are put side by side." if heads > 1 else
-                                              "With h = 1, the one head's output is the whole concatenation.")
-                 + " What shape is Concat(head outputs)?",
+                 explanation=nt("Each head gets d_k = d_model / h = {d_model} / {heads} = {d_k} column of W_Q, so its "
+                                "Q = X·W_Q is [{tokens} × {d_model}]·[{d_model} × {d_k}] = [{tokens} × {d_k}].",
+                                "Each head gets d_k = d_model / h = {d_model} / {heads} = {d_k} columns of W_Q, so its "
+                                "Q = X·W_Q is [{tokens} × {d_model}]·[{d_model} × {d_k}] = [{tokens} × {d_k}].", d_k,
+                                d_model=d_model, heads=heads, d_k=d_k, tokens=n)),
+        Question(key=f"{lid}-concat", prompt=(t("The {heads} heads' outputs are put side by side. What shape is "
+                                                "Concat(head outputs)?", heads=heads) if heads > 1 else
+                                              t("With h = 1, the one head's output is the whole concatenation. What "
+                                                "shape is Concat(head outputs)?")),
                  options=tuple(concat), answer=f"{n} × {d_model}",
-                 explanation=(f"{heads} outputs of [{n} × {d_k}] side by side: " if heads > 1 else
-                              f"One output of [{n} × {d_k}]: ")
-                             + f"[{n} × {heads} · {d_k}] = "
-                             f"[{n} × {d_model}], back to d_model columns, which W_O [{d_model} × {d_model}] mixes."),
+                 explanation=(t("{heads} outputs of [{n} × {d_k}] side by side: [{n} × {heads} · {d_k}] = "
+                                "[{n} × {d_model}], back to d_model columns, which W_O [{d_model} × {d_model}] mixes.",
+                                heads=heads, n=n, d_k=d_k, d_model=d_model) if heads > 1 else
+                              t("One output of [{n} × {d_k}]: [{n} × {heads} · {d_k}] = [{n} × {d_model}], back to "
+                                "d_model columns, which W_O [{d_model} × {d_model}] mixes.", heads=heads, n=n, d_k=d_k,
+                                d_model=d_model))),
     ) if asks_something(q)]

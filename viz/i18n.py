@@ -138,6 +138,12 @@ def decimal(number: str) -> str:
     return number if sign == "." else number.replace(".", sign)
 
 
+def numbers(items: list[str]) -> str:
+    """Numbers written one after another inside brackets: "0.12, 0.34", and "0,12; 0,34" where the decimal sign is a
+    comma (a comma between them would read as one number's: "0,12, 0,34")."""
+    return ("; " if _decimal_sign(language()) == "," else ", ").join(items)
+
+
 def percent(number: str) -> str:
     """A percentage's number (its digits, or "< 1") with the running language's percent sign: "33 %" in English (as
     this app's English writes it), with a no-break space in Spanish and French, "33%" in Chinese (CLDR's patterns)."""
