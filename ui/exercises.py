@@ -11,12 +11,12 @@ from attention import AttentionTrace
 from ui.classmode import OPEN_STEP, QUESTIONS, teaching
 from viz.classmode import question_record
 from viz.exercises import Question, questions_for_step
-from viz.i18n import ENGLISH, LANGUAGES, speaking
+from viz.i18n import ENGLISH, LANGUAGES, N_, listed, nt, sentences, speaking, t
 from viz.labels import markdown_text
 
 _LOG = "_exercise_log"  # question key -> first answer right?
 _CHECKED = "_exercise_checked"  # a question's widget key -> the answer last checked (None: checked with none given)
-STEP_NAMES = {4: "step 4 (Q, K and V)", 7: "step 7 (α)", 8: "step 8 (the output)"}
+STEP_NAMES = {4: N_("step 4 (Q, K and V)"), 7: N_("step 7 (α)"), 8: N_("step 8 (the output)")}  # English: t()
 
 
 def offer_to_class(build: Callable[[], Sequence[Question]], open_step: int | None) -> None:
@@ -46,9 +46,11 @@ def step_questions(trace: AttentionTrace, step: int, *, prefix: str = "ex") -> N
     questions = questions_for_step(trace, step)
     if questions:
         reveals = sorted({q.reveals for q in questions})
-        where = " and ".join(STEP_NAMES.get(r, f"step {r}") for r in reveals)
+        where = listed([t(STEP_NAMES[r]) if r in STEP_NAMES else t("step {step}", step=r) for r in reveals])
         question_box(questions, prefix=prefix, key=f"{prefix}-step-{step}",
-                     title=f"Predict from the numbers above, before {where} shows the answer")
+                     title=nt("Predict from the numbers above, before {steps} shows the answer",
+                              "Predict from the numbers above, before {steps} show the answer", len(reveals),
+                              steps=where))
 
 
 def question_box(questions: Sequence[Question], *, prefix: str, key: str, title: str) -> None:
@@ -62,8 +64,8 @@ def question_box(questions: Sequence[Question], *, prefix: str, key: str, title:
         for number, question in enumerate(questions, start=1):
             _question(question, number, prefix, log)
         answered = len(log)
-        st.metric("Your score this session", f"{sum(log.values())} / {answered}" if answered else "–",
-                  help="The first answer you check to each question counts.")
+        st.metric(t("Your score this session"), f"{sum(log.values())} / {answered}" if answered else "–",
+                  help=t("The first answer you check to each question counts."))
 
 
 def _question(question: Question, number: int, prefix: str, log: dict[str, bool]) -> None:
@@ -82,17 +84,17 @@ def _question(question: Question, number: int, prefix: str, log: dict[str, bool]
                      format_func=markdown_text, horizontal=True)
         else:
             st.number_input(question.prompt, min_value=0.0, max_value=1.0, value=None, step=0.01, format="%.2f",
-                            key=key, label_visibility="collapsed", placeholder="a number from 0 to 1")
-        st.form_submit_button("Check", key=f"{key}-check", on_click=_check, args=(question, key, log),
+                            key=key, label_visibility="collapsed", placeholder=t("a number from 0 to 1"))
+        st.form_submit_button(t("Check"), key=f"{key}-check", on_click=_check, args=(question, key, log),
                               icon=":material/task_alt:")
     if checked is None:
         if key in checks:  # checked with no answer given
-            st.caption("Choose an answer first." if question.options else "Type a number from 0 to 1 first.")
+            st.caption(t("Choose an answer first.") if question.options else t("Type a number from 0 to 1 first."))
         return
     if question.is_correct(checked):
-        st.success("Right. " + markdown_text(question.explanation), icon=":material/check:")
+        st.success(sentences(t("Right."), markdown_text(question.explanation)), icon=":material/check:")
     else:
-        st.error("Not quite. " + markdown_text(question.explanation), icon=":material/close:")
+        st.error(sentences(t("Not quite."), markdown_text(question.explanation)), icon=":material/close:")
 
 
 def _check(question: Question, key: str, log: dict[str, bool]) -> None:

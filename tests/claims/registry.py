@@ -299,7 +299,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("key by key: {cells}.", "tests.test_class_questions::test_every_question_that_needs_numbers_shows_them_as_the_trace_has_them_and_they_give_a_right_answer"),
     ],
     "ui/exercises.py": [
-        ("Predict from the numbers above, before {where} shows the answer",
+        ("Predict from the numbers above, before {steps} shows the answer",
          "tests.test_classroom::test_each_question_is_asked_at_a_step_whose_numbers_answer_it_and_revealed_later"),
     ],
     "viz/tables.py": [
