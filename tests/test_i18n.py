@@ -274,3 +274,15 @@ def test_the_projectors_folded_rows_and_labels_take_their_languages_plural():
     with i18n.speaking("fr"):
         names = [r.name for r in projector_rows(question, answers, revealed=False) if r.folded]
     assert names and all(re.fullmatch(r"\d+ autres options|les \d+ options", n) for n in names), names
+
+
+@pytest.mark.parametrize(("locale", "language"), [
+    ("es-ES", "es"), ("es_419", "es"), ("fr-CA", "fr"), ("zh-CN", "zh"), ("zh", "zh"), ("zh-Hans-SG", "zh"),
+    ("zh-TW", "en"), ("zh-HK", "en"), ("zh-MO", "en"), ("zh-Hant", "en"), ("zh-Hant-TW", "en"), ("de-DE", "en"),
+    ("", "en"), ("-", "en")])
+def test_a_browsers_locale_picks_its_language_and_traditional_chinese_is_not_given_the_simplified_catalog(
+        monkeypatch, locale, language):
+    import ui.i18n
+
+    monkeypatch.setattr(ui.i18n, "OFFERED", ("en", "es", "fr", "zh"))  # as once every language is offered
+    assert ui.i18n.offered_for(locale) == language

@@ -45,8 +45,20 @@ i18n.set_source(_session_language)
 
 def browser_language() -> str:
     """The offered language the browser prefers (``navigator.language``: "es-ES" → es), else English."""
-    locale = st.context.locale or ""
-    primary = locale.replace("_", "-").split("-")[0].lower()
+    return offered_for(st.context.locale or "")
+
+
+TRADITIONAL = {"hant", "tw", "hk", "mo"}  # a Chinese locale's script or region that writes Traditional characters
+
+
+def offered_for(locale: str) -> str:
+    """The offered language for a BCP 47 locale ("es-ES" → es, "zh-CN" → zh), else English. The Chinese catalog is
+    Simplified: a reader of Traditional characters (zh-TW, zh-HK, zh-MO, zh-Hant-…) reads English until a Traditional
+    catalog exists, rather than a script they did not choose."""
+    parts = [p.lower() for p in locale.replace("_", "-").split("-") if p]
+    primary = parts[0] if parts else ""
+    if primary == "zh" and TRADITIONAL & set(parts[1:]):
+        return i18n.ENGLISH
     return primary if primary in OFFERED else i18n.ENGLISH
 
 
