@@ -286,3 +286,48 @@ def test_a_browsers_locale_picks_its_language_and_traditional_chinese_is_not_giv
 
     monkeypatch.setattr(ui.i18n, "OFFERED", ("en", "es", "fr", "zh"))  # as once every language is offered
     assert ui.i18n.offered_for(locale) == language
+
+
+ASSETS = ROOT / "assets"
+SYMBOL = re.compile(r"\$[^$]+\$|[A-Za-z]+_[A-Za-z0-9]+|[αβγσ√Σ]|\d+(?:[.,]\d+)?")  # maths, names like W_Q, numbers
+
+
+def translated_assets() -> list[tuple[str, Path]]:
+    return [(lang, path) for lang in i18n.LANGUAGES if lang != i18n.ENGLISH
+            for path in sorted((ASSETS / lang).rglob("*.md"))]
+
+
+def test_there_are_translated_lesson_texts_to_check():
+    """The next test checks every translated lesson text; it checks something."""
+    assert {lang for lang, _ in translated_assets()} == {"es", "fr", "zh"}
+
+
+@pytest.mark.parametrize(("lang", "path"), translated_assets(), ids=lambda v: str(v).split("assets/")[-1])
+def test_a_translated_lesson_text_has_its_englishs_maths_names_and_numbers_and_its_own_words(lang, path):
+    """A lesson text in another language (assets/<lang>/<name>.md) translates an English one: the same maths, the same
+    names of matrices and sizes and the same numbers (a number written in words in one language is a number lost), and
+    words of its own (not English left in place); and the page reads it (``viz.steps.lesson_text``)."""
+    from viz.steps import lesson_markdown, lesson_text
+
+    name = path.relative_to(ASSETS / lang).with_suffix("").as_posix()
+    english = (ASSETS / f"{name}.md").read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    assert set(SYMBOL.findall(text.replace(",", "."))) == set(SYMBOL.findall(english)), name
+    assert text.count("**") == english.count("**") and text.count("](") == english.count("]("), name
+    assert text != english and lesson_text(name, lang) == text
+    with i18n.speaking(lang):
+        assert lesson_markdown(name).strip() == text.strip()
+
+
+def test_a_lesson_text_in_the_pseudo_language_marks_every_line_of_words_and_keeps_its_markdown():
+    from viz.steps import lesson_text
+
+    for name in ("multihead/00_intro", "walkthrough/07_softmax", "phonebook/00_intro"):
+        english, marked = lesson_text(name, "en"), lesson_text(name, i18n.PSEUDO)
+        for plain, line in zip(english.split("\n"), marked.split("\n"), strict=True):
+            if plain.strip() and not plain.strip().startswith(("$$", "<!--", "|")) and not plain.strip().endswith("$$"):
+                assert "⟦" in line and line.split("⟦")[0] == re.match(r"\s*(?:#{1,6} |[-*+] |\d+\. |> )?",
+                                                                        plain)[0], (name, line)
+            else:
+                assert line == plain
+    assert lesson_text("multihead/00_intro", "de") == lesson_text("multihead/00_intro", "en")  # no such catalog

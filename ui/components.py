@@ -10,6 +10,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from ui import view
+from viz.i18n import t
 from viz.labels import markdown_text
 from viz.steps import lesson_markdown
 from viz.svg import Svg
@@ -95,7 +96,7 @@ def lesson(name: str) -> None:
     on what the teacher is showing, not on the text above it."""
     text = lesson_markdown(name)
     if name.endswith("/00_intro") and in_a_class():
-        with st.expander("About this lesson", icon=":material/info:"):
+        with st.expander(t("About this lesson"), icon=":material/info:"):
             st.markdown(text)
     else:
         st.markdown(text)

@@ -5,10 +5,12 @@ handout prints them (viz/exports.py), from this one list.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
 from attention import AttentionTrace
+from viz.i18n import ENGLISH, PSEUDO, language, pseudo
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 
@@ -37,18 +39,43 @@ MASK_CAPTION = (
 MORE = "<!-- more -->"
 
 
-@cache
 def lesson_parts(name: str) -> tuple[str, str]:
-    """The lead of assets/<name>.md and the rest (empty when the text has no ``MORE`` line)."""
-    lead, _, more = (ASSETS / f"{name}.md").read_text(encoding="utf-8").partition(f"\n{MORE}\n")
+    """The lead of assets/<name>.md and the rest (empty when the text has no ``MORE`` line), in the running language."""
+    lead, _, more = lesson_text(name, language()).partition(f"\n{MORE}\n")
     return lead.strip(), more.strip()
 
 
-@cache
 def lesson_markdown(name: str) -> str:
     """The Markdown of assets/<name>.md (our own text, never user input), whole (a ``MORE`` line left out: a lead that
-    ends mid-paragraph joins the rest again)."""
-    return (ASSETS / f"{name}.md").read_text(encoding="utf-8").replace(f"\n{MORE}\n", "\n")
+    ends mid-paragraph joins the rest again), in the running language."""
+    return lesson_text(name, language()).replace(f"\n{MORE}\n", "\n")
+
+
+@cache
+def lesson_text(name: str, lang: str) -> str:
+    """A lesson text as ``lang`` reads it: assets/<lang>/<name>.md where that language has its own, else the English
+    assets/<name>.md (in the pseudo-language, every line's words marked: ``pseudo_markdown``). Cached by language:
+    one process serves every session's."""
+    own = ASSETS / lang / f"{name}.md"
+    if lang not in (ENGLISH, PSEUDO) and own.is_file():
+        return own.read_text(encoding="utf-8")
+    text = (ASSETS / f"{name}.md").read_text(encoding="utf-8")
+    return pseudo_markdown(text) if lang == PSEUDO else text
+
+
+_LINE_START = re.compile(r"^(\s*(?:#{1,6} |[-*+] |\d+\. |> )?)(.*)$")
+
+
+def pseudo_markdown(text: str) -> str:
+    """A Markdown text in the pseudo-language, line by line: a line's words marked (``viz.i18n.pseudo``: maths, links
+    and icons kept), its heading, list or quote mark before them; blank lines, display maths ($$) and HTML comments
+    as they are."""
+    out = []
+    for line in text.split("\n"):
+        mark, words = _LINE_START.match(line).groups()
+        plain = not words.strip() or words.strip().startswith(("$$", "<!--", "|")) or words.strip().endswith("$$")
+        out.append(line if plain else mark + pseudo(words))
+    return "\n".join(out)
 
 
 def identity_note(trace: AttentionTrace) -> str | None:
