@@ -71,6 +71,9 @@ def read_option(key: str, label: str):
         return SETTINGS[key].read(label.split(" · ", 1)[0])
 
 
+QUESTION_RADIOS = ("ex-", "mh-ex-")  # the keys' prefixes of the questions' radios (ui.exercises.question_box)
+
+
 def set_control(kind: str, widget, data) -> None:
     """Set ``widget`` to a value drawn from everything it can take (the next run applies it)."""
     key = widget.key
@@ -82,7 +85,10 @@ def set_control(kind: str, widget, data) -> None:
             widget.set_value(index)
     elif kind == "radio" and widget.options:
         label = data.draw(st.sampled_from(widget.options), label=key)
-        widget.set_value(read_option(key, label) if key in SETTINGS else label)
+        if key.startswith(QUESTION_RADIOS):  # a question's radio holds its option's place (ui/exercises.py)
+            widget.set_value(widget.options.index(label))
+        else:
+            widget.set_value(read_option(key, label) if key in SETTINGS else label)
     elif kind == "select_slider":
         options = [o for o in widget.options if key not in SLOW or o in SLOW[key]]
         widget.set_value(data.draw(st.sampled_from(options), label=key))

@@ -1161,6 +1161,9 @@ def test_a_class_in_four_languages_reads_one_question_each_in_its_own_and_counts
     teacher = on(teacher, "lessons/walkthrough.py")
     mask = next(q for q in teacher.session_state["_page_questions"] if q["key"].endswith("-mask"))
     assert set(mask["texts"]) == {"es", "fr", "zh"}
+    for lang, (_prompt, right, _why) in IN_LANGUAGE.items():  # each language's labels in the stored options' order
+        with i18n.speaking(lang):
+            assert V.label_of(V.in_language(mask), mask["answer"]) == right, lang
     number = database.open_question(secret, mask)
     students = {}
     for k, lang in enumerate(IN_LANGUAGE):

@@ -26,7 +26,8 @@ FIELD = re.compile(r"\{[^{}]*\}")
 # a translation may be the English text: a name of the maths written as the formulas write it; a word French shares
 SAME_AS_ENGLISH = {(lang, message) for lang in ("es", "fr", "zh") for message in ("d_model", "d_model {d_model}")}
 SAME_AS_ENGLISH |= {("fr", "Question {number}"), ("fr", "question"), ("es", "no"), ("es", "{right} ({share})"),
-                    ("fr", "{right} ({share})"), ("zh", "“{option}”")}
+                    ("fr", "{right} ({share})"), ("zh", "“{option}”"),
+                    ("zh", "“{key}” {value}")}
 # the shared sidebar's controls, on every page
 SIDEBAR_KEYS = ("sentence", "seed", "new_seed", "d_model", "positional", "causal")
 
@@ -184,10 +185,13 @@ PAGE_ADDRESSES = [url_path(script) for script, _, _ in PAGES]
 def test_the_shared_sidebar_speaks_the_sessions_language_on_every_page_beside_a_session_in_english(page):
     """Two sessions of one server, one in the pseudo-language: every label, help and caption of the shared sidebar's
     controls comes from the catalog in the first, and is English in the second, run after run."""
-    pseudo, english = open_app(page, lang="qps"), open_app(page)
+    with i18n.speaking(i18n.PSEUDO):  # AppTest applies a list's format_func again in the test's thread, each run
+        pseudo = open_app(page, lang="qps")
+    english = open_app(page)
     for _ in range(2):
         for at, wrapped in ((pseudo, True), (english, False)):
-            at.run()
+            with i18n.speaking(i18n.PSEUDO if wrapped else i18n.ENGLISH):
+                at.run()
             assert not at.exception
             widgets = [w for kind in ("text_input", "number_input", "button", "slider", "toggle") for w in
                        getattr(at.sidebar, kind) if w.key in SIDEBAR_KEYS]

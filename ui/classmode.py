@@ -1053,7 +1053,8 @@ def _question(code: str, view: ClassView) -> None:
             if said is not None and said[0] == number:
                 st.warning(markdown_text(said[1]), icon=":material/error:")
         if mine is not None:
-            st.success(sentences(t("Received: your answer {answer}.", answer=markdown_text(V.label_of(q, mine))),
+            shown = V.label_of(q, mine) if q["options"] else decimal(mine)  # as the reveal writes it: "0,18" in es
+            st.success(sentences(t("Received: your answer {answer}.", answer=markdown_text(shown)),
                                  "" if closed else t("You can change it until the answers close.")),
                        icon=":material/check_circle:")
 

@@ -79,9 +79,9 @@ def _question(question: Question, number: int, prefix: str, log: dict[str, bool]
     if checked is not None and key not in st.session_state:  # the step was closed: its widget was forgotten
         st.session_state[key] = checked  # the answer the feedback below is about, shown again (the truth audit)
     with st.form(f"{key}-form", border=False, enter_to_submit=True):
-        if question.options:
-            st.radio(question.prompt, question.options, index=None, key=key, label_visibility="collapsed",
-                     format_func=markdown_text, horizontal=True)
+        if question.options:  # by place, not by text: the text changes with the language, the place does not
+            st.radio(question.prompt, range(len(question.options)), index=None, key=key, label_visibility="collapsed",
+                     format_func=lambda k: markdown_text(question.options[k]), horizontal=True)
         else:
             st.number_input(question.prompt, min_value=0.0, max_value=1.0, value=None, step=0.01, format="%.2f",
                             key=key, label_visibility="collapsed", placeholder=t("a number from 0 to 1"))
@@ -91,7 +91,7 @@ def _question(question: Question, number: int, prefix: str, log: dict[str, bool]
         if key in checks:  # checked with no answer given
             st.caption(t("Choose an answer first.") if question.options else t("Type a number from 0 to 1 first."))
         return
-    if question.is_correct(checked):
+    if question.is_correct(_response(question, checked)):
         st.success(sentences(t("Right."), markdown_text(question.explanation)), icon=":material/check:")
     else:
         st.error(sentences(t("Not quite."), markdown_text(question.explanation)), icon=":material/close:")
@@ -103,4 +103,11 @@ def _check(question: Question, key: str, log: dict[str, bool]) -> None:
     given = st.session_state.get(key)
     st.session_state.setdefault(_CHECKED, {})[key] = given
     if given is not None:
-        log.setdefault(question.key, question.is_correct(given))
+        log.setdefault(question.key, question.is_correct(_response(question, given)))
+
+
+def _response(question: Question, given: object) -> object:
+    """An answer as the question judges it: a chosen option's text (the radio holds its place), or the number."""
+    if question.options:
+        return question.options[given] if isinstance(given, int) and 0 <= given < len(question.options) else None
+    return given

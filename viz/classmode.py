@@ -180,7 +180,8 @@ def shown_for(question: dict, stored: object) -> Shown | None:
 
 def numbers_table(shown: Shown) -> str:
     """Markdown: the numbers as one row of the lesson's table (the query's label, then a cell a key; escaped)."""
-    frame = pd.DataFrame([list(shown.values)], index=pd.Index([shown.row], name="query"), columns=list(shown.columns))
+    frame = pd.DataFrame([list(shown.values)], index=pd.Index([shown.row], name=t("query")),
+                         columns=list(shown.columns))
     return markdown_table(frame, decimals=None)
 
 
@@ -500,8 +501,9 @@ def answers_csv(answers, questions: dict[int, dict], students, zone: str | None 
         for s in students:
             a = given.get((number, s.id))
             read = in_language(q)
+            said = "" if a is None else label_of(read, a.answer) if read["options"] else decimal(a.answer)
             rows.append([number, _stamp(q.get("asked"), zone), read["prompt"], answer_text(read), s.nickname,
-                         s.id[:8], label_of(read, a.answer) if a else "", _stamp(a.at, zone) if a else "",
+                         s.id[:8], said, _stamp(a.at, zone) if a else "",
                          (t("yes") if is_right(q, a.answer) else t("no")) if a else t("no answer"),
                          totals.get(s.id, 0)])
     columns = [t(name) for name in EXPORT_COLUMNS]

@@ -26,7 +26,7 @@ import numpy as np
 
 from attention import AttentionTrace
 from viz import arithmetic
-from viz.i18n import N_, listed, nt, numbers, t
+from viz.i18n import N_, listed, nt, numbers, sentences, t
 from viz.labels import format_number, token_labels
 
 # the mask question's options as the class stores them (English); a page shows each through the catalogs
@@ -46,7 +46,7 @@ class Shown:
 
     def text(self) -> str:
         """The table as one sentence (its text alternative, and a narrow screen's reading of it)."""
-        cells = "; ".join(f"“{c}” {v}" for c, v in zip(self.columns, self.values, strict=True))
+        cells = "; ".join(t("“{key}” {value}", key=c, value=v) for c, v in zip(self.columns, self.values, strict=True))
         return t("{title}, key by key: {cells}.", title=self.title, cells=cells)
 
 
@@ -155,6 +155,16 @@ def make_questions(trace: AttentionTrace) -> list[Question]:
     return [q for q in questions if asks_something(q)]
 
 
+def _shuffled(question: Question, basis: str) -> Question:
+    """The question with its options in an order drawn from ``basis``, what the question is about written without
+    words (so the same in every language, and the same for a question that reads the same word for word): a shape's
+    or the mask's right option was always listed first, which a class learns (the truth audit). A choice of keys
+    keeps the sentence's order."""
+    seed = int.from_bytes(hashlib.blake2b(basis.encode(), digest_size=8).digest(), "big")
+    order = np.random.default_rng(seed).permutation(len(question.options))
+    return replace(question, options=tuple(question.options[k] for k in order))
+
+
 def asks_something(question: Question) -> bool:
     """Whether a question has more than one possible answer: a number, or a choice with a wrong option (a
     choice between options that are all right, or of one option, is not asked)."""
@@ -168,21 +178,21 @@ def questions_for_step(trace: AttentionTrace, step: int) -> list[Question]:
 def _shape_question(trace: AttentionTrace, lid: str) -> Question:
     n, d_model, d_k = trace.n, trace.d_model, trace.d_k
     shapes = dict.fromkeys([f"{n} × {d_k}", f"{n} × {d_model}", f"{d_model} × {d_k}", f"{n} × {n}", f"{d_k} × {n}"])
-    return Question(
+    return _shuffled(Question(
         key=f"{lid}-shape", prompt=t("X is [{n} × {d_model}] and W_Q is [{d_model} × {d_k}]. What shape is Q = X·W_Q?",
                                      n=n, d_model=d_model, d_k=d_k)
         if trace.head is None else  # a head's W_Q is its columns of the page's [d_model × d_model] W_Q (the audit)
         t("X is [{n} × {d_model}], and this head's W_Q, {columns} of W_Q, is [{d_model} × {d_k}]. What shape is its "
-          "Q = X·W_Q?", n=n, d_model=d_model, d_k=d_k, columns=_columns(trace.head, d_k)),
+          "Q = X·W_Q?", n=n, d_model=d_model, d_k=d_k, columns=columns_of(trace.head, d_k)),
         options=tuple(shapes), answer=f"{n} × {d_k}", step=3, reveals=4,
         explanation=nt("Q = X·W_Q: [{tokens} × {d_model}]·[{d_model} × {d_k}] = [{tokens} × {d_k}], one query of "
                        "d_k = {d_k} number per token.", "Q = X·W_Q: [{tokens} × {d_model}]·[{d_model} × {d_k}] = "
                        "[{tokens} × {d_k}], one query of d_k = {d_k} numbers per token.", d_k, tokens=n,
                        d_model=d_model, d_k=d_k),
-    )
+    ), "|".join(shapes))
 
 
-def _columns(head: int, d_k: int) -> str:
+def columns_of(head: int, d_k: int) -> str:
     """Head ``head``'s columns of a [d_model × d_model] matrix (counted from 1): "columns 5–8", or "column 3"."""
     first = head * d_k + 1
     return t("column {first}", first=first) if d_k == 1 else t("columns {first}–{last}", first=first,
@@ -268,9 +278,9 @@ def _alpha_question(trace: AttentionTrace, i: int, j: int, lid: str, labels: lis
         prompt=t("From row {row} of Z (the query “{query}”), compute α for the key “{key}” to two decimals: e^z of its "
                  "score over the sum of e^z of the row (masked keys, −∞, give 0).", row=i + 1, query=labels[i],
                  key=labels[j]),
-        options=(), answer=round(float(trace.weights[i, j]), 2), low=low, high=high, step=6, reveals=7,
+        options=(), answer=float(arithmetic.shown(trace.weights[i, j])), low=low, high=high, step=6, reveals=7,
         shown=_z_row(trace, i, labels),
-        explanation=t("{sum} The table's scores are rounded to two decimals, so {counts}.",
+        explanation=t("{sum}. The table's scores are rounded to two decimals, so {counts}.",
                       sum=_alpha_written_out(trace, i, j),
                       counts=Question("", "", (), 0.0, "", low=low, high=high).counts_text()),
     )
@@ -284,7 +294,7 @@ def _alpha_written_out(trace: AttentionTrace, i: int, j: int) -> str:
                                     ()))
     places = max(abs(d), 3)
     return (f"α_{i + 1},{j + 1} = e^(z − m) / Σ e^(z − m) = {format_number(e, places)} / {format_number(total, places)}"
-            f" {arithmetic.relation(d)} {format_number(trace.weights[i, j])}.")
+            f" {arithmetic.relation(d)} {format_number(trace.weights[i, j])}")  # the full stop: its message's (zh "。")
 
 
 def _mask_question(trace: AttentionTrace, lid: str, labels: list[str]) -> Question:
@@ -300,16 +310,16 @@ def _mask_question(trace: AttentionTrace, lid: str, labels: list[str]) -> Questi
                     "out_1 = 1·v_1 = [{vector}].", vector=numbers([format_number(x) for x in v[0]]))
     if same:
         named = listed([t("“{option}”", option=t(o)) for o in same])  # apart: inside nt(), Babel's extractor lost both
-        explanation += " " + nt("On this sentence {options} is the same vector, so it is right too.",
-                                "On this sentence {options} are the same vector, so they are right too.", len(same),
-                                options=named)
+        explanation = sentences(explanation, nt("On this sentence {options} is the same vector, so it is right too.",
+                                                "On this sentence {options} are the same vector, so they are right "
+                                                "too.", len(same), options=named))
     options = tuple(t(o) for o in MASK_OPTIONS)  # in the reader's language; a class stores them in English
-    return Question(
+    return _shuffled(Question(
         key=f"{lid}-mask",
         prompt=t("With the causal mask on, what does the output of the first token, “{token}”, become?",
                  token=labels[0]),
         options=options, answer=options[0], also=tuple(t(o) for o in same), step=6, reveals=8, explanation=explanation,
-    )
+    ), "|".join([labels[0], *(arithmetic.text(float(x), 6) for x in v[0]), *same]))
 
 
 def _value_question(trace: AttentionTrace, i: int, lid: str, labels: list[str]) -> Question:
@@ -337,7 +347,7 @@ def head_questions(n: int, d_model: int, heads: int, lid: str) -> list[Question]
     d_k = d_model // heads
     one = dict.fromkeys([f"{n} × {d_k}", f"{n} × {d_model}", f"{d_model} × {d_k}", f"{n} × {n}"])
     concat = dict.fromkeys([f"{n} × {d_model}", f"{n} × {d_k}", f"{heads} × {n}", f"{n} × {heads * d_model}"])
-    return [q for q in (
+    return [_shuffled(q, "|".join(q.options)) for q in (
         Question(key=f"{lid}-head-q", prompt=nt("d_model = {d_model} is split into h = {heads} head. What shape is "
                                                 "one head's Q?", "d_model = {d_model} is split into h = {heads} heads. "
                                                 "What shape is one head's Q?", heads, d_model=d_model, heads=heads),

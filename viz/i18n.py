@@ -140,8 +140,9 @@ def decimal(number: str) -> str:
 
 def numbers(items: list[str]) -> str:
     """Numbers written one after another inside brackets: "0.12, 0.34", and "0,12; 0,34" where the decimal sign is a
-    comma (a comma between them would read as one number's: "0,12, 0,34")."""
-    return ("; " if _decimal_sign(language()) == "," else ", ").join(items)
+    comma (a comma between them would read as one number's: "0,12, 0,34"); French puts a no-break space before ";"."""
+    lang = language()
+    return ("\u00a0; " if lang == "fr" else "; " if _decimal_sign(lang) == "," else ", ").join(items)  # French: a space
 
 
 def percent(number: str) -> str:

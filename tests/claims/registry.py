@@ -142,12 +142,35 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("the h outputs are concatenated back to d_model columns",
          "tests.test_properties::test_multi_head_splits_and_concatenates_losslessly"),
     ],
+    # the same claims in each language's text (its maths, names and numbers are the English text's: test_i18n)
+    "assets/es/multihead/00_intro.md": [
+        ("h cabezas cuestan más o menos lo mismo que una cabeza grande",
+         f"{F}::test_h_heads_of_d_model_over_h_cost_about_as_much_as_one_big_head"),
+    ],
+    "assets/fr/multihead/00_intro.md": [
+        ("h têtes coûtent à peu près autant qu’une grande tête",
+         f"{F}::test_h_heads_of_d_model_over_h_cost_about_as_much_as_one_big_head"),
+    ],
+    "assets/zh/multihead/00_intro.md": [
+        ("h 个头的计算量和一个大头差不多", f"{F}::test_h_heads_of_d_model_over_h_cost_about_as_much_as_one_big_head"),
+    ],
+    "assets/es/multihead/01_path.md": [
+        ("las h salidas se concatenan de nuevo en d_model columnas",
+         "tests.test_properties::test_multi_head_splits_and_concatenates_losslessly"),
+    ],
+    "assets/fr/multihead/01_path.md": [
+        ("les h sorties sont concaténées pour revenir à d_model colonnes",
+         "tests.test_properties::test_multi_head_splits_and_concatenates_losslessly"),
+    ],
+    "assets/zh/multihead/01_path.md": [
+        ("h 个输出重新拼接回 d_model 列", "tests.test_properties::test_multi_head_splits_and_concatenates_losslessly"),
+    ],
     "lessons/multihead.py": [
         ("Each head gets d_k = d_model / h dimensions, so h must divide d_model.",
          "tests.test_multihead_and_scaling::test_multi_head_bad_head_count_explains_itself"),
         ("W_O is [d_model × d_model], seeded random like the other matrices (entries ~ N(0, 1/d_model)).",
          "tests.test_multihead_and_scaling::test_w_o_is_seeded_and_scaled"),
-        ("names=(\"Concat dimension\", \"output dimension\")",
+        ("names=(t(\"Concat dimension\"), t(\"output dimension\"))",
          "tests.test_lessons_issue3::test_w_os_heatmap_and_table_name_its_rows_and_columns_d_model"),
     ],
     # --- √d_k --------------------------------------------------------------------------------------
