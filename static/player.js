@@ -8,7 +8,8 @@
 // decides the decimals (viz/player.py, by viz/arithmetic.py's rule) and sends the scores' running sums.
 //
 // frames() is pure (tested in Node, tests/js/player.test.mjs, and on the server's payloads by tests/test_player.py);
-// the rest draws. Every text is inserted as text.
+// the rest draws. Every text is inserted as text. Every word comes from the server, in the reader's language
+// (data.texts: viz/player.py's templates, whose {fields} ``say`` fills); the browser holds none of its own.
 
 const { formatNumber, paren } = await import(new URL("tooltip.js" + new URL(import.meta.url).search, import.meta.url).href);
 const { el } = await import(new URL("dom.js" + new URL(import.meta.url).search, import.meta.url).href);
@@ -25,6 +26,12 @@ const rule = (dec) => ({ places: Math.abs(dec), rel: dec < 0 ? " ≈ " : " = " }
 // a product as the tooltips write it (static/tooltip.js): a·b, a negative factor in parentheses, both sides
 const times = (a, b, places) => `${paren(a, places)}·${paren(b, places)}`;
 
+// A template of data.texts with its {fields} filled (a field the template lacks is left out, one it names and
+// ``fields`` lacks stays as written)
+export function say(data, name, fields = {}) {
+  return data.texts[name].replace(/\{(\w+)\}/g, (whole, field) => (field in fields ? String(fields[field]) : whole));
+}
+
 // The frames of query i: each {cells, text, final}. ``cells`` are the row's cells shown so far (by column); ``text``
 // says what this frame adds; the last frame's cells are the engine's numbers (the table's).
 export function frames(data, i) {
@@ -39,19 +46,19 @@ function scoreFrames(data, i) {
   const q = data.q[i], out = [], cells = {};
   const n = data.keys.length, d = q.length;
   for (let j = 0; j < n; j++) {
-    const k = data.k[j], name = `s(${data.queries[i]}, ${data.keys[j]})`;
+    const k = data.k[j], name = `s(${data.queries[i]}, ${data.keys[j]})`, sep = data.texts.sep;
     data.dec[i][j].forEach((dec, u) => {
       const upTo = data.partial ? u + 1 : d, done = upTo === d;
       const { places, rel } = rule(dec);
       const written = q.slice(0, upTo).map((qc, c) => times(qc, k[c], places)).join(" + ");
       if (done) cells[j] = data.values[i][j];
       out.push({ cells: { ...cells }, active: j, text: done
-        ? `${name} = q·k = ${written}${rel}${f(data.values[i][j])}`
-        : `${name} so far (${upTo} of ${d} terms) = ${written}${rel}${f(data.partial[i][j][u])}` });
+        ? say(data, "scoreDone", { name, written, rel, value: f(data.values[i][j]) })
+        : say(data, "scoreSoFar", { name, upTo, d, written, rel, value: f(data.partial[i][j][u]) }) });
     });
   }
   out.push({ cells: { ...cells }, active: null, final: true,
-    text: `The row of scores for “${data.queries[i]}”: the step's table holds the same numbers.` });
+    text: say(data, "scoreRow", { query: data.queries[i] }) });
   return out;
 }
 
@@ -59,26 +66,27 @@ function softmaxFrames(data, i) {
   const z = data.z[i], e = data.e[i], alpha = data.values[i], total = data.total[i], dec = data.dec, out = [];
   const query = data.queries[i];
   const keys = data.keys.map((_, j) => j).filter((j) => z[j] !== null);  // masked keys (null) take no part
-  out.push({ cells: {}, active: null, text: `z for “${query}”: ${keys.map((j) => f(z[j])).join(", ")}; `
-    + `its largest, m = ${f(data.m[i])}, is taken from each (the weights do not change, the exponentials stay small).` });
+  out.push({ cells: {}, active: null,
+    text: say(data, "softmaxStart", { query, z: keys.map((j) => f(z[j])).join(data.texts.sep), m: f(data.m[i]) }) });
   const exps = {};
   for (const j of keys) {
     exps[j] = e[j];
     out.push({ cells: {}, exps: { ...exps }, active: j,  // an exponential is not exact: "≈"
-      text: `e^(z − m) for “${data.keys[j]}”: e^(${formatNumber(z[j], 3)} − ${paren(data.m[i], 3)}) ≈ `
-        + formatNumber(e[j], E_DECIMALS) });
+      text: say(data, "softmaxExp", { key: data.keys[j], z: formatNumber(z[j], 3), m: paren(data.m[i], 3),
+        e: formatNumber(e[j], E_DECIMALS) }) });
   }
   const sigma = rule(dec.total[i]);
   out.push({ cells: {}, exps: { ...exps }, active: null, total, text: keys.length === 1
-    ? `One key, so their sum Σ is its one exponential: ${formatNumber(total, E_DECIMALS)}`
-    : `Their sum Σ = ${keys.map((j) => formatNumber(e[j], sigma.places)).join(" + ")}${sigma.rel}`
-      + formatNumber(total, E_DECIMALS) });
+    ? say(data, "softmaxOneKey", { total: formatNumber(total, E_DECIMALS) })
+    : say(data, "softmaxSum", { terms: keys.map((j) => formatNumber(e[j], sigma.places)).join(" + "), rel: sigma.rel,
+      total: formatNumber(total, E_DECIMALS) }) });
   const cells = {};
   for (const j of keys) {
     cells[j] = alpha[j];
     const { places, rel } = rule(dec.alpha[i][j]);
     out.push({ cells: { ...cells }, exps: { ...exps }, total, active: j,
-      text: `α for “${data.keys[j]}” = ${formatNumber(e[j], places)} / ${formatNumber(total, places)}${rel}${f(alpha[j])}` });
+      text: say(data, "softmaxAlpha", { key: data.keys[j], e: formatNumber(e[j], places),
+        total: formatNumber(total, places), rel, alpha: f(alpha[j]) }) });
   }
   out.push({ cells: { ...cells }, exps: { ...exps }, total, active: null, final: true, text: weightsAddUp(data, i, keys) });
   return out;
@@ -88,13 +96,11 @@ function softmaxFrames(data, i) {
 // table's own 2 decimals do not (0.33 + 0.33 + 0.33), it says what they add up to there
 function weightsAddUp(data, i, keys) {
   const alpha = data.values[i], query = data.queries[i];
-  if (keys.length === 1) return `“${query}” sees one key, so its one weight is ${f(alpha[keys[0]])}; the step's `
-    + "table holds the same numbers.";
+  if (keys.length === 1) return say(data, "oneWeight", { query, alpha: f(alpha[keys[0]]) });
   const { places, rel } = rule(data.dec.weights[i]);
   const written = `Σ α = ${keys.map((j) => formatNumber(alpha[j], places)).join(" + ")}${rel}${f(data.weights_sum[i])}`;
-  if (places === DECIMALS) return `The step's table holds the same numbers; the weights of “${query}” add up to 1: ${written}`;
-  return `The step's table holds the same numbers. Rounded to ${DECIMALS} decimals there, they add up to `
-    + `${f(data.table_sum[i])}; written with ${places} decimals, the weights of “${query}” add up to 1: ${written}`;
+  if (places === DECIMALS) return say(data, "addUp", { query, written });
+  return say(data, "addUpMore", { decimals: DECIMALS, table: f(data.table_sum[i]), places, query, written });
 }
 
 function outputFrames(data, i) {
@@ -106,23 +112,26 @@ function outputFrames(data, i) {
     const term = data.v[j].map((x) => alpha[j] * x);
     term.forEach((x, c) => { running[c] += x; });
     out.push({ cells: Object.fromEntries(running.map((x, c) => [c, x])), term, active: j, approx: true,
-      text: `+ α·v for “${data.keys[j]}”: ${f(alpha[j])}·[${data.v[j].map(f).join(", ")}]; the sum so far ≈ `
-        + `[${running.map(f).join(", ")}]` });
+      text: say(data, "outputTerm", { key: data.keys[j], alpha: f(alpha[j]), v: data.v[j].map(f).join(data.texts.sep),
+        sum: running.map(f).join(data.texts.sep) }) });
   }
   out.push({ cells: Object.fromEntries(data.values[i].map((x, c) => [c, x])), active: null, final: true,
-    text: `The output of “${data.queries[i]}” = Σ α·v over every key it sees: the step's table holds the same numbers.` });
+    text: say(data, "outputRow", { query: data.queries[i] }) });
   return out;
 }
 
 // The buttons: an icon drawn as SVG (no font can lack it: the pause glyph ⏸ is in none of Debian's fonts-dejavu-core)
 // beside a plain word; the accessible name starts with the visible text (WCAG 2.5.3) and says the whole of it
-export const CONTROLS = {
-  back: { icon: "back", text: "1 frame", name: "1 frame back", keys: "ArrowLeft", title: "1 frame back (←)" },
-  play: { icon: "play", text: "Play", name: "Play", keys: "Space", title: "Play (Space)" },
-  pause: { icon: "pause", text: "Pause", name: "Pause", keys: "Space", title: "Pause (Space)" },
-  forward: { icon: "forward", text: "1 frame", name: "1 frame forward", keys: "ArrowRight", title: "1 frame forward (→)",
-    iconAfter: true },
-};
+export function controls(data) {
+  const word = (name) => say(data, name);
+  return {
+    back: { icon: "back", text: word("frame"), name: word("back"), keys: "ArrowLeft", title: word("backTitle") },
+    play: { icon: "play", text: word("play"), name: word("play"), keys: "Space", title: word("playTitle") },
+    pause: { icon: "pause", text: word("pause"), name: word("pause"), keys: "Space", title: word("pauseTitle") },
+    forward: { icon: "forward", text: word("frame"), name: word("forward"), keys: "ArrowRight",
+      title: word("forwardTitle"), iconAfter: true },
+  };
+}
 export const ICONS = {  // 16 × 16, filled with the text's colour
   play: "M4 2.5v11l9.5-5.5z",
   pause: "M3.5 3h3v10h-3zM9.5 3h3v10h-3z",
@@ -180,7 +189,10 @@ export default function player(component) {
   root.setAttribute("aria-label", data.title);
   const head = el("div", "alp-controls");
   const query = el("select", "alp-query");
-  data.queries.forEach((label, r) => { const o = el("option", null, `query ${r + 1} · ${label}`); o.value = r; query.append(o); });
+  data.queries.forEach((label, r) => {
+    const o = el("option", null, say(data, "queryOption", { number: r + 1, label })); o.value = r; query.append(o);
+  });
+  const CONTROLS = controls(data);
   query.value = String(data.query || 0);
   let i = Number(query.value), list = frames(data, i), at = 0, timer = null, speed = 1;
   const speedBox = el("select", "alp-speed");
@@ -189,7 +201,7 @@ export default function player(component) {
   const play = button(CONTROLS.play, () => (timer ? stop() : start()));
   const back = button(CONTROLS.back, () => { stop(); go(at - 1); });
   const next = button(CONTROLS.forward, () => { stop(); go(at + 1); });
-  head.append(field("Query", query), back, play, next, field("Speed", speedBox));
+  head.append(field(say(data, "queryField"), query), back, play, next, field(say(data, "speedField"), speedBox));
   const counter = el("span", "alp-counter");
   head.append(counter);
   const table = el("table", "alp-row");
@@ -205,10 +217,11 @@ export default function player(component) {
     const columns = [];
     if (frame.exps) columns.push(["e^(z − m)", frame.exps, 3]);
     if (frame.term) columns.push([`α·v (${data.keys[frame.active]})`, frame.term, DECIMALS]);
-    columns.push([data.kind === "scores" ? "s" : data.kind === "softmax" ? "α" : (frame.final ? "output" : "sum so far ≈"),
+    columns.push([data.kind === "scores" ? "s" : data.kind === "softmax" ? "α"
+      : say(data, frame.final ? "output" : "sumSoFar"),
       frame.cells, DECIMALS]);
     const head = el("tr");
-    head.append(el("th", null, data.kind === "output" ? "dimension" : "key"));
+    head.append(el("th", null, say(data, data.kind === "output" ? "dimension" : "key")));
     columns.forEach(([label]) => head.append(el("th", null, label)));
     const rows = lines.map((name, r) => {
       const tr = el("tr", r === frame.active && data.kind !== "output" ? "alp-active" : null);

@@ -27,7 +27,8 @@ FIELD = re.compile(r"\{[^{}]*\}")
 SAME_AS_ENGLISH = {(lang, message) for lang in ("es", "fr", "zh") for message in ("d_model", "d_model {d_model}")}
 SAME_AS_ENGLISH |= {("fr", "Question {number}"), ("fr", "question"), ("es", "no"), ("es", "{right} ({share})"),
                     ("fr", "{right} ({share})"), ("zh", "“{option}”"),
-                    ("zh", "“{key}” {value}")}
+                    ("zh", "“{key}” {value}"), ("fr", "Pause"), ("fr", "dimension")}
+SAME_AS_ENGLISH |= {(lang, "{name} = q·k = {written}{rel}{value}") for lang in ("es", "fr", "zh")}  # maths only
 # the shared sidebar's controls, on every page
 SIDEBAR_KEYS = ("sentence", "seed", "new_seed", "d_model", "positional", "causal")
 

@@ -24,8 +24,9 @@ from attention import Projections, SentenceError, trace_self_attention
 from attention.trace import Embedded, embed_sentence, trace_cached_query
 from tests import written
 from tests.claims.families import SENTENCES
+from viz.i18n import PSEUDO, speaking
 from viz.labels import format_number
-from viz.player import KINDS, MAX_TOKENS, player_data
+from viz.player import KINDS, MAX_TOKENS, player_data, player_texts
 
 WORDS = ["the", "cat", "sat", "a", "x", "Jindřich", "!", "🤗"]
 sentences = st.one_of(
@@ -129,3 +130,25 @@ def test_three_equal_weights_are_not_said_to_add_up_to_1_beside_0_33_three_times
     assert last == ("The step's table holds the same numbers. Rounded to 2 decimals there, they add up to 0.99; "
                     "written with 3 decimals, the weights of “the (1)” add up to 1: Σ α = 0.333 + 0.333 + 0.333 = 1.00")
     check_player(trace)
+
+
+def test_the_browsers_copy_of_the_english_texts_is_the_servers():
+    """tests/js/player_texts.json gives the Node tests' hand-made payloads the texts a payload carries: the server's."""
+    copy = json.loads((written.ROOT / "tests" / "js" / "player_texts.json").read_text(encoding="utf-8"))
+    assert copy == player_texts()
+
+
+def test_every_word_a_player_writes_comes_from_the_catalogs():
+    """Issue 45: in the pseudo-language every frame of every player says only catalog text around the numbers and the
+    tokens (the browser holds no words of its own), and its numbers are the same as in English."""
+    trace = trace_self_attention("This forum is awesome", seed=3, causal=True)
+    kinds = ("scores", "softmax", "output")
+    with speaking(PSEUDO):
+        marked = [player_data(trace, kind) for kind in kinds]
+    english = frame_texts([player_data(trace, kind) for kind in kinds])
+    for payload, texts, plain in zip(marked, frame_texts(marked), english, strict=True):
+        assert all(value.startswith("⟦") for name, value in payload["texts"].items() if name != "sep")
+        for query, plain_query in zip(texts, plain, strict=True):
+            for text, plain_text in zip(query, plain_query, strict=True):
+                assert "⟦" in text, text
+                assert re.findall(r"−?\d+\.\d+", text) == re.findall(r"−?\d+\.\d+", plain_text), (text, plain_text)

@@ -9,6 +9,7 @@ import streamlit as st
 
 from attention import AttentionTrace
 from ui import view
+from viz.i18n import N_, t
 from viz.player import MAX_TOKENS, player_data
 
 # the player is a static file beside tooltip.js (how numbers are written), which it imports with its own version
@@ -16,16 +17,17 @@ _COMPONENT = st.components.v2.component(
     "attention_lab.player",
     js=view.loader("player.js", "player.css", ("player.js", "player.css", "tooltip.js", "dom.js")),
     isolate_styles=False)
-LABELS = {"scores": "Play: the scores of one query, key by key", "softmax": "Play: the softmax of one query, stage by "
-          "stage", "output": "Play: the output of one query, α · v key by key"}
+LABELS = {"scores": N_("Play: the scores of one query, key by key"),
+          "softmax": N_("Play: the softmax of one query, stage by stage"),
+          "output": N_("Play: the output of one query, α · v key by key")}  # English: t() translates
 
 
 def offer(trace: AttentionTrace, prefix: str, kind: str, query: int = 0) -> None:
     """A switch that opens the player of ``kind`` for this trace (its state is the session's, not the link's)."""
     if trace.n > MAX_TOKENS:
         return
-    if st.toggle(LABELS[kind], key=f"{prefix}play-{kind}", help="Runs in your browser, on the numbers above. "
-                 "Wherever the focus is in the player, Space plays or pauses, ← and → go 1 frame back or forward, "
-                 "Home and End go to the start and the end; on the query and speed menus, ↑ and ↓ change the "
-                 "choice."):
+    if st.toggle(t(LABELS[kind]), key=f"{prefix}play-{kind}", help=t(
+            "Runs in your browser, on the numbers above. Wherever the focus is in the player, Space plays or pauses, "
+            "← and → go 1 frame back or forward, Home and End go to the start and the end; on the query and speed "
+            "menus, ↑ and ↓ change the choice.")):
         _COMPONENT(key=f"{prefix}player-{kind}", data=player_data(trace, kind, query))

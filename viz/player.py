@@ -15,6 +15,7 @@ import numpy.typing as npt
 from attention import AttentionTrace
 from viz import arithmetic as A
 from viz.arithmetic import number
+from viz.i18n import N_, numbers, t
 from viz.labels import query_labels, token_labels
 
 KINDS = ("scores", "softmax", "output")
@@ -79,14 +80,46 @@ def _softmax(trace: AttentionTrace, mask: npt.NDArray[np.bool_]) -> dict:
             "weights_sum": _rows(weights_sum), "table_sum": _rows(table_sum)}
 
 
+TITLES = {"scores": N_("Play the scores: q · k, key by key"),
+          "softmax": N_("Play the softmax: exponentials, their sum, the division"),
+          "output": N_("Play the output: α · v, key by key")}
+# Every text static/player.js writes, as a template whose {fields} it fills (the browser holds no words of its own:
+# each comes from the catalogs, in the reader's language). "sep" joins a list of numbers.
+TEXTS = {
+    "scoreSoFar": N_("{name} so far ({upTo} of {d} terms) = {written}{rel}{value}"),
+    "scoreDone": N_("{name} = q·k = {written}{rel}{value}"),
+    "scoreRow": N_("The row of scores for “{query}”: the step's table holds the same numbers."),
+    "softmaxStart": N_("z for “{query}”: {z}; its largest, m = {m}, is taken from each (the weights do not change, the "
+                       "exponentials stay small)."),
+    "softmaxExp": N_("e^(z − m) for “{key}”: e^({z} − {m}) ≈ {e}"),
+    "softmaxOneKey": N_("One key, so their sum Σ is its one exponential: {total}"),
+    "softmaxSum": N_("Their sum Σ = {terms}{rel}{total}"),
+    "softmaxAlpha": N_("α for “{key}” = {e} / {total}{rel}{alpha}"),
+    "oneWeight": N_("“{query}” sees one key, so its one weight is {alpha}; the step's table holds the same numbers."),
+    "addUp": N_("The step's table holds the same numbers; the weights of “{query}” add up to 1: {written}"),
+    "addUpMore": N_("The step's table holds the same numbers. Rounded to {decimals} decimals there, they add up to "
+                    "{table}; written with {places} decimals, the weights of “{query}” add up to 1: {written}"),
+    "outputTerm": N_("+ α·v for “{key}”: {alpha}·[{v}]; the sum so far ≈ [{sum}]"),
+    "outputRow": N_("The output of “{query}” = Σ α·v over every key it sees: the step's table holds the same numbers."),
+    "frame": N_("1 frame"), "back": N_("1 frame back"), "backTitle": N_("1 frame back (←)"),
+    "forward": N_("1 frame forward"), "forwardTitle": N_("1 frame forward (→)"),
+    "play": N_("Play"), "playTitle": N_("Play (Space)"), "pause": N_("Pause"), "pauseTitle": N_("Pause (Space)"),
+    "queryField": N_("Query"), "speedField": N_("Speed"), "queryOption": N_("query {number} · {label}"),
+    "key": N_("key"), "dimension": N_("dimension"), "output": N_("output"), "sumSoFar": N_("sum so far ≈"),
+}
+
+
+def player_texts() -> dict[str, str]:
+    """The player's texts in the running language, and the separator of a list of numbers in it."""
+    return {name: t(template) for name, template in TEXTS.items()} | {"sep": numbers(["", ""])}
+
+
 def player_data(trace: AttentionTrace, kind: str, query: int = 0) -> dict:
     """What the player needs for ``kind``: rows are the trace's queries, columns its keys (or, for the output, the
     value's dimensions); a masked cell is None."""
     keys, queries = token_labels(trace.tokens), query_labels(trace)
     data = {"kind": kind, "keys": keys, "queries": queries, "query": min(query, len(queries) - 1),
-            "title": {"scores": "Play the scores: q · k, key by key",
-                      "softmax": "Play the softmax: exponentials, their sum, the division",
-                      "output": "Play the output: α · v, key by key"}[kind]}
+            "title": t(TITLES[kind]), "texts": player_texts()}
     mask = trace.mask if trace.queries is None else np.ones(trace.scores.shape, dtype=bool)
     if kind == "scores":
         data |= _scores(trace)

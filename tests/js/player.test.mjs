@@ -5,7 +5,14 @@
 // (tests/test_player.py runs the same frames on the server's own payloads and checks every one with a calculator.)
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import player, { CONTROLS, ICONS, frames } from "../../static/player.js";
+import { readFileSync } from "node:fs";
+import player, { ICONS, controls, frames as framesOf } from "../../static/player.js";
+
+// the English texts the server sends with every payload (viz/player.py's player_texts(); tests/test_player.py checks
+// this copy against it): the hand-made payloads below carry them as the server's do
+const TEXTS = JSON.parse(readFileSync(new URL("player_texts.json", import.meta.url), "utf8"));
+const frames = (data, i) => framesOf({ texts: TEXTS, ...data }, i);
+const CONTROLS = controls({ texts: TEXTS });
 
 const keys = ["This", "forum", "is"];
 
@@ -128,7 +135,7 @@ function openPlayer() {
   globalThis.document = { createElement: (t) => new Stub(t), createElementNS: (_, t) => new Stub(t) };
   globalThis.window = { matchMedia: () => ({ matches: false }) };
   const parent = new Stub("div");
-  const cleanup = player({ data: { ...softmax, title: "softmax", query: 1 }, parentElement: parent });
+  const cleanup = player({ data: { texts: TEXTS, ...softmax, title: "softmax", query: 1 }, parentElement: parent });
   const root = parent.children[0];
   const [queryField, back, play, forward, speedField] = root.children[0].children;
   const [query, speed] = [queryField, speedField].map((field) => field.children[1]);  // each after its label
