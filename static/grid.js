@@ -3,7 +3,7 @@
 // Every module of the view is imported with this file's own version (the ?v= of its URL), so that a browser never
 // pairs one file of a release with another's.
 
-const { decimalsAt, formatNumber } = await import(new URL("tooltip.js" + new URL(import.meta.url).search, import.meta.url).href);
+const { decimalsAt, formatNumber, say } = await import(new URL("tooltip.js" + new URL(import.meta.url).search, import.meta.url).href);
 const { el } = await import(new URL("dom.js" + new URL(import.meta.url).search, import.meta.url).href);
 const { hide, show } = await import(new URL("hover.js" + new URL(import.meta.url).search, import.meta.url).href);
 
@@ -28,7 +28,7 @@ export function drawFigure(panel, view, parts, chooseCell) {
   const choose = (r, c) => chooseCell(...data(r, c));
   const grid = el("div", "alv-grid");
   grid.setAttribute("role", "grid");
-  grid.setAttribute("aria-label", (fig.title || panel.id) + (panel.choose ? ". Enter chooses." : ""));
+  grid.setAttribute("aria-label", (fig.title || panel.id) + (panel.choose ? ". " + say("enterChooses") : ""));
   grid.setAttribute("aria-rowcount", g.rows);
   grid.setAttribute("aria-colcount", g.cols);
   grid.dataset.cells = JSON.stringify({ ...g, width: fig.width, height: fig.height });  // for the tests' pointer
@@ -141,9 +141,10 @@ export function drawFigure(panel, view, parts, chooseCell) {
 // What a screen reader says of a cell: its row and column, by number and label, and its value as the table writes it
 export function cellLabel(panel, r, c) {
   const v = panel.values && panel.values[r] ? panel.values[r][c] : undefined;
-  const value = v === null ? (panel.masked === "−∞" ? "masked, minus infinity" : "masked") :
+  const value = v === null ? say(panel.masked === "−∞" ? "maskedInfinity" : "masked") :
     formatNumber(v, decimalsAt(panel, r, c));
-  const name = (kind, labels, k, numbered) => (numbered ? `${kind} ${labels[k]}` : `${kind} ${k + 1} “${labels[k]}”`);
-  return `${name(panel.rowName || "row", panel.rows, r, panel.rowNumbered)}, ` +
-    `${name(panel.colName || "column", panel.cols, c, panel.colNumbered)}: ${value}`;
+  const name = (kind, labels, k, numbered) => (numbered ? say("numbered", { kind, label: labels[k] }) :
+    say("cellNamed", { kind, at: k + 1, label: labels[k] }));
+  return `${name(panel.rowName || say("row"), panel.rows, r, panel.rowNumbered)}, ` +
+    `${name(panel.colName || say("column"), panel.cols, c, panel.colNumbered)}: ${value}`;
 }

@@ -4,7 +4,7 @@
 // Every module of the view is imported with this file's own version (the ?v= of its URL), so that a browser never
 // pairs one file of a release with another's.
 
-const { decimalsAt, formatNumber } = await import(new URL("tooltip.js" + new URL(import.meta.url).search, import.meta.url).href);
+const { decimalsAt, formatNumber, say } = await import(new URL("tooltip.js" + new URL(import.meta.url).search, import.meta.url).href);
 const { el } = await import(new URL("dom.js" + new URL(import.meta.url).search, import.meta.url).href);
 const { hide, light, show } = await import(new URL("hover.js" + new URL(import.meta.url).search, import.meta.url).href);
 
@@ -65,7 +65,7 @@ export function drawTable(panel, view, parts, choose) {
   if (panel.scroll) {  // a box that scrolls is reached and scrolled with the keyboard too (WCAG 2.1.1; issue 44)
     box.tabIndex = 0;
     box.setAttribute("role", "region");
-    box.setAttribute("aria-label", "Table of numbers: it scrolls (arrow keys)");
+    box.setAttribute("aria-label", say("tableScrolls"));
   }
   const n = panel.rows.length;
   // a few long rows (a cached step's x, 576 numbers; a real model's Q of 7 tokens, [7 × 64]) stand in their

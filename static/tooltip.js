@@ -8,6 +8,17 @@
 // a sum, product or quotient carries `dec`, the decimals its inputs are written with in each cell so
 // that they give the shown result; a negative number means no decimals do, and the line says "≈".
 
+// Every word the view writes comes from the server, in the reader's language (ui/view.py's TEXTS, sent with each view's
+// data): ``useTexts`` keeps the page's, ``say`` fills a template's {fields}. A page speaks one language.
+let TEXTS = {};
+export function useTexts(texts) {
+  if (texts) TEXTS = texts;
+}
+export function say(name, fields = {}) {
+  const template = TEXTS[name] ?? `[${name}]`;  // a text the server did not send shows its name, never breaks the view
+  return template.replace(/\{(\w+)\}/g, (whole, field) => (field in fields ? String(fields[field]) : whole));
+}
+
 export const TERMS_SHOWN = 8;  // a sum of up to this many terms is written in full, a longer one by its 3 largest
 const HELD = 1e6;  // every number is held at six decimals (viz.arithmetic.HELD)
 const JS_EXACT = 2 ** 52 / HELD;
@@ -60,7 +71,7 @@ export function cellDecimals(tip, r, c) {
 function sumOfTerms(terms, places) {
   if (terms.length <= TERMS_SHOWN) return { text: terms.map((t) => t.text(places)).join(" + "), full: true };
   const shown = [...terms].sort((p, q) => Math.abs(q.value) - Math.abs(p.value)).slice(0, 3);
-  return { text: shown.map((t) => t.text(2)).join(" + ") + ` + … (${terms.length - shown.length} more terms)`,
+  return { text: shown.map((t) => t.text(2)).join(" + ") + " + " + say("moreTerms", { count: terms.length - shown.length }),
            full: false };
 }
 
@@ -84,16 +95,15 @@ export function explain(panel, r, c) {
   // a numbered row ("layer 6") needs no quotes: its label is its number (rowNumbered: layers 2–6 of a table whose
   // first row is layer 2), or it is numbered from 1 as the table counts
   const name = (kind, labels, k, numbered, at = k + 1) => (numbered || labels[k] === String(at) ?
-    `${kind} ${labels[k]}` : `${kind} “${labels[k]}” (${at})`);
+    say("numbered", { kind, label: labels[k] }) : say("named", { kind, label: labels[k], at }));
   const row = rowNumber(panel, r);
-  text("alv-head", `${name(panel.rowName || "row", panel.rows, r, panel.rowNumbered, row)} · ` +
-    `${name(panel.colName || "column", panel.cols, c, panel.colNumbered)}`);
+  text("alv-head", `${name(panel.rowName || say("row"), panel.rows, r, panel.rowNumbered, row)} · ` +
+    `${name(panel.colName || say("column"), panel.cols, c, panel.colNumbered)}`);
   const tip = panel.tip;
   const i = String(row), j = String(c + 1), ij = `${row},${c + 1}`;
   if (v === null) {  // an empty cell: what the panel says of it (ui/view.py's ``blank``), else a causal mask's
     if (panel.blank) text("alv-math", panel.blank);
-    else text("alv-math", `masked: the causal mask hides key ${c + 1} from query ${row}` +
-      (panel.masked === "−∞" ? ", so its score is −∞" : ", so its weight is exactly 0"));
+    else text("alv-math", say(panel.masked === "−∞" ? "maskedScore" : "maskedWeight", { key: c + 1, query: row }));
     return out;
   }
   if (!tip) {
@@ -112,7 +122,7 @@ export function explain(panel, r, c) {
   } else if (tip.kind === "softmax") {  // α_ij = e^(z_ij − m_i) / Σ_j′ e^(z_ij′ − m_i)
     text("alv-math", "α", { sub: ij }, " = e", { sup: "z−m" }, " / Σ e", { sup: "z−m" },
       ` = ${formatNumber(tip.e[r][c], places)} / ${formatNumber(tip.sums[r], places)}${rel}${fmt(v)}`);
-    text("alv-math", `m = ${fmt(tip.m[r])}, row ${row}'s largest scaled score; its weights sum to 1 before rounding`);
+    text("alv-math", say("softmaxM", { m: fmt(tip.m[r]), row }));
   } else if (tip.kind === "sum") {  // out_ic = Σ_j α_ij v_jc
     const w = tip.w[r];
     const terms = w.map((a, k) => product(a, tip.v[k][c])).filter((t, k) => w[k] !== 0);
@@ -131,15 +141,14 @@ export function explain(panel, r, c) {
     const last = panel.values.length - 1;
     if (r < last) {
       text("alv-math", formatNumber(v, decimalsAt(panel, r, c)));
-      text(null, `${panel.rows[r]}: one term of column ${j}; the last row adds the column up.`);
+      text(null, say("columnTerm", { row: panel.rows[r], column: j }));
     } else {
       const terms = panel.values.slice(0, last).map((row) => paren(row[c], places));
-      text("alv-math", `${panel.rows[r]}, column ${j} = ${terms.join(" + ")}${rel}${fmt(v)}`);
+      text("alv-math", say("columnSum", { row: panel.rows[r], column: j, terms: terms.join(" + "), rel, value: fmt(v) }));
     }
   } else if (tip.kind === "cache") {  // a cached step's K and V
     text("alv-math", formatNumber(v, decimalsAt(panel, r, c)));
-    text(null, r < tip.cached ? `From the cache: stored when token ${r + 1} was read.` :
-      "Computed now, from the token read, and appended to the cache.");
+    text(null, r < tip.cached ? say("cached", { token: r + 1 }) : say("computedNow"));
   } else if (tip.kind === "note") {
     text("alv-math", formatNumber(v, decimalsAt(panel, r, c)));
     const note = tip.notes && tip.notes[`${r},${c}`];
@@ -154,8 +163,8 @@ export function explain(panel, r, c) {
 export const VECTOR_SHOWN = 8;  // a longer vector is written by its first entries and how many more it has
 
 export function vector(values) {
-  const shown = values.slice(0, VECTOR_SHOWN).map((x) => formatNumber(x, 2)).join(", ");
-  return values.length > VECTOR_SHOWN ? `(${shown}, … ${values.length - VECTOR_SHOWN} more)` : `(${shown})`;
+  const shown = values.slice(0, VECTOR_SHOWN).map((x) => formatNumber(x, 2)).join(TEXTS.sep ?? ", ");
+  return `(${values.length > VECTOR_SHOWN ? say("vectorMore", { shown, count: values.length - VECTOR_SHOWN }) : shown})`;
 }
 
 // Lines naming the rows and columns a cell's value is computed from, with their numbers: shown when the panels
@@ -168,15 +177,16 @@ export function sources(panel, r, c) {
   const line = (...pieces) => out.push({ cls: "alv-math", pieces });
   const column = (m) => m.map((row) => row[c]);
   if (tip.kind === "dot") {
-    line(tip.aSym, { sub: i }, ` = ${vector(tip.a[r])}, row ${i} of ${tip.aSym.toUpperCase()}`);
-    line(tip.bSym, { sub: j }, ` = ${vector(tip.b[c])}, row ${j} of ${tip.bSym.toUpperCase()}`);
+    line(tip.aSym, { sub: i }, " = " + say("rowOf", { vector: vector(tip.a[r]), row: i, matrix: tip.aSym.toUpperCase() }));
+    line(tip.bSym, { sub: j }, " = " + say("rowOf", { vector: vector(tip.b[c]), row: j, matrix: tip.bSym.toUpperCase() }));
   } else if (tip.kind === "matmul") {
-    line("x", { sub: i }, ` = ${vector(tip.x[r])}, row ${i} of X`);
-    line(tip.wSym, { sub: `:,${j}` }, ` = ${vector(column(tip.w))}, column ${j} of ${tip.wSym}`);
+    line("x", { sub: i }, " = " + say("rowOf", { vector: vector(tip.x[r]), row: i, matrix: "X" }));
+    line(tip.wSym, { sub: `:,${j}` }, " = " + say("columnOf", { vector: vector(column(tip.w)), column: j,
+      matrix: tip.wSym }));
   } else if (tip.kind === "sum") {
-    line("α", { sub: `${i},:` }, ` = ${vector(tip.w[r])}, row ${i} of α`);
-    line("v", { sub: `:,${j}` }, ` = ${vector(column(tip.v))}, column ${j} of V`);
+    line("α", { sub: `${i},:` }, " = " + say("rowOf", { vector: vector(tip.w[r]), row: i, matrix: "α" }));
+    line("v", { sub: `:,${j}` }, " = " + say("columnOf", { vector: vector(column(tip.v)), column: j, matrix: "V" }));
   }
-  if (out.length) out.unshift({ cls: null, pieces: ["Computed from (not drawn here):"] });
+  if (out.length) out.unshift({ cls: null, pieces: [say("computedFrom")] });
   return out;
 }

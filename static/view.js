@@ -22,10 +22,12 @@ const { drawFigure } = await import(new URL("grid.js" + new URL(import.meta.url)
 const { drawTable } = await import(new URL("table.js" + new URL(import.meta.url).search, import.meta.url).href);
 const { LINK_EVENT, hide, light } = await import(new URL("hover.js" + new URL(import.meta.url).search, import.meta.url).href);
 const { el } = await import(new URL("dom.js" + new URL(import.meta.url).search, import.meta.url).href);
+const { useTexts } = await import(new URL("tooltip.js" + new URL(import.meta.url).search, import.meta.url).href);
 const views = new WeakMap();  // parentElement -> {tip, focus}
 
 export default function render(component) {
   const { data, parentElement, setTriggerValue } = component;
+  useTexts(data.texts);  // the words of this page's views, in its language
   let view = views.get(parentElement);
   if (!view) {
     view = { host: null, tip: null, focus: null, onLink: null, onKey: null, observers: [] };

@@ -28,7 +28,8 @@ SAME_AS_ENGLISH = {(lang, message) for lang in ("es", "fr", "zh") for message in
 SAME_AS_ENGLISH |= {("fr", "Question {number}"), ("fr", "question"), ("es", "no"), ("es", "{right} ({share})"),
                     ("fr", "{right} ({share})"), ("zh", "“{option}”"),
                     ("zh", "“{key}” {value}"), ("fr", "Pause"), ("fr", "dimension")}
-SAME_AS_ENGLISH |= {(lang, "{name} = q·k = {written}{rel}{value}") for lang in ("es", "fr", "zh")}  # maths only
+SAME_AS_ENGLISH |= {(lang, message) for lang in ("es", "fr", "zh")  # maths, or a name and a label, only
+                    for message in ("{name} = q·k = {written}{rel}{value}", "{kind} {label}")}
 # the shared sidebar's controls, on every page
 SIDEBAR_KEYS = ("sentence", "seed", "new_seed", "d_model", "positional", "causal")
 

@@ -11,6 +11,7 @@ a calculator that only reads the text.
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -246,3 +247,16 @@ def test_a_cached_steps_tooltips_name_the_token_read_by_its_number_in_the_senten
             for line in lines[1:]:
                 found = re.findall(r"(?:\b[qszx]|α|out)_\{(\d+)|row (\d+)'s", line["text"])  # a query's, not k_j
                 assert all(int(a or b) == n for a, b in found), (key, line["text"])
+
+
+def test_the_browsers_copy_of_the_views_english_texts_is_the_servers_and_every_language_has_them_all():
+    """tests/js/view_texts.json gives the Node tests (and explain_cells.mjs) the texts a view's data carries: the
+    server's. In the pseudo-language every one of them comes marked from the catalogs (the browser holds no words)."""
+    from ui.view import TEXTS, texts
+    from viz.i18n import PSEUDO, speaking
+
+    copy = json.loads((written.ROOT / "tests" / "js" / "view_texts.json").read_text(encoding="utf-8"))
+    assert copy == texts()
+    with speaking(PSEUDO):
+        marked = texts()
+    assert set(marked) == {*TEXTS, "sep"} and all(marked[name].startswith("⟦") for name in TEXTS)

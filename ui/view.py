@@ -25,7 +25,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from viz import i18n
 from viz.arithmetic import number, numbers, shown_digits
+from viz.i18n import N_, t
 from viz.svg import Svg
 from viz.tables import MASKED, ROW_AT
 
@@ -150,9 +152,35 @@ def panel(key: str, frame: pd.DataFrame | None = None, fig: Svg | None = None, *
     return out
 
 
+# Every word the view's browser code writes (static/tooltip.js, grid.js, table.js), as a template whose {fields} it
+# fills: the browser holds no words of its own, each comes from the catalogs in the reader's language
+TEXTS = {
+    "row": N_("row"), "column": N_("column"),
+    "numbered": N_("{kind} {label}"), "named": N_("{kind} “{label}” ({at})"), "cellNamed": N_("{kind} {at} “{label}”"),
+    "moreTerms": N_("… ({count} more terms)"),
+    "maskedScore": N_("masked: the causal mask hides key {key} from query {query}, so its score is −∞"),
+    "maskedWeight": N_("masked: the causal mask hides key {key} from query {query}, so its weight is exactly 0"),
+    "softmaxM": N_("m = {m}, row {row}'s largest scaled score; its weights sum to 1 before rounding"),
+    "columnTerm": N_("{row}: one term of column {column}; the last row adds the column up."),
+    "columnSum": N_("{row}, column {column} = {terms}{rel}{value}"),
+    "cached": N_("From the cache: stored when token {token} was read."),
+    "computedNow": N_("Computed now, from the token read, and appended to the cache."),
+    "computedFrom": N_("Computed from (not drawn here):"),
+    "rowOf": N_("{vector}, row {row} of {matrix}"), "columnOf": N_("{vector}, column {column} of {matrix}"),
+    "vectorMore": N_("{shown}, … {count} more"),
+    "masked": N_("masked"), "maskedInfinity": N_("masked, minus infinity"), "enterChooses": N_("Enter chooses."),
+    "tableScrolls": N_("Table of numbers: it scrolls (arrow keys)"),
+}
+
+
+def texts() -> dict[str, str]:
+    """The view's texts in the running language, and the separator of a list of numbers in it."""
+    return {name: t(template) for name, template in TEXTS.items()} | {"sep": i18n.numbers(["", ""])}
+
+
 def show(panels: Sequence[dict], *, key: str, on_choice: Callable[[dict], None] | None = None) -> None:
     """Draw ``panels`` as one element (``.st-key-view-<key>``). ``on_choice(chosen)`` is called, before the
     next run of the script, with {"panel", "row", "col"} when the learner chooses a cell or a row."""
     callback = (lambda: on_choice(st.session_state[f"view-{key}"]["chosen"])) if on_choice else None
-    VIEW(key=f"view-{key}", data={"panels": list(panels)},
+    VIEW(key=f"view-{key}", data={"panels": list(panels), "texts": texts()},
          **({"on_chosen_change": callback} if callback else {}))

@@ -3,6 +3,10 @@
 // as a learner with a calculator would. Subscripts are written _{…}, superscripts ^{…}.
 import { readFileSync } from "node:fs";
 import { explain } from "../../static/tooltip.js";
+import { useTexts } from "../../static/tooltip.js";
+
+// the English texts the server sends with every view (ui/view.py's texts(); tests/test_tooltips.py checks this copy)
+useTexts(JSON.parse(readFileSync(new URL("view_texts.json", import.meta.url), "utf8")));
 
 const flat = (line) => line.pieces.map((p) => (typeof p === "string" ? p : p.sub !== undefined ? `_{${p.sub}}` :
   `^{${p.sup}}`)).join("");

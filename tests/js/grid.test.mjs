@@ -2,6 +2,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { cellLabel } from "../../static/grid.js";
+import { readFileSync } from "node:fs";
+import { useTexts } from "../../static/tooltip.js";
+
+// the English texts the server sends with every view (ui/view.py's texts(); tests/test_tooltips.py checks this copy)
+useTexts(JSON.parse(readFileSync(new URL("view_texts.json", import.meta.url), "utf8")));
 
 test("a cell's label names its row and column by number and token, and its value as the table writes it", () => {
   const panel = { rows: ["This", "forum"], cols: ["This", "forum"], values: [[1.234, null], [-0.5, 0.25]],

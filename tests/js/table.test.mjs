@@ -3,6 +3,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { cellText, columnBlocks, columnWidths } from "../../static/table.js";
+import { readFileSync } from "node:fs";
+import { useTexts } from "../../static/tooltip.js";
+
+// the English texts the server sends with every view (ui/view.py's texts(); tests/test_tooltips.py checks this copy)
+useTexts(JSON.parse(readFileSync(new URL("view_texts.json", import.meta.url), "utf8")));
 
 const panel = (rows, cols, value = 0.5) => ({
   rows: Array.from({ length: rows }, (_, r) => `t${r + 1}`),

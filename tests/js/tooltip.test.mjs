@@ -2,6 +2,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { cellDecimals, decimalsAt, explain, formatNumber } from "../../static/tooltip.js";
+import { readFileSync } from "node:fs";
+import { useTexts } from "../../static/tooltip.js";
+
+// the English texts the server sends with every view (ui/view.py's texts(); tests/test_tooltips.py checks this copy)
+useTexts(JSON.parse(readFileSync(new URL("view_texts.json", import.meta.url), "utf8")));
 
 test("numbers are rounded half away from zero from their six held decimals, as the server writes them", () => {
   // floating-point toFixed would write 0.125 as 0.13 but 1.005 as 1.00 (its binary value is below)
