@@ -12,14 +12,18 @@ const { el } = await import(new URL("dom.js" + new URL(import.meta.url).search, 
 // The map in words: its title, each group's parts in order with their shapes, the open step marked.
 export function mapText(data) {
   const groups = (data.groups || []).map(
-    (group) => `${group.name}: ${group.parts.map((part) => partText(part, data.current)).join(" → ")}.`);
+    (group) => `${group.name}: ${group.parts.map((part) => partText(part, data.current, data.texts)).join(" → ")}.`);
   return [`${data.title}.`, ...groups].join(" ");
 }
 
-export function partText(part, current) {
+// The words around the data's own come from the server, in the reader's language (viz/model_map.py's TEXTS)
+const say = (texts, name, fields = {}) => (texts?.[name] ?? `[${name}]`)
+  .replace(/\{(\w+)\}/g, (whole, field) => (field in fields ? String(fields[field]) : whole));
+
+export function partText(part, current, texts) {
   const shape = part.shape ? ` ${part.shape}` : "";
   const note = part.note ? ` (${part.note})` : "";
-  const here = !isHere(part, current) ? "" : part.step === current ? " (you are here)" : " (this lesson)";
+  const here = !isHere(part, current) ? "" : " " + say(texts, part.step === current ? "youAreHere" : "thisLesson");
   return `${part.label}${shape}${note}${here}`;
 }
 
@@ -72,7 +76,8 @@ function drawPart(part, data, choose, folded = false) {
   if (clickable) {
     node.type = "button";
     node.dataset.step = String(part.step);
-    node.title = `Open step ${part.step}${data.where ? ` in ${data.where}` : ""}`;
+    node.title = data.where ? say(data.texts, "openStepIn", { step: part.step, where: data.where })
+      : say(data.texts, "openStep", { step: part.step });
     node.addEventListener("click", () => choose(part.step));
   } else if (part.note) {
     node.title = part.note;
@@ -133,7 +138,7 @@ export default function modelMap(component) {
     const title = el("button", "alm-title", open ? data.title : data.folded || data.title);
     title.type = "button";
     title.setAttribute("aria-expanded", String(open));
-    title.title = open ? "Fold the map to one line" : "Show the whole model: every part, its shape and numbers";
+    title.title = say(data.texts, open ? "fold" : "unfold");
     title.addEventListener("click", () => {
       keep(storage, !open);
       draw(!open);

@@ -30,6 +30,9 @@ SAME_AS_ENGLISH |= {("fr", "Question {number}"), ("fr", "question"), ("es", "no"
                     ("zh", "“{key}” {value}"), ("fr", "Pause"), ("fr", "dimension")}
 SAME_AS_ENGLISH |= {(lang, message) for lang in ("es", "fr", "zh")  # maths, or a name and a label, only
                     for message in ("{name} = q·k = {written}{rel}{value}", "{kind} {label}")}
+SAME_AS_ENGLISH |= {("es", "+ X (residual)"), ("es", "+ residual"), ("es", "+ residual, LayerNorm, MLP"),
+                    ("es", "+ residual, {norm}"), ("es", "Tokens"), ("fr", "Tokens"), ("fr", "Scores Q·Kᵀ"),
+                    ("fr", "Scores q·Kᵀ")}  # words these languages share with English
 # the shared sidebar's controls, on every page
 SIDEBAR_KEYS = ("sentence", "seed", "new_seed", "d_model", "positional", "causal")
 

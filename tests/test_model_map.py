@@ -4,6 +4,8 @@ the open step is the one marked, every step is there once and in order, and the 
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -328,3 +330,42 @@ def test_before_a_run_the_learn_lessons_map_is_the_head_the_run_starts_from():
     replayed = training_map(head_trace(run, 0, 0, 0), TITLES, None, head=0, heads=2, classes=len(run.task.classes),
                             trained=False)
     assert data == json.loads(json.dumps(replayed))  # the run's own step 0, replayed from its seed
+
+
+def test_the_browsers_copy_of_the_maps_english_texts_is_the_servers():
+    from viz.model_map import map_texts
+
+    copy = json.loads((Path(__file__).resolve().parent / "js" / "map_texts.json").read_text(encoding="utf-8"))
+    assert copy == map_texts()
+
+
+def test_every_word_of_every_map_comes_from_the_catalogs():
+    """Issue 45: in the pseudo-language every title, group name, part label with words, note and shape with words of
+    every map is marked (the maths and sizes, "[4 × 8]", "LayerNorm", "α = softmax", are not words)."""
+    from attention import trace_self_attention
+    from attention.cross import trace_cross_attention
+    from attention.phonebook import lookup
+    from viz import model_map as M
+    from viz.i18n import PSEUDO, speaking
+
+    trace = trace_self_attention("This forum is awesome", seed=1, causal=True)
+    titles = [title for title, _, _ in STEPS]
+    with speaking(PSEUDO):
+        maps = [M.lesson_map(trace, titles, 3), M.lesson_map(trace, titles, 3, heads=2),
+                M.training_map(trace, titles, 3, head=0, heads=2, classes=3),
+                M.training_map(trace, titles, 3, head=0, heads=1, classes=3, trained=False),
+                M.lookup_map(None), M.lookup_map(lookup(["Anna", "Ben"], ["123", "456"], "Ann")),
+                M.cross_map(trace_cross_attention("the cat", "le chat", seed=1))]
+        # a real model's map from a head of the lesson's size (the map reads the trace's shapes and the model's sizes)
+        maps += [M.real_map(trace, titles, 3, info, layer, 0) for info in MODELS.values()
+                 for layer in (0, 1, info.layers - 2, info.layers - 1)]
+    english = re.compile(r"[A-Za-z]{3,}")
+    notation = {"LayerNorm", "RMSNorm", "MLP", "softmax"}  # names, not words
+    for data in maps:
+        texts = [data["title"], data["folded"], *data["texts"].values()]
+        for group in data["groups"]:
+            texts.append(group["name"])
+            texts += [part[k] for part in group["parts"] for k in ("label", "shape", "note") if part[k]]
+        for text in texts:
+            words = [w for w in english.findall(re.sub(r"⟦[^⟧]*⟧", " ", text)) if w not in notation]
+            assert not words, (text, words)

@@ -17,6 +17,7 @@ from ui import arrival, view
 from ui.bridge import TITLES, WALKTHROUGH
 from ui.walkthrough import STEPS, steps_for
 from viz import model_map as M
+from viz.i18n import t
 
 _COMPONENT = st.components.v2.component(
     "attention_lab.model_map", js=view.loader("map.js", "map.css", ("map.js", "map.css", "dom.js")),
@@ -50,7 +51,7 @@ def _in_walkthrough(step: int) -> None:
 def topic(key: str, trace: AttentionTrace, here: Collection[int], name: str) -> None:
     """A lesson about some steps of a head (√d_k, relevance, parts): its trace's head, the steps ``here`` marked,
     each part opening its step in the walkthrough."""
-    show(M.lesson_map(trace, TITLES, None, here=here, name=name, where="the walkthrough"),
+    show(M.lesson_map(trace, TITLES, None, here=here, name=name, where=t("the walkthrough")),
          key=key, on_step=_in_walkthrough)
 
 

@@ -17,12 +17,12 @@ from attention import AttentionTrace
 from attention.cross import CrossAttentionTrace
 from attention.phonebook import Lookup
 from attention.pretrained.common import ModelInfo
-from viz.labels import count
+from viz.i18n import N_, nt, t
 from viz.svg import colours, normalise
 
 THUMB_MAX = 12  # a thumbnail is drawn when its matrix has at most this many rows and columns ("where it fits")
 
-FULL_MODEL = "What a full model adds (not computed in this lesson)"
+FULL_MODEL = N_("What a full model adds (not computed in this lesson)")  # English: t() translates
 
 
 def _part(label: str, shape: str = "", step: int | None = None, note: str = "", here: bool = False) -> dict:
@@ -36,14 +36,15 @@ def _mark(parts: list[dict], here: Collection[int]) -> list[dict]:
 
 def _full_model(n: int, d_model: int, *, heads: bool = True) -> dict:
     """The faded rest of a full transformer: not computed on a lesson's page, said so."""
-    more = [_part("More heads, concatenated, · W_O", f"[{n} × {d_model}]", note="the multi-head page")] if heads else []
-    return {"name": FULL_MODEL, "faded": True, "parts": [
+    more = [_part(t("More heads, concatenated, · W_O"), f"[{n} × {d_model}]", note=t("the multi-head page"))] \
+        if heads else []
+    return {"name": t(FULL_MODEL), "faded": True, "parts": [
         *more,
-        _part("+ X (residual)", f"[{n} × {d_model}]"),
+        _part(t("+ X (residual)"), f"[{n} × {d_model}]"),
         _part("LayerNorm"),
-        _part("MLP (feed-forward)", f"[{n} × {d_model}]"),
-        _part("× N layers", note="each reads the last one's output"),
-        _part("Unembedding → next-token probabilities", "[vocabulary]")]}
+        _part(t("MLP (feed-forward)"), f"[{n} × {d_model}]"),
+        _part(t("× N layers"), note=t("each reads the last one's output")),
+        _part(t("Unembedding → next-token probabilities"), t("[vocabulary]"))]}
 
 
 def thumbnail(m: np.ndarray, *, weights: bool = False, top: float | None = None) -> dict | None:
@@ -88,18 +89,18 @@ def head_parts(trace: AttentionTrace, titles: list[str], opens: Collection[int] 
     n, d_model, d_k = trace.n, trace.d_model, trace.d_k
     rows = len(trace.query_positions)  # a cached step: the new token's row only
     keys = trace.scores.shape[-1]
-    by_title = {
-        "Tokens": ("Tokens", f"{n} token{'s' if n != 1 else ''}"),
+    divide = f"÷ √{d_k}" if trace.temperature == 1 else f"÷ (√{d_k} · {trace.temperature:g})"
+    by_title = {  # by the step's English title (ui.walkthrough.STEPS), as the page names it
+        "Tokens": (t("Tokens"), nt("{n} token", "{n} tokens", n)),
         "Embeddings X": ("X = E + P" if trace.positional_encoding is not None else "X", f"[{rows} × {d_model}]"),
-        "Projection matrices W_Q, W_K, W_V": ("W_Q, W_K, W_V", f"[{d_model} × {d_k}] each"),
+        "Projection matrices W_Q, W_K, W_V": ("W_Q, W_K, W_V", t("{shape} each", shape=f"[{d_model} × {d_k}]")),
         "Queries, keys and values": ("Q, K, V", f"[{rows} × {d_k}], [{keys} × {d_k}] ×2" if rows != keys
-                                     else f"[{n} × {d_k}] each"),
-        "Rotary positions (RoPE)": ("RoPE on q, k", f"[{rows} × {d_k}]"),
-        "Scores Q·Kᵀ": ("Scores Q·Kᵀ", f"[{rows} × {keys}]"),
-        "Scale by 1/√d_k": ((f"÷ √{d_k}" if trace.temperature == 1 else f"÷ (√{d_k} · {trace.temperature:g})")
-                            + (" + mask" if trace.causal else ""), f"[{rows} × {keys}]"),
+                                     else t("{shape} each", shape=f"[{n} × {d_k}]")),
+        "Rotary positions (RoPE)": (t("RoPE on q, k"), f"[{rows} × {d_k}]"),
+        "Scores Q·Kᵀ": (t("Scores Q·Kᵀ"), f"[{rows} × {keys}]"),
+        "Scale by 1/√d_k": (t("{divide} + mask", divide=divide) if trace.causal else divide, f"[{rows} × {keys}]"),
         "Softmax: attention weights α": ("α = softmax", f"[{rows} × {keys}]"),
-        "The output for one query": ("Output Σ α v", f"[{rows} × {d_k}]"),
+        "The output for one query": (t("Output Σ α v"), f"[{rows} × {d_k}]"),
     }
     thumbs = _thumbs(trace)
     return [_part(*by_title[title], step=k if opens is None or k in opens else None) | {"thumb": thumbs.get(title)}
@@ -113,16 +114,19 @@ def lesson_map(trace: AttentionTrace, titles: list[str], current: int | None, *,
     W_O), inside the faded rest of a full model. Another lesson's map (``name`` its head's group) marks the steps
     ``here`` that lesson is about, and its parts open them ``where`` (in the walkthrough)."""
     n, d_model, d_k = trace.n, trace.d_model, trace.d_k
-    name = name or ("One attention head: this lesson" if heads is None else "One head of this page's layer")
+    name = name or (t("One attention head: this lesson") if heads is None else t("One head of this page's layer"))
     groups = [{"name": name, "parts": _mark(head_parts(trace, titles, opens), here), "faded": False}]
     if heads is not None:
-        groups.append({"name": f"{count(heads, 'head')}, one layer: this page", "faded": False, "parts": [
-            _part(f"{count(heads, 'head')} side by side", f"[{n} × {d_k}] each"),
-            _part("Concatenate", f"[{n} × {heads * d_k}]"),
+        groups.append({"name": nt("{n} head, one layer: this page", "{n} heads, one layer: this page", heads),
+                       "faded": False, "parts": [
+            _part(nt("{n} head side by side", "{n} heads side by side", heads),
+                  t("{shape} each", shape=f"[{n} × {d_k}]")),
+            _part(t("Concatenate"), f"[{n} × {heads * d_k}]"),
             _part("· W_O", f"[{heads * d_k} × {d_model}] → [{n} × {d_model}]")]})
     groups.append(_full_model(n, d_model, heads=heads is None))
-    return {"title": "Where this is in a model", "groups": groups, "current": current, "where": where,
-            "folded": "One head of a model" if heads is None else "One head of this layer"}
+    return {"title": t("Where this is in a model"), "groups": groups, "current": current, "where": where,
+            "folded": t("One head of a model") if heads is None else t("One head of this layer"),
+            "texts": map_texts()}
 
 
 def real_map(trace: AttentionTrace, titles: list[str], current: int | None, info: ModelInfo, layer: int,
@@ -133,31 +137,36 @@ def real_map(trace: AttentionTrace, titles: list[str], current: int | None, info
     n, d = len(trace.query_positions), info.d_model  # rows computed: every token, or the new one with a cache
     decoder = info.kind == "decoder"
     norm = "RMSNorm" if decoder else "LayerNorm"
-    before = [_part("Token embeddings" + ("" if decoder else " + positions, LayerNorm"), f"[{n} × {d}]")]
+    before = [_part(t("Token embeddings") if decoder else t("Token embeddings + positions, LayerNorm"), f"[{n} × {d}]")]
     if layer > 0:
-        before.append(_part(f"Layers 1–{layer}" if layer > 1 else "Layer 1", f"[{n} × {d}]"))
-    shared = ", sharing K, V in threes" if decoder else ""
-    rest = [_part(f"{info.heads} heads{shared}, concatenated, · W_O", f"[{n} × {d}]"), _part("+ residual, " + norm),
-            _part("MLP", f"[{n} × {d}]"), _part("+ residual" + ("" if decoder else ", LayerNorm"))]
+        before.append(_part(t("Layers 1–{last}", last=layer) if layer > 1 else t("Layer {layer}", layer=1),
+                            f"[{n} × {d}]"))
+    rest = [_part(t("{heads} heads, sharing K, V in threes, concatenated, · W_O", heads=info.heads) if decoder else
+                  t("{heads} heads, concatenated, · W_O", heads=info.heads), f"[{n} × {d}]"),
+            _part(t("+ residual, {norm}", norm=norm)), _part("MLP", f"[{n} × {d}]"),
+            _part(t("+ residual") if decoder else t("+ residual, {norm}", norm="LayerNorm"))]
     if decoder:  # a pre-norm layer: its norm comes before the heads
-        before.append(_part(f"Layer {layer + 1}'s {norm} before attention", f"[{n} × {d}]"))
+        before.append(_part(t("Layer {layer}'s {norm} before attention", layer=layer + 1, norm=norm), f"[{n} × {d}]"))
     after = []
     if layer < info.layers - 1:
-        after.append(_part(f"Layers {layer + 2}–{info.layers}" if layer < info.layers - 2 else f"Layer {info.layers}",
-                           f"[{n} × {d}]"))
+        after.append(_part(t("Layers {first}–{last}", first=layer + 2, last=info.layers) if layer < info.layers - 2
+                           else t("Layer {layer}", layer=info.layers), f"[{n} × {d}]"))
     if decoder:
-        after += [_part("Final RMSNorm, unembedding", f"[{d} × vocabulary]"), _part("Next-token probabilities")]
+        after += [_part(t("Final RMSNorm, unembedding"), t("[{d} × vocabulary]", d=d)),
+                  _part(t("Next-token probabilities"))]
     else:
-        after += [_part("Mean pooling", f"[{d}]"), _part("Sentence embedding", f"[{d}], unit length")]
+        after += [_part(t("Mean pooling"), f"[{d}]"), _part(t("Sentence embedding"), t("[{d}], unit length", d=d))]
     model = info.title.split(" (")[0]
-    return {"title": f"Where this is in {model}", "folded": f"Head {head + 1}, layer {layer + 1} of {model}",
-            "current": current, "groups": [
-        {"name": "Before this layer", "faded": False, "parts": before},
-        {"name": f"Layer {layer + 1} of {info.layers}, head {head + 1} of {info.heads}: this page's steps",
+    return {"title": t("Where this is in {model}", model=model),
+            "folded": t("Head {head}, layer {layer} of {model}", head=head + 1, layer=layer + 1, model=model),
+            "current": current, "texts": map_texts(), "groups": [
+        {"name": t("Before this layer"), "faded": False, "parts": before},
+        {"name": t("Layer {layer} of {layers}, head {head} of {heads}: this page's steps", layer=layer + 1,
+                   layers=info.layers, head=head + 1, heads=info.heads),
          "faded": False, "parts": head_parts(trace, titles, opens)},
-        {"name": f"The rest of layer {layer + 1} (our forward computes it; not drawn as steps)", "faded": False,
-         "parts": rest},
-        {"name": "After this layer", "faded": False, "parts": after}]}
+        {"name": t("The rest of layer {layer} (our forward computes it; not drawn as steps)", layer=layer + 1),
+         "faded": False, "parts": rest},
+        {"name": t("After this layer"), "faded": False, "parts": after}]}
 
 
 def lookup_map(result: Lookup | None) -> dict:
@@ -167,22 +176,23 @@ def lookup_map(result: Lookup | None) -> dict:
         return "" if result is None else text
 
     m, dim, digits = (0, 0, 0) if result is None else (len(result.names), result.keys.shape[1], result.values.shape[1])
-    names = "the book's names" if result is None else f"the book's {m} name{'s' if m != 1 else ''}"
-    parts = [_part(f"The name and {names} as trigram counts", shape(f"[{m + 1} × {dim}]"), 2,
-                   note="fixed: a model learns its own"),
-             _part("q: the name looked up", shape(f"[1 × {dim}]"), 4),
-             _part("K: the names, V: the numbers", shape(f"[{m} × {dim}], [{m} × {digits}]"), 4),
-             _part("Scores q·Kᵀ", shape(f"[1 × {m}]"), 5),
-             _part("÷ T", note="a head divides by √d_k", step=6),
+    names = (t("The name and the book's names as trigram counts") if result is None else
+             nt("The name and the book's {n} name as trigram counts", "The name and the book's {n} names as trigram "
+                "counts", m))
+    parts = [_part(names, shape(f"[{m + 1} × {dim}]"), 2, note=t("fixed: a model learns its own")),
+             _part(t("q: the name looked up"), shape(f"[1 × {dim}]"), 4),
+             _part(t("K: the names, V: the numbers"), shape(f"[{m} × {dim}], [{m} × {digits}]"), 4),
+             _part(t("Scores q·Kᵀ"), shape(f"[1 × {m}]"), 5),
+             _part("÷ T", note=t("a head divides by √d_k"), step=6),
              _part("α = softmax", shape(f"[1 × {m}]"), 7),
-             _part("Σ α v: the numbers mixed", shape(f"[1 × {digits}]"), 8)]
-    return {"title": "Where this is in a model", "folded": "One query of one head", "current": None,
-            "where": "the walkthrough", "groups": [
-        {"name": "The phonebook is one query of an attention head: this lesson", "faded": False,
+             _part(t("Σ α v: the numbers mixed"), shape(f"[1 × {digits}]"), 8)]
+    return {"title": t("Where this is in a model"), "folded": t("One query of one head"), "current": None,
+            "where": t("the walkthrough"), "texts": map_texts(), "groups": [
+        {"name": t("The phonebook is one query of an attention head: this lesson"), "faded": False,
          "parts": _mark(parts, range(1, len(parts) + 1))},
-        {"name": FULL_MODEL, "faded": True, "parts": [
-            _part("Every token a query, at once", note="the walkthrough"), _part("More heads, · W_O"),
-            _part("+ residual, LayerNorm, MLP"), _part("× N layers"), _part("Next-token probabilities")]}]}
+        {"name": t(FULL_MODEL), "faded": True, "parts": [
+            _part(t("Every token a query, at once"), note=t("the walkthrough")), _part(t("More heads, · W_O")),
+            _part(t("+ residual, LayerNorm, MLP")), _part(t("× N layers")), _part(t("Next-token probabilities"))]}]}
 
 
 def cross_map(trace: CrossAttentionTrace) -> dict:
@@ -190,20 +200,21 @@ def cross_map(trace: CrossAttentionTrace) -> dict:
     head with the trace's shapes (all on the page, so all marked), inside the faded decoder layer a full
     encoder–decoder model wraps it in."""
     i, j, d, d_k = len(trace.target.tokens), len(trace.source.tokens), trace.w_q.shape[0], trace.d_k
-    parts = [_part("X_t (target), X_s (source)", f"[{i} × {d}], [{j} × {d}]", 2),
-             _part("W_Q, W_K, W_V", f"[{d} × {d_k}] each", 3),
-             _part("Q = X_t·W_Q; K, V from X_s", f"[{i} × {d_k}], [{j} × {d_k}] ×2", 4),
-             _part("Scores Q·Kᵀ", f"[{i} × {j}]", 5), _part(f"÷ √{d_k}", f"[{i} × {j}]", 6),
-             _part("α = softmax", f"[{i} × {j}]", 7), _part("Output Σ α v", f"[{i} × {d_k}]", 8)]
-    return {"title": "Where this is in a model", "folded": "One cross-attention head", "current": None,
-            "where": "the walkthrough", "groups": [
-        {"name": "One cross-attention head: this lesson", "faded": False, "parts": _mark(parts, range(1, 9))},
-        {"name": FULL_MODEL + ": an encoder–decoder", "faded": True, "parts": [
-            _part("The encoder's layers read the source", f"[{j} × {d}]", note="its last output gives K and V"),
-            _part("The decoder's causal self-attention on the target first", f"[{i} × {d}]"),
-            _part("More heads, · W_O; + residual, LayerNorm", f"[{i} × {d}]"), _part("MLP", f"[{i} × {d}]"),
-            _part("× N decoder layers", note="each reads the source again"),
-            _part("Next-token probabilities", "[vocabulary]")]}]}
+    parts = [_part(t("X_t (target), X_s (source)"), f"[{i} × {d}], [{j} × {d}]", 2),
+             _part("W_Q, W_K, W_V", t("{shape} each", shape=f"[{d} × {d_k}]"), 3),
+             _part(t("Q = X_t·W_Q; K, V from X_s"), f"[{i} × {d_k}], [{j} × {d_k}] ×2", 4),
+             _part(t("Scores Q·Kᵀ"), f"[{i} × {j}]", 5), _part(f"÷ √{d_k}", f"[{i} × {j}]", 6),
+             _part("α = softmax", f"[{i} × {j}]", 7), _part(t("Output Σ α v"), f"[{i} × {d_k}]", 8)]
+    return {"title": t("Where this is in a model"), "folded": t("One cross-attention head"), "current": None,
+            "where": t("the walkthrough"), "texts": map_texts(), "groups": [
+        {"name": t("One cross-attention head: this lesson"), "faded": False, "parts": _mark(parts, range(1, 9))},
+        {"name": t("What a full model adds (not computed in this lesson): an encoder–decoder"), "faded": True,
+         "parts": [
+            _part(t("The encoder's layers read the source"), f"[{j} × {d}]", note=t("its last output gives K and V")),
+            _part(t("The decoder's causal self-attention on the target first"), f"[{i} × {d}]"),
+            _part(t("More heads, · W_O; + residual, LayerNorm"), f"[{i} × {d}]"), _part("MLP", f"[{i} × {d}]"),
+            _part(t("× N decoder layers"), note=t("each reads the source again")),
+            _part(t("Next-token probabilities"), t("[vocabulary]"))]}]}
 
 
 def training_map(trace: AttentionTrace, titles: list[str], current: int | None, *, head: int, heads: int,
@@ -212,18 +223,31 @@ def training_map(trace: AttentionTrace, titles: list[str], current: int | None, 
     (its heads, W_O and the answer's probabilities, trained with it), and what a full model adds. Before a run
     (``trained`` False) the head is the run's step 0 and no step opens: the page has no steps to open yet."""
     n, d_model, d_k = trace.n, trace.d_model, trace.d_k
-    folded = "The small model's one head" if heads == 1 else f"Head {head + 1} of the small model's {heads}"
-    return {"title": "Where this head is in the model being trained", "folded": folded,
-            "current": current, "where": "", "groups": [
-        {"name": ("The model's one head" if heads == 1 else f"Head {head + 1} of {heads}") + (
-            ": its steps (3–8 open below, in “This head, step by step”)" if trained else
-            " before training (step 0, on the first held-out sequence): its steps open once trained"), "faded": False,
+    folded = t("The small model's one head") if heads == 1 else t("Head {head} of the small model's {heads}",
+                                                                   head=head + 1, heads=heads)
+    which = t("The model's one head") if heads == 1 else t("Head {head} of {heads}", head=head + 1, heads=heads)
+    return {"title": t("Where this head is in the model being trained"), "folded": folded,
+            "current": current, "where": "", "texts": map_texts(), "groups": [
+        {"name": t("{head}: its steps (3–8 open below, in “This head, step by step”)", head=which) if trained else
+         t("{head} before training (step 0, on the first held-out sequence): its steps open once trained",
+           head=which), "faded": False,
          "parts": head_parts(trace, titles, range(3, len(titles) + 1) if trained else ())},
-        {"name": "The rest of this model (trained with it)", "faded": False, "parts": [
-            _part(f"{heads} heads, concatenated", f"[{n} × {heads * d_k}]") if heads > 1 else
-            _part("Its output", f"[{n} × {d_k}]"),
+        {"name": t("The rest of this model (trained with it)"), "faded": False, "parts": [
+            _part(t("{heads} heads, concatenated", heads=heads), f"[{n} × {heads * d_k}]") if heads > 1 else
+            _part(t("Its output"), f"[{n} × {d_k}]"),
             _part("· W_O + b", f"[{heads * d_k} × {classes}] → [{n} × {classes}]"),
-            _part("softmax: each position's answer", f"[{n} × {classes}]")]},
-        {"name": "What a full model adds (not in this one)", "faded": True, "parts": [
-            _part("+ X (residual)", f"[{n} × {d_model}]"), _part("LayerNorm"),
-            _part("MLP (feed-forward)", f"[{n} × {d_model}]"), _part("× N layers")]}]}
+            _part(t("softmax: each position's answer"), f"[{n} × {classes}]")]},
+        {"name": t("What a full model adds (not in this one)"), "faded": True, "parts": [
+            _part(t("+ X (residual)"), f"[{n} × {d_model}]"), _part("LayerNorm"),
+            _part(t("MLP (feed-forward)"), f"[{n} × {d_model}]"), _part(t("× N layers"))]}]}
+
+
+TEXTS = {  # the words static/map.js writes around the data's own
+    "openStep": N_("Open step {step}"), "openStepIn": N_("Open step {step} in {where}"),
+    "fold": N_("Fold the map to one line"), "unfold": N_("Show the whole model: every part, its shape and numbers"),
+    "youAreHere": N_("(you are here)"), "thisLesson": N_("(this lesson)"),
+}
+
+
+def map_texts() -> dict[str, str]:
+    return {name: t(template) for name, template in TEXTS.items()}

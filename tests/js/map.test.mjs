@@ -1,9 +1,16 @@
 // Unit tests of static/map.js in Node (node --test tests/js/), run by make test.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isHere, mainGroup, mapText, partText, thumbCell, unfolded } from "../../static/map.js";
+import { readFileSync } from "node:fs";
+import { isHere, mainGroup, mapText, partText as partTextIn, thumbCell, unfolded } from "../../static/map.js";
+
+// the English texts the server sends with every map (viz/model_map.py's map_texts(); tests/test_model_map.py checks
+// this copy against it)
+const TEXTS = JSON.parse(readFileSync(new URL("map_texts.json", import.meta.url), "utf8"));
+const partText = (part, current) => partTextIn(part, current, TEXTS);
 
 const data = {
+  texts: TEXTS,
   title: "Where this is in a model",
   current: 5,
   groups: [
