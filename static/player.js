@@ -11,7 +11,7 @@
 // the rest draws. Every text is inserted as text. Every word comes from the server, in the reader's language
 // (data.texts: viz/player.py's templates, whose {fields} ``say`` fills); the browser holds none of its own.
 
-const { formatNumber, paren } = await import(new URL("tooltip.js" + new URL(import.meta.url).search, import.meta.url).href);
+const { formatNumber, paren, useDecimal } = await import(new URL("tooltip.js" + new URL(import.meta.url).search, import.meta.url).href);
 const { el } = await import(new URL("dom.js" + new URL(import.meta.url).search, import.meta.url).href);
 
 const DECIMALS = 2;
@@ -182,6 +182,7 @@ function field(text, select) {  // a menu after its visible label, which names i
 
 export default function player(component) {
   const { data, parentElement } = component;
+  useDecimal(data.texts?.decimal);  // the reader's decimal sign, for every number the player writes
   const still = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
   const root = el("div", "alp");
   root.tabIndex = 0;

@@ -11,8 +11,13 @@
 // Every word the view writes comes from the server, in the reader's language (ui/view.py's TEXTS, sent with each view's
 // data): ``useTexts`` keeps the page's, ``say`` fills a template's {fields}. A page speaks one language.
 let TEXTS = {};
+let DECIMAL = ".";  // the reader's decimal sign ("," in Spanish and French): every number this page's code writes
 export function useTexts(texts) {
   if (texts) TEXTS = texts;
+  useDecimal(texts?.decimal);
+}
+export function useDecimal(sign) {
+  if (sign) DECIMAL = sign;
 }
 export function say(name, fields = {}) {
   const template = TEXTS[name] ?? `[${name}]`;  // a text the server did not send shows its name, never breaks the view
@@ -34,16 +39,16 @@ export function formatNumber(x, decimals) {
   if (x === -Infinity) return "−∞";
   if (Number.isNaN(x)) return "";
   if (decimals === null || decimals === undefined) return String(x);
-  if (!Number.isFinite(x) || Math.abs(x) >= JS_EXACT) return x.toFixed(decimals).replace("-", "−");
+  if (!Number.isFinite(x) || Math.abs(x) >= JS_EXACT) return x.toFixed(decimals).replace("-", "−").replace(".", DECIMAL);
   const k = Math.round(x * HELD);
   const q = 10 ** (6 - decimals);
   const s = Math.abs(k) + Math.floor(q / 2);
   const n = (s - (s % q)) / q;  // exact: whole numbers below 2^53
-  if (n === 0) return (0).toFixed(decimals);
+  if (n === 0) return (0).toFixed(decimals).replace(".", DECIMAL);
   const p = 10 ** decimals;
   const whole = (n - (n % p)) / p;
   const sign = k < 0 ? "−" : "";
-  return decimals > 0 ? `${sign}${whole}.${String(n % p).padStart(decimals, "0")}` : `${sign}${whole}`;
+  return decimals > 0 ? `${sign}${whole}${DECIMAL}${String(n % p).padStart(decimals, "0")}` : `${sign}${whole}`;
 }
 
 export function paren(x, decimals = 2) {  // a factor in a product: negative numbers in parentheses (the player's too)

@@ -175,7 +175,8 @@ TEXTS = {
 
 def texts() -> dict[str, str]:
     """The view's texts in the running language, and the separator of a list of numbers in it."""
-    return {name: t(template) for name, template in TEXTS.items()} | {"sep": i18n.numbers(["", ""])}
+    return {name: t(template) for name, template in TEXTS.items()} | {"sep": i18n.numbers(["", ""]),
+                                                                      "decimal": i18n.decimal(".")}
 
 
 def show(panels: Sequence[dict], *, key: str, on_choice: Callable[[dict], None] | None = None) -> None:

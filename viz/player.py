@@ -15,7 +15,7 @@ import numpy.typing as npt
 from attention import AttentionTrace
 from viz import arithmetic as A
 from viz.arithmetic import number
-from viz.i18n import N_, numbers, t
+from viz.i18n import N_, decimal, numbers, t
 from viz.labels import query_labels, token_labels
 
 KINDS = ("scores", "softmax", "output")
@@ -111,7 +111,7 @@ TEXTS = {
 
 def player_texts() -> dict[str, str]:
     """The player's texts in the running language, and the separator of a list of numbers in it."""
-    return {name: t(template) for name, template in TEXTS.items()} | {"sep": numbers(["", ""])}
+    return {name: t(template) for name, template in TEXTS.items()} | {"sep": numbers(["", ""]), "decimal": decimal(".")}
 
 
 def player_data(trace: AttentionTrace, kind: str, query: int = 0) -> dict:

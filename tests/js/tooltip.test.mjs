@@ -105,3 +105,17 @@ test("an empty cell is a causal mask's only where its panel says nothing else of
   assert.deepEqual(said.slice(1), ["no training batch yet"]);
   assert.ok(!said.join(" ").includes("causal"));
 });
+
+test("numbers are written with the reader's decimal sign the server sends (a comma in Spanish and French)", async () => {
+  const { useDecimal } = await import("../../static/tooltip.js");
+  useDecimal(",");
+  try {
+    assert.equal(formatNumber(0.25, 2), "0,25");
+    assert.equal(formatNumber(-1.005, 2), "−1,01");
+    assert.equal(formatNumber(0, 3), "0,000");
+    assert.equal(formatNumber(12, 0), "12");
+  } finally {
+    useDecimal(".");
+  }
+  assert.equal(formatNumber(0.25, 2), "0.25");
+});
