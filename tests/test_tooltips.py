@@ -259,4 +259,4 @@ def test_the_browsers_copy_of_the_views_english_texts_is_the_servers_and_every_l
     assert copy == texts()
     with speaking(PSEUDO):
         marked = texts()
-    assert set(marked) == {*TEXTS, "sep"} and all(marked[name].startswith("⟦") for name in TEXTS)
+    assert set(marked) == {*TEXTS, "sep", "decimal"} and all(marked[name].startswith("⟦") for name in TEXTS)
