@@ -340,3 +340,14 @@ def test_a_lesson_text_in_the_pseudo_language_marks_every_line_of_words_and_keep
             else:
                 assert line == plain
     assert lesson_text("multihead/00_intro", "de") == lesson_text("multihead/00_intro", "en")  # no such catalog
+
+
+def test_a_formulas_numbers_take_the_decimal_comma_braced_so_tex_does_not_space_it():
+    """LaTeX reads "0,25" as the list "0, 25": a decimal comma in a formula is written {,} (the review)."""
+    from viz.formulas import num, plain
+
+    with i18n.speaking("es"):
+        assert (plain(0.25), num(-0.5), plain(1234.5, 1)) == ("0{,}25", "(-0{,}50)", "1234{,}5")
+    with i18n.speaking("zh"):
+        assert (plain(0.25), num(-0.5)) == ("0.25", "(-0.50)")
+    assert plain(0.25) == "0.25"

@@ -45,13 +45,14 @@ def apart(*groups: str | Sequence[str], gap: str = r"\qquad") -> str:
 
 def num(x: float, decimals: int = 2) -> str:
     """A number for LaTeX: negatives in parentheses when they follow an operator."""
-    text = format_number(x, decimals).replace("−", "-")
+    text = plain(x, decimals)
     return f"({text})" if text.startswith("-") else text
 
 
 def plain(x: float, decimals: int = 2) -> str:
-    """A number for LaTeX where no parentheses are needed (after "=", in a fraction)."""
-    return format_number(x, decimals).replace("−", "-")
+    """A number for LaTeX where no parentheses are needed (after "=", in a fraction), with the reader's decimal sign:
+    a decimal comma braced, "0{,}25" (TeX spaces a bare comma as punctuation: "0, 25")."""
+    return format_number(x, decimals).replace("−", "-").replace(",", "{,}")
 
 
 def factor(x: float, decimals: int = 3) -> str:
