@@ -10,7 +10,7 @@ from ui.links import BOOK_CELL_CHARS, BOOK_STATE, MAX_BOOK_ROWS, PHONEBOOK_QUERY
 from ui.links import PHONEBOOK_TEMPERATURES as TEMPERATURES
 from viz import formulas as L
 from viz import phonebook as P
-from viz.labels import format_number, markdown_text
+from viz.labels import markdown_text
 
 st.title("The phonebook: keys are not values")
 ui.lesson("phonebook/00_intro")
@@ -69,5 +69,5 @@ else:
     ui.lesson("phonebook/02_temperature")
     st.latex(L.apart(r"\text{soft} = \operatorname{softmax}\!\left(\frac{q \cdot K^\top}{T}\right) V,",
                      rf"T = {temperature:g},",
-                     rf"\max_j \alpha_j = {format_number(result.weights.max(), weight_decimals)}"))
+                     rf"\max_j \alpha_j = {L.plain(result.weights.max(), weight_decimals)}"))
     ui.lesson("phonebook/03_back_to_attention")

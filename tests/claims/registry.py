@@ -752,16 +752,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "static/grid.js": NO_CLAIM + ": it draws the chart and a grid over its cells; what a cell says is tooltip.js's",
     "static/table.js": NO_CLAIM + ": it writes the numbers it is given, as tooltip.js formats them",
     "static/hover.js": NO_CLAIM + ": it places the tooltip and lights panels; the tooltip's words are tooltip.js's",
-    "static/player.js": [
-        ("the step's table holds the same numbers", "tests.browser.test_player_browser::test_a_played_step_sends_nothing_and_ends_on_the_tables_numbers"),
-        ("the weights of “${query}” add up to 1", "tests.test_properties::test_softmax_rows_sum_to_one_even_for_huge_scores"),
-        ("add up to 1: ${written}", "tests.test_player::test_every_frame_of_every_player_adds_up_at_the_decimals_it_shows"),
-        ("Rounded to ${DECIMALS} decimals there, they add up to", "tests.test_player::test_three_equal_weights_are_not_said_to_add_up_to_1_beside_0_33_three_times"),
-        ("sees one key, so its one weight is", "tests.test_player::test_every_frame_of_every_player_adds_up_at_the_decimals_it_shows"),
-        ("so far (${upTo} of ${d} terms) =", "tests.test_player::test_every_frame_of_every_player_adds_up_at_the_decimals_it_shows"),
-        ("One key, so their sum Σ is its one exponential", "tests.test_player::test_every_frame_of_every_player_adds_up_at_the_decimals_it_shows"),
-        ("name: \"1 frame forward\"", "tests.browser.test_player_browser::test_the_player_pauses_steps_back_and_on_and_answers_the_keyboard"),
-    ],
+    "static/player.js": NO_CLAIM + ": it fills viz/player.py's texts with the numbers it is sent (its claims are listed there)",
     "ui/player.py": [
         ("Runs in your browser, on the numbers above", "tests.browser.test_player_browser::test_a_played_step_sends_nothing_and_ends_on_the_tables_numbers"),
         ("← and → go 1 frame back or forward", "tests.browser.test_player_browser::test_the_player_pauses_steps_back_and_on_and_answers_the_keyboard"),
@@ -770,14 +761,25 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("on the query and speed menus, ↑ and ↓ change the choice",
          "tests.browser.test_player_browser::test_the_player_pauses_steps_back_and_on_and_answers_the_keyboard"),
     ],
-    "viz/player.py": NO_CLAIM + ": the player's data, the trace's own numbers and the decimals its sums need; its titles name the stages",
+    "viz/player.py": [  # its texts, filled in the browser by static/player.js
+        ("the step's table holds the same numbers", "tests.browser.test_player_browser::test_a_played_step_sends_nothing_and_ends_on_the_tables_numbers"),
+        ("the weights of “{query}” add up to 1", "tests.test_properties::test_softmax_rows_sum_to_one_even_for_huge_scores"),
+        ("add up to 1: {written}", "tests.test_player::test_every_frame_of_every_player_adds_up_at_the_decimals_it_shows"),
+        ("Rounded to {decimals} decimals there, they add up to", "tests.test_player::test_three_equal_weights_are_not_said_to_add_up_to_1_beside_0_33_three_times"),
+        ("sees one key, so its one weight is", "tests.test_player::test_every_frame_of_every_player_adds_up_at_the_decimals_it_shows"),
+        ("so far ({upTo} of {d} terms) =", "tests.test_player::test_every_frame_of_every_player_adds_up_at_the_decimals_it_shows"),
+        ("One key, so their sum Σ is its one exponential", "tests.test_player::test_every_frame_of_every_player_adds_up_at_the_decimals_it_shows"),
+        ("\"forward\": N_(\"1 frame forward\")", "tests.browser.test_player_browser::test_the_player_pauses_steps_back_and_on_and_answers_the_keyboard"),
+    ],
     "static/map.js": NO_CLAIM + ": it draws the map's parts and shapes it is given (viz/model_map.py, tested there)",
     "static/tooltip.js": [
-        ("largest scaled score; its weights sum to 1 before rounding", "tests.test_view::test_a_weights_provenance_divides_the_traces_own_exponentials"),
-        ("the causal mask hides key", f"{F}::test_masked_keys_get_weight_exactly_zero_and_every_row_still_sums_to_one"),
         ("a sum, product or quotient carries `dec`, the decimals its inputs are written with in each cell",
          "tests.test_tooltips::test_every_tooltip_of_every_step_adds_up_at_the_precision_it_shows"),
-        ("one term of column ${j}; the last row adds the column up.", "tests.test_tooltips::test_the_sum_table_of_step_8_adds_up_column_by_column_as_shown"),
+    ],
+    "ui/view.py": [  # the tooltips' texts, filled in the browser by static/tooltip.js
+        ("largest scaled score; its weights sum to 1 before rounding", "tests.test_view::test_a_weights_provenance_divides_the_traces_own_exponentials"),
+        ("the causal mask hides key", f"{F}::test_masked_keys_get_weight_exactly_zero_and_every_row_still_sums_to_one"),
+        ("one term of column {column}; the last row adds the column up.", "tests.test_tooltips::test_the_sum_table_of_step_8_adds_up_column_by_column_as_shown"),
     ],
     "lessons/real_model.py": [
         ("Blue: the drop is positive, the head helped that token;",
@@ -794,6 +796,6 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
 
 # Modules whose strings explain numbers to the learner: each must be a key above.
 PAGE_MODULES = ("lessons/*.py", "static/*.js", "ui/walkthrough.py", "viz/steps.py", "viz/exports.py", "viz/training.py", "viz/cross.py", "viz/pretrained.py",
-                "viz/generation.py", "viz/classmode.py", "ui/classmode.py", "ui/training.py", "ui/background.py", "ui/sampling.py", "viz/sampling.py", "ui/bridge.py", "viz/model_map.py", "ui/model_map.py", "ui/player.py", "viz/player.py",
+                "viz/generation.py", "viz/classmode.py", "ui/classmode.py", "ui/training.py", "ui/background.py", "ui/sampling.py", "viz/sampling.py", "ui/bridge.py", "viz/model_map.py", "ui/model_map.py", "ui/player.py", "viz/player.py", "ui/view.py",
                 "viz/parts.py", "viz/relevance.py", "viz/tables.py", "viz/exercises.py", "ui/exercises.py", "ui/links.py", "viz/scaling.py", "viz/phonebook.py",
                 "attention/pretrained/gallery.py")
