@@ -29,6 +29,7 @@ from ui.training import cancel_training, finished_run, start_training, training_
 from ui.walkthrough import STEPS, render_steps
 from viz import tables as T
 from viz import training as V
+from viz.i18n import bound, t
 
 EXAMPLES = 6  # held-out sequences the learner can pick from
 
@@ -150,7 +151,7 @@ else:
         if panel.open:
             shown_step = st.selectbox("Step", range(3, len(STEPS) + 1), key="lt_head_step", persist_state="session",
                                       on_change=arrival.to_step, args=("lt_head_step", "lt-head-"),
-                                      format_func=lambda k: f"{k} · {STEPS[k - 1][0]}")
+                                      format_func=bound(lambda k: f"{k} · " + t(STEPS[k - 1][0])))
             render_steps(trace, prefix="lt-head-", first=shown_step or 3, last=shown_step or 3)
 
     st.subheader(f"What W_Q and W_K learned, at step {step}", divider="gray")

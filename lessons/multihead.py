@@ -20,7 +20,7 @@ from viz import heads as H
 from viz import provenance as P
 from viz import tables as T
 from viz.exercises import columns_of, head_questions, lesson_id, make_questions
-from viz.i18n import nt, sentences, t
+from viz.i18n import bound, nt, sentences, t
 from viz.labels import token_labels
 
 st.title(t("Multi-head attention"))
@@ -83,11 +83,12 @@ ui.matrix(F.token_by_dim_figure(mh, mh.output, t("output = Concat · W_O")), T.t
 
 st.subheader(t("Open one head in the full step-by-step view"), divider="gray", anchor="open-head")
 left, right = st.columns(2)
-opened = left.selectbox(t("Head"), range(h), format_func=lambda k: t("head {number}", number=k + 1), key="open_head",
+opened = left.selectbox(t("Head"), range(h), format_func=bound(lambda k: t("head {number}", number=k + 1)),
+                        key="open_head",
                         persist_state="session")
 opened = opened if opened is not None and opened < h else 0
 # one step at a time, as in the walkthrough: drawing steps 3–8 of a head at once doubled this page's cost
-step = right.selectbox(t("Step"), range(3, len(STEPS) + 1), format_func=lambda k: f"{k} · {STEPS[k - 1][0]}",
+step = right.selectbox(t("Step"), range(3, len(STEPS) + 1), format_func=bound(lambda k: f"{k} · " + t(STEPS[k - 1][0])),
                        key="head_step", persist_state="session", on_change=arrival.to_step, args=("head_step", "head-"),
                        help=t("The walkthrough's steps 3 to 8, for this head's own W_Q, W_K, W_V."))
 st.markdown(t("Head {number} uses {columns} of W_Q, W_K and W_V. Its tokens and X are the walkthrough's (steps 1 and "

@@ -30,9 +30,8 @@ SAME_AS_ENGLISH |= {("fr", "Question {number}"), ("fr", "question"), ("es", "no"
                     ("zh", "“{key}” {value}"), ("fr", "Pause"), ("fr", "dimension")}
 SAME_AS_ENGLISH |= {(lang, message) for lang in ("es", "fr", "zh")  # maths, or a name and a label, only
                     for message in ("{name} = q·k = {written}{rel}{value}", "{kind} {label}")}
-SAME_AS_ENGLISH |= {("es", "+ X (residual)"), ("es", "+ residual"), ("es", "+ residual, LayerNorm, MLP"),
-                    ("es", "+ residual, {norm}"), ("es", "Tokens"), ("fr", "Tokens"), ("fr", "Scores Q·Kᵀ"),
-                    ("fr", "Scores q·Kᵀ")}  # words these languages share with English
+SAME_AS_ENGLISH |= {("es", "Tokens"), ("fr", "Tokens"), ("fr", "Scores Q·Kᵀ"),
+                    ("fr", "Scores q·Kᵀ"), ("es", "Embeddings X"), ("fr", "Embeddings X")}  # words shared with English
 # the shared sidebar's controls, on every page
 SIDEBAR_KEYS = ("sentence", "seed", "new_seed", "d_model", "positional", "causal")
 
@@ -351,3 +350,14 @@ def test_a_formulas_numbers_take_the_decimal_comma_braced_so_tex_does_not_space_
     with i18n.speaking("zh"):
         assert (plain(0.25), num(-0.5)) == ("0.25", "(-0.50)")
     assert plain(0.25) == "0.25"
+
+
+def test_french_puts_a_no_break_space_before_its_high_punctuation():
+    """French typography: a no-break space before ":", ";", "?" and "!" (a plain space let a line break leave the sign
+    alone at the start of the next line), in every French message; none where the sign follows a field or a symbol
+    with no space at all (e.g. "α_1,1")."""
+    wrong = [(message, text) for message, text in i18n.catalog("fr").items()
+             if re.search(r" [:;?!]", text)]
+    forms, _ = i18n.plurals("fr")
+    wrong += [(message, text) for message, texts in forms.items() for text in texts if re.search(r" [:;?!]", text)]
+    assert not wrong, wrong

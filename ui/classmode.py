@@ -70,7 +70,7 @@ from ui.links import (
 from ui.matrix_editor import EDIT_STATE
 from ui.navigation import CLASS_PAGE, LESSONS, url_path
 from viz import classmode as V
-from viz.i18n import N_, decimal, language, listed, nt, sentences, speaking, t
+from viz.i18n import N_, bound, decimal, language, listed, nt, sentences, speaking, t
 from viz.labels import markdown_text
 
 CODE_CSS = """<style>
@@ -492,7 +492,7 @@ def _teacher_controls(secret: str, page: str) -> None:
                     width="stretch")
         right.button(t("Close answers"), key="cm_close_answers", on_click=_act, args=("close_answers", secret),
                      disabled=closed, width="stretch")
-        timer = st.segmented_control(t("Timer"), TIMERS, key="cm_timer", format_func=_seconds,
+        timer = st.segmented_control(t("Timer"), TIMERS, key="cm_timer", format_func=bound(_seconds),
                                      selection_mode="single", default=None)
         if timer and st.session_state.get("_cm_timer_set") != (view.question_no, timer):
             st.session_state["_cm_timer_set"] = (view.question_no, timer)
@@ -500,7 +500,8 @@ def _teacher_controls(secret: str, page: str) -> None:
     # Each shows the class as stored and changes it only when the teacher changes it here (a callback): a value this
     # tab last drew, compared on every run, put back what the teacher's other tab had set (the issue 44 audit)
     st.session_state["cm_mode"], st.session_state["cm_show"] = view.mode, view.show_results
-    st.segmented_control(t("Students' screens"), MODES, key="cm_mode", format_func=lambda mode: t(MODE_LABELS[mode]),
+    st.segmented_control(t("Students' screens"), MODES, key="cm_mode",
+                         format_func=bound(lambda mode: t(MODE_LABELS[mode])),
                          selection_mode="single", on_change=_chosen, args=("cm_mode", secret))
     st.toggle(t("Show the answers on the projector as they arrive"), key="cm_show", on_change=_chosen,
               args=("cm_show", secret))
@@ -542,7 +543,7 @@ def _pick(questions: list[dict], step: int | None) -> int:
         st.caption(markdown_text(note))
     several = len({V.step_of(questions[k]) for k in offered}) > 1
     chosen = st.radio(t("A question about this lesson's numbers"), offered, index=offered.index(opens), key="cm_pick",
-                      format_func=lambda k: markdown_text(V.ask_label(questions[k], several)))
+                      format_func=bound(lambda k: markdown_text(V.ask_label(questions[k], several))))
     return opens if chosen is None or chosen not in offered else chosen
 
 
@@ -712,11 +713,11 @@ def _more_time(secret: str, roster: list) -> None:
         labels = {s.id: V.student_label(s, k, zone) for k, s in enumerate(roster, start=1)}  # the roster's numbers
         who = st.selectbox(t("Student"), list(students), key="cm_extra_who", index=None,
                            placeholder=t("Choose a student"),
-                           format_func=lambda sid: labels.get(sid, t("a student who left the list")))
+                           format_func=bound(lambda sid: labels.get(sid, t("a student who left the list"))))
         if who in students:
             st.caption(t("Now: {extra}.", extra=V.extra_label(students[who].extra)))
         seconds = st.segmented_control(t("More time on every timer"), EXTRA_TIMES, key="cm_extra_seconds",
-                                       format_func=V.extra_label, selection_mode="single", default=None)
+                                       format_func=bound(V.extra_label), selection_mode="single", default=None)
         st.button(t("Give this time"), key="cm_extra_give", on_click=_give_time, args=(secret,),
                   disabled=who not in students or seconds is None, icon=":material/more_time:")
     done = st.session_state.pop("_cm_extra_given", None)  # (saved, the app's own words: no nickname in them)
@@ -1044,7 +1045,7 @@ def _question(code: str, view: ClassView) -> None:
             with st.form(f"cm_answer_form_{number}", border=False, enter_to_submit=True):
                 if q["options"]:
                     st.radio(t("Your answer"), q["options"], key=f"cm_answer_{number}", index=None,
-                             format_func=functools.partial(V.label_of, q))  # the answer sent is the option stored
+                             format_func=bound(functools.partial(V.label_of, q)))  # sent: the option as stored
                 else:
                     st.text_input(t("Your answer, at most two decimals (0.3 or 0,3)"), key=f"cm_answer_{number}",
                                   placeholder=t("e.g. {number}", number=decimal("0.25")))

@@ -103,7 +103,8 @@ def lesson(name: str) -> None:
 
 
 def step(number: int, total: int, title: str, *, anchor: str | None = None) -> None:
-    st.subheader(f"Step {number} of {total} · {title}", anchor=anchor or f"step-{number}", divider="gray")
+    st.subheader(t("Step {number} of {total} · {title}", number=number, total=total, title=t(title)),
+                 anchor=anchor or f"step-{number}", divider="gray")
 
 
 def lazy_expander(label: str, *, key: str, expanded: bool = False, **options):

@@ -12,6 +12,7 @@ import streamlit as st
 
 from ui import arrival
 from ui.walkthrough import STEPS
+from viz.i18n import bound, t
 
 EDITOR_STEP = 3  # the projections, with the hand editors of W_Q, W_K, W_V
 
@@ -56,7 +57,7 @@ def _to(step: int) -> None:
 
 
 def _title(number: int) -> str:
-    return f"{number} · {STEPS[number - 1][0]}"
+    return f"{number} · " + t(STEPS[number - 1][0])
 
 
 def step_controls(*, presenting: bool = False) -> int:
@@ -66,7 +67,8 @@ def step_controls(*, presenting: bool = False) -> int:
     left, middle, right = st.columns([3, 4, 3], vertical_alignment="bottom")  # room for "Next  PageDown"
     with middle:
         step = st.selectbox(f"Go to step (of {len(STEPS)})", range(1, len(STEPS) + 1), key="step",
-                            format_func=_title, persist_state="session", on_change=arrival.to_step, args=("step",),
+                            format_func=bound(_title), persist_state="session", on_change=arrival.to_step,
+                            args=("step",),
                             help="Jump to any step; the open step is part of the link.")
     current = int(step or 1)
     left.button("Previous", key="prev_step", on_click=_move, args=(-1,), disabled=current <= 1,

@@ -19,6 +19,7 @@ from viz import formulas as L
 from viz import heads as H
 from viz import provenance as P
 from viz import tables as T
+from viz.i18n import N_
 from viz.labels import count, markdown_text, query_labels, token_labels
 from viz.steps import MASK_CAPTION, SIGNED_CAPTION, STEP_TEXTS, identity_note, lesson_parts
 
@@ -285,7 +286,7 @@ def steps_for(trace: AttentionTrace) -> list[tuple[str, str, Callable[[Attention
     """The walkthrough's eight steps, and for a decoder with rotary positions a RoPE step after Q, K, V."""
     if trace.rope is None:
         return STEPS
-    return [*STEPS[:4], ("Rotary positions (RoPE)", "walkthrough/04b_rope", _rope), *STEPS[4:]]
+    return [*STEPS[:4], (N_("Rotary positions (RoPE)"), "walkthrough/04b_rope", _rope), *STEPS[4:]]
 
 
 def render_steps(trace: AttentionTrace, *, prefix: str = "", first: int = 1, last: int = len(STEPS),

@@ -119,6 +119,18 @@ def t(message: str, /, **values: object) -> str:
     return text.format(**values) if values else text
 
 
+def bound(function: Callable[..., str]) -> Callable[..., str]:
+    """``function`` fixed to the running language: a widget's format_func whose labels come from the catalogs gives
+    the same labels wherever it is called (Streamlit calls it in the session's run; its testing harness, AppTest,
+    calls it again in the test's own thread to read the widget's value, where no session's language is known)."""
+    lang = language()
+
+    def in_language(*args: object) -> str:
+        with speaking(lang):
+            return function(*args)
+    return in_language
+
+
 def N_(message: str) -> str:
     """A message named where it is defined and translated where it is shown (``t(NAMES[key])``): unchanged here,
     but the catalog test finds it (gettext's ``gettext_noop``)."""

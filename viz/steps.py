@@ -10,20 +10,20 @@ from functools import cache
 from pathlib import Path
 
 from attention import AttentionTrace
-from viz.i18n import ENGLISH, PSEUDO, language, pseudo
+from viz.i18n import ENGLISH, N_, PSEUDO, language, pseudo
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 
 # (title, lesson text in assets/), in the order of the walkthrough
-STEP_TEXTS: list[tuple[str, str]] = [
-    ("Tokens", "walkthrough/01_tokens"),
-    ("Embeddings X", "walkthrough/02_embeddings"),
-    ("Projection matrices W_Q, W_K, W_V", "walkthrough/03_projections"),
-    ("Queries, keys and values", "walkthrough/04_qkv"),
-    ("Scores Q·Kᵀ", "walkthrough/05_scores"),
-    ("Scale by 1/√d_k", "walkthrough/06_scale"),
-    ("Softmax: attention weights α", "walkthrough/07_softmax"),
-    ("The output for one query", "walkthrough/08_output"),
+STEP_TEXTS: list[tuple[str, str]] = [  # the titles in English, as the code names the steps; a page shows t(title)
+    (N_("Tokens"), "walkthrough/01_tokens"),
+    (N_("Embeddings X"), "walkthrough/02_embeddings"),
+    (N_("Projection matrices W_Q, W_K, W_V"), "walkthrough/03_projections"),
+    (N_("Queries, keys and values"), "walkthrough/04_qkv"),
+    (N_("Scores Q·Kᵀ"), "walkthrough/05_scores"),
+    (N_("Scale by 1/√d_k"), "walkthrough/06_scale"),
+    (N_("Softmax: attention weights α"), "walkthrough/07_softmax"),
+    (N_("The output for one query"), "walkthrough/08_output"),
 ]
 
 SIGNED_CAPTION = "Colours: blue is positive, red is negative, white is zero. The exact numbers are in the tables."

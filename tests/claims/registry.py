@@ -152,7 +152,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          f"{F}::test_h_heads_of_d_model_over_h_cost_about_as_much_as_one_big_head"),
     ],
     "assets/zh/multihead/00_intro.md": [
-        ("h 个头的计算量和一个大头差不多", f"{F}::test_h_heads_of_d_model_over_h_cost_about_as_much_as_one_big_head"),
+        ("h 个头的计算量和一个大的注意力头差不多", f"{F}::test_h_heads_of_d_model_over_h_cost_about_as_much_as_one_big_head"),
     ],
     "assets/es/multihead/01_path.md": [
         ("las h salidas se concatenan de nuevo en d_model columnas",
