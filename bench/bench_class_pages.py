@@ -209,6 +209,7 @@ async def class_of(bases: list[str], store: Store, count: int) -> dict:
 
     await until(lambda: all(s.joined_at is not None or s.errors for s in students))
     result["joined"] = time.perf_counter() - t0
+    result["joins"] = sum(s.joined_at is not None for s in students)
     await asyncio.sleep(2.0)  # the class settles
     cpu = {b: cpu_seconds(b.process.pid) for b in bases}
 

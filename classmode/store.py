@@ -786,8 +786,8 @@ class Store:
         asked = None if question is None else json.loads(question)
         if asked is not None and not teacher and not revealed:
             asked = {k: v for k, v in asked.items() if k not in ("answer", "also", "explanation", "low", "high")}
-            if isinstance(asked.get("texts"), dict):  # each language's explanation gives the answer away too
-                asked["texts"] = {lang: {k: v for k, v in text.items() if k != "explanation"}
+            if isinstance(asked.get("texts"), dict):  # what a student may read of each language's (not its explanation)
+                asked["texts"] = {lang: {k: v for k, v in text.items() if k in ("prompt", "labels", "shown")}
                                   for lang, text in asked["texts"].items() if isinstance(text, dict)}
         return ClassView(code, json.loads(state), asked, int(number), bool(revealed), bool(closed), str(mode),
                          bool(show), bool(answers_closed), None if closes_at is None else float(closes_at),

@@ -24,6 +24,7 @@ from ui.models import (
 from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
 from ui.walkthrough import render_steps, steps_for
 from viz import generation as G
+from viz.i18n import N_
 from viz.labels import markdown_text
 
 st.title("Writing with a key/value cache")
@@ -86,7 +87,8 @@ if gen is not None:  # the rest of the lesson reads what was written
                             help="Query heads 1–3 read key/value head 1, 4–6 head 2, 7–9 head 3.") or 1) - 1
     kv = head // (info.heads // gen.keys.shape[1])
     ui.matrices([view.panel(f"gen-cache-{name.lower()}", G.cache_frame(gen, m), G.cache_figure(
-        gen, m, f"{name} cache, layer {layer + 1}, key/value head {kv + 1}"), below=True, names=("token", "dimension"))
+        gen, m, f"{name} cache, layer {layer + 1}, key/value head {kv + 1}"), below=True,
+        names=(N_("token"), N_("dimension")))
                  for name, m in (("K", gen.keys[layer, kv]), ("V", gen.values[layer, kv]))], key="gen-cache")
     st.markdown(G.cache_text(gen, info.heads))
 

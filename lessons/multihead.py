@@ -20,7 +20,7 @@ from viz import heads as H
 from viz import provenance as P
 from viz import tables as T
 from viz.exercises import columns_of, head_questions, lesson_id, make_questions
-from viz.i18n import bound, nt, sentences, t
+from viz.i18n import N_, bound, nt, sentences, t
 from viz.labels import token_labels
 
 st.title(t("Multi-head attention"))
@@ -41,15 +41,15 @@ n, h, d_k, d_model = mh.n, mh.n_heads, mh.d_k, mh.d_model
 
 question_box(head_questions(n, d_model, h, lesson_id(mh.heads[0])), prefix="mh-ex", key="mh-ex-box",
              title=t("Predict first: the shapes of the split, before the numbers below"))
-heads_word = nt("head", "heads", h)  # named outside the formula's f-string: the catalogs' extractor reads no call there
-st.latex(L.apart(rf"h = {h} \text{{ {heads_word}}},",
+heads_word = nt("{n} head", "{n} heads", h)  # outside the formula's f-string: the extractor reads no call there
+st.latex(L.apart(rf"h = \text{{{heads_word}}},",
                  rf"d_k = \frac{{d_{{model}}}}{{h}} = \frac{{{d_model}}}{{{h}}} = {d_k}"))
 
 st.subheader(t("Each head's attention"), divider="gray")
 heads = H.heads_heatmaps(mh.weights, mh.tokens, mask=mh.heads[0].mask if mh.causal else None)
 labels = token_labels(mh.tokens)
 ui.matrices([view.panel(f"heads-{k}", fig=fig, rows=labels, cols=labels, values=P.shown_weights(head),
-                        tip=P.weights(head), names=(t("query"), t("key")), choose="cell")
+                        tip=P.weights(head), names=(N_("query"), N_("key")), choose="cell")
              for k, (fig, head) in enumerate(zip(heads, mh.heads, strict=True))], key="heads", on_choice=multihead_head)
 st.caption(sentences(t("One panel per head, all on the same colour scale. In every panel rows are queries (i) and "
                        "columns are keys (j); point at a cell for its numbers, click a head to open it below."),
@@ -76,7 +76,7 @@ ui.matrix(F.token_by_dim_figure(mh, mh.concat, t("Concat(head outputs)")), T.tok
 st.caption(" · ".join(t("columns {first}–{last}: head {number}", first=k * d_k + 1, last=(k + 1) * d_k, number=k + 1)
                       if d_k > 1 else t("column {first}: head {number}", first=k + 1, number=k + 1) for k in range(h)))
 ui.matrix(F.projection_figure(mh.w_o, "W_O", axes=F.W_O_AXES), T.projection_frame(mh.w_o, corner=T.W_O_CORNER), "w_o",
-          names=(t("Concat dimension"), t("output dimension")))
+          names=(N_("Concat dimension"), N_("output dimension")))
 st.caption(t("W_O is [d_model × d_model], seeded random like the other matrices (entries ~ N(0, 1/d_model))."))
 ui.matrix(F.token_by_dim_figure(mh, mh.output, t("output = Concat · W_O")), T.token_by_dim_frame(mh, mh.output),
           "mh-output")

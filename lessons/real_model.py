@@ -41,6 +41,7 @@ from ui.walkthrough import lines_panel, render_steps, steps_for
 from viz import figures as F
 from viz import pretrained as P
 from viz import tables as T
+from viz.i18n import N_
 
 st.title("A real model")
 ui.lesson("real_model/00_intro")
@@ -92,7 +93,8 @@ if sink_hidden and n < 2:
     sink_hidden = False
 ui.matrices([view.panel("rm-model-view", fig=model_view_of(name, sentence, shown.start, shown.stop, off, sink_hidden),
                         rows=[str(k + 1) for k in shown], cols=[str(h + 1) for h in range(info.heads)],
-                        values=P.first_token_share(weights, shown), names=("layer", "head"), numbered=(True, True),
+                        values=P.first_token_share(weights, shown), names=(N_("layer"), N_("head")),
+                        numbered=(True, True),
                         choose="cell",
                         tip={"kind": "note", "notes": P.tile_notes(name, shown, GALLERY, off),
                              "caption": P.TILE_NUMBER})],
@@ -122,11 +124,11 @@ trace = head_of(name, sentence, layer, head)
 bridge.changed_on_trained(trace, name, layer, head)
 if sink_hidden:
     ui.matrix(P.sink_hidden_figure(trace, f"α without the first token, layer {layer + 1}, head {head + 1}"),
-              P.sink_hidden_frame(trace), "rm-head", names=("query", "key"))
+              P.sink_hidden_frame(trace), "rm-head", names=(N_("query"), N_("key")))
     st.caption(P.SINK_CAPTION)
 else:
     ui.matrix(F.query_key_figure(trace, trace.weights, f"α, layer {layer + 1}, head {head + 1}", weights=True),
-              T.query_key_frame(trace, trace.weights, weights=True), "rm-head", names=("query", "key"))
+              T.query_key_frame(trace, trace.weights, weights=True), "rm-head", names=(N_("query"), N_("key")))
 if st.toggle("Show α as lines (head view)", key="rm-head-lines"):
     lines_panel(trace.weights[None], trace.tokens, key="rm-head-lines-view")
 
@@ -201,7 +203,8 @@ if info.kind == "decoder":
         st.error("The scan stopped before it finished; press Scan to try again.", icon=":material/error:")
     elif job is not None:
         scan = job.future.result()
-        ui.matrix(P.scan_figure(scan), P.scan_frame(scan), "rm-scan", names=("layer", "head"), numbered=(True, True),
+        ui.matrix(P.scan_figure(scan), P.scan_frame(scan), "rm-scan", names=(N_("layer"), N_("head")),
+                  numbered=(True, True),
                   choose="cell", on_choice=scanned_head(layers))
         st.markdown(P.scan_text(scan, model.show(model.vocabulary[scan.token])))
         st.caption(f"Rows are layers, columns heads; each cell is the drop in the likeliest token's log-probability "
@@ -216,7 +219,7 @@ elif off:
     later = range(min(layer for layer, _ in off), info.layers)
     ui.matrix(P.change_figure(original.weights, run.weights, later), P.change_frame(original.weights, run.weights,
                                                                                    later),
-              "rm-off-change", names=("layer", "head"), numbered=(True, True))
+              "rm-off-change", names=(N_("layer"), N_("head")), numbered=(True, True))
 
 st.subheader("Heads with a job", divider="gray")
 st.markdown("Heads whose behaviour was measured over a family of sentences, each number held by a test; each "

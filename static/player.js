@@ -29,7 +29,7 @@ const times = (a, b, places) => `${paren(a, places)}·${paren(b, places)}`;
 // A template of data.texts with its {fields} filled (a field the template lacks is left out, one it names and
 // ``fields`` lacks stays as written)
 export function say(data, name, fields = {}) {
-  return data.texts[name].replace(/\{(\w+)\}/g, (whole, field) => (field in fields ? String(fields[field]) : whole));
+  return (data.texts?.[name] ?? `[${name}]`).replace(/\{(\w+)\}/g, (whole, field) => (field in fields ? String(fields[field]) : whole));
 }
 
 // The frames of query i: each {cells, text, final}. ``cells`` are the row's cells shown so far (by column); ``text``

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
+import bench.bench_class_pages as bench
 from bench.bench_class_pages import class_of
 from classmode.store import Store
 from tests.browser.server import streamlit_server
@@ -15,11 +16,12 @@ from tests.browser.server import streamlit_server
 STUDENTS = 3
 
 
-def test_a_class_of_three_websocket_students_follows_answers_and_pauses(tmp_path):
+def test_a_class_of_three_websocket_students_follows_answers_and_pauses(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench, "LIMIT", 60.0)  # seconds a phase may take before the run gives up on it (and fails)
     with streamlit_server(env={"ATTENTION_LAB_DATA": str(tmp_path)}) as server:
         result = asyncio.run(class_of([server], Store(f"sqlite:///{tmp_path}/classes.sqlite3"), STUDENTS))
     assert result["errors"] == []
-    assert len(result["join"]) == STUDENTS  # every student's join was done
+    assert result["joins"] == STUDENTS  # every student's join was done
     assert len(result["follow"]) == STUDENTS  # every page showed the teacher's new lesson
     assert result["stored"] == STUDENTS and result["counted"] == STUDENTS  # every answer stored, and on the desk
     assert len(result["pause"]) == STUDENTS  # every page showed "Eyes up front"

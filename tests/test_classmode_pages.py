@@ -338,6 +338,8 @@ def test_number_answers_take_a_decimal_comma_and_only_what_an_alpha_can_be():
         ["0.3", "0.3", "0.25", "1", "0.125", None, None, None, None]
     alpha = {"prompt": "α?", "options": [], "answer": 0.41, "low": 0.40, "high": 0.42}
     assert V.in_range(alpha, "0.41") and not V.in_range(alpha, "-1000000.00") and not V.in_range(alpha, "1.5")
+    student_copy = {"key": "k-alpha", "prompt": "α?", "options": []}  # what a student's page holds: no range
+    assert V.in_range(student_copy, "1") and not V.in_range(student_copy, "1.5") and not V.in_range(student_copy, "-3")
 
 
 def test_a_guess_in_the_range_rounded_scores_give_counts_and_the_spread_hides_it_until_the_reveal():
@@ -366,7 +368,8 @@ def test_the_desks_times_are_the_teachers_browsers_time_zone():
     assert V.student_label(ann, 1, "Europe/Paris") == "#1 · Ann, joined 11:00:00"
     assert V.student_label(ann, 1, "Asia/Shanghai") == "#1 · Ann, joined 18:00:00"
     assert list(V.roster_frame([ann], "America/New_York")["joined"]) == ["05:00:00"]
-    assert V.student_label(ann, 1, "Mars/Olympus_Mons") == V.student_label(ann, 1)  # the server's clock
+    for odd in ("Mars/Olympus_Mons", "America", "x" * 300, "../../etc/passwd"):  # the browser's word: anyone's
+        assert V.student_label(ann, 1, odd) == V.student_label(ann, 1)  # the server's clock
     history = V.history_frame({1: {"prompt": "α?", "options": [], "answer": 0.5, "asked": 36000.0}}, [], "Europe/Paris")
     assert list(history["asked"]) == ["11:00:00"]
     assert ",1970-01-01 11:00:00," in V.answers_csv([], {1: {"prompt": "α?", "options": [], "answer": 0.5,

@@ -31,7 +31,8 @@ SAME_AS_ENGLISH |= {("fr", "Question {number}"), ("fr", "question"), ("es", "no"
 SAME_AS_ENGLISH |= {(lang, message) for lang in ("es", "fr", "zh")  # maths, or a name and a label, only
                     for message in ("{name} = q·k = {written}{rel}{value}", "{kind} {label}")}
 SAME_AS_ENGLISH |= {("es", "Tokens"), ("fr", "Tokens"), ("fr", "Scores Q·Kᵀ"),
-                    ("fr", "Scores q·Kᵀ"), ("es", "Embeddings X"), ("fr", "Embeddings X")}  # words shared with English
+                    ("fr", "Scores q·Kᵀ"), ("es", "Embeddings X"), ("fr", "Embeddings X"), ("es", "token"),
+                    ("fr", "token"), ("zh", "token"), ("fr", "position")}  # words shared with English
 # the shared sidebar's controls, on every page
 SIDEBAR_KEYS = ("sentence", "seed", "new_seed", "d_model", "positional", "causal")
 

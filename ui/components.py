@@ -245,7 +245,7 @@ def chart_row(charts: Sequence[tuple[Svg, str]]) -> None:
 
 
 def table(frame: pd.DataFrame, key: str, decimals: int | None = 2, blank: str | None = None,
-          names: tuple[str, str] = ("row", "column")) -> None:
+          names: tuple[str, str] = ("row", "column")) -> None:  # English: ui.view.panel translates
     """The frame's numbers as a table (``.st-key-table-<key>`` in the view ``.st-key-view-<key>``), drawn by the view
     (ui/view.py): the browser writes the cells as text, and a cell answers the pointer with its row and
     column. Beyond 400 cells the table scrolls in a box of its own. ``blank``: what an empty cell's tooltip says;

@@ -8,10 +8,11 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from attention import AttentionTrace
+from ui import i18n as i18n_ui
 from ui.classmode import OPEN_STEP, QUESTIONS, teaching
 from viz.classmode import question_record
 from viz.exercises import Question, questions_for_step
-from viz.i18n import ENGLISH, LANGUAGES, N_, listed, nt, sentences, speaking, t
+from viz.i18n import ENGLISH, N_, listed, nt, sentences, speaking, t
 from viz.labels import markdown_text
 
 _LOG = "_exercise_log"  # question key -> first answer right?
@@ -31,7 +32,7 @@ def offer_to_class(build: Callable[[], Sequence[Question]], open_step: int | Non
     with speaking(ENGLISH):
         stored = build()
     built = {}
-    for lang in LANGUAGES:
+    for lang in i18n_ui.OFFERED:  # the languages a student may read (none but English yet: nothing more to build)
         if lang != ENGLISH:
             with speaking(lang):
                 built[lang] = {q.key: q for q in build()}

@@ -9,6 +9,7 @@ from attention import AttentionTrace
 from ui import components as ui
 from ui.links import lesson_url
 from viz import exports as X
+from viz.i18n import language, speaking
 
 
 def export_panel(trace: AttentionTrace) -> None:
@@ -35,9 +36,12 @@ def _downloads(trace: AttentionTrace) -> None:
                            on_click="ignore")
     with right:
         # step 8's query and the link back, as this run shows them: the file itself is built on the click
-        query, link = int(st.session_state.get("query") or 0), lesson_url()
-        st.download_button("Handout (HTML): the lesson with your numbers",
-                           lambda: X.handout_html(trace, query=min(query, trace.n - 1), link=link),
+        query, link, lang = int(st.session_state.get("query") or 0), lesson_url(), language()
+
+        def handout() -> str:  # built in a later request, maybe outside this session's run: in this page's language
+            with speaking(lang):
+                return X.handout_html(trace, query=min(query, trace.n - 1), link=link)
+        st.download_button("Handout (HTML): the lesson with your numbers", handout,
                            file_name="attention_handout.html", mime="text/html", key="export_html",
                            icon=":material/description:", on_click="ignore")
     st.caption("CSV rows and columns carry the token labels; numbers keep full precision. The handout is the "

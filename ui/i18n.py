@@ -57,7 +57,7 @@ def offered_for(locale: str) -> str:
     catalog exists, rather than a script they did not choose."""
     parts = [p.lower() for p in locale.replace("_", "-").split("-") if p]
     primary = parts[0] if parts else ""
-    if primary == "zh" and TRADITIONAL & set(parts[1:]):
+    if primary == "zh" and "hans" not in parts and TRADITIONAL & set(parts[1:]):
         return i18n.ENGLISH
     return primary if primary in OFFERED else i18n.ENGLISH
 

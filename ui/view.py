@@ -16,6 +16,7 @@ selection for a heatmap's cell (docs/decisions.md).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -87,7 +88,7 @@ def figure(fig: Svg, *, table_too: bool = True) -> dict:
 
 def panel(key: str, frame: pd.DataFrame | None = None, fig: Svg | None = None, *, decimals: Any = 2,
           tip: dict | None = None, links: Sequence[dict] = (), choose: str | None = None, below: bool = False,
-          names: tuple[str, str] = ("row", "column"), masked: str = "—", values: Any = None,
+          names: tuple[str, str] = (N_("row"), N_("column")), masked: str = "—", values: Any = None,
           rows: Sequence[str] | None = None, cols: Sequence[str] | None = None,
           numbered: tuple[bool, bool] = (False, False), blank: str | None = None) -> dict:
     """One panel: ``fig`` (a heatmap or tiles, with their grid) and ``frame``'s numbers as its table.
@@ -104,7 +105,9 @@ def panel(key: str, frame: pd.DataFrame | None = None, fig: Svg | None = None, *
     """
     if isinstance(decimals, np.ndarray):  # one a column or one a cell
         decimals = decimals.tolist()
-    out: dict[str, Any] = {"id": key, "decimals": decimals, "rowName": names[0], "colName": names[1],
+    # the axes' names are the catalogs' (the callers name them in English, with N_): in the reader's language
+    out: dict[str, Any] = {"id": key, "decimals": decimals, "rowName": t(names[0]) if names[0] else "",
+                           "colName": t(names[1]) if names[1] else "",
                            "masked": masked, "below": below}
     out.update({flag: True for flag, on in zip(("rowNumbered", "colNumbered"), numbered, strict=True) if on})
     if blank is not None:
@@ -174,9 +177,15 @@ TEXTS = {
 
 
 def texts() -> dict[str, str]:
-    """The view's texts in the running language, and the separator of a list of numbers in it."""
-    return {name: t(template) for name, template in TEXTS.items()} | {"sep": i18n.numbers(["", ""]),
-                                                                      "decimal": i18n.decimal(".")}
+    """The view's texts in the running language, its list separator and its decimal sign (made once a language)."""
+    return _texts(i18n.language())
+
+
+@functools.cache
+def _texts(lang: str) -> dict[str, str]:
+    with i18n.speaking(lang):
+        return {name: t(template) for name, template in TEXTS.items()} | {"sep": i18n.numbers(["", ""]),
+                                                                          "decimal": i18n.decimal(".")}
 
 
 def show(panels: Sequence[dict], *, key: str, on_choice: Callable[[dict], None] | None = None) -> None:

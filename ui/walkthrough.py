@@ -23,8 +23,8 @@ from viz.i18n import N_
 from viz.labels import count, markdown_text, query_labels, token_labels
 from viz.steps import MASK_CAPTION, SIGNED_CAPTION, STEP_TEXTS, identity_note, lesson_parts
 
-QK = ("query", "key")  # what a row and a column of an n × n matrix are, for the view's tooltips
-TD = ("token", "dimension")
+QK = (N_("query"), N_("key"))  # what a row and a column of an n × n matrix are, for the view's tooltips
+TD = (N_("token"), N_("dimension"))
 
 
 def _vectors(trace: AttentionTrace, p: str, name: str, key: str, m, **options) -> dict:
@@ -34,7 +34,7 @@ def _vectors(trace: AttentionTrace, p: str, name: str, key: str, m, **options) -
 
 
 def _tokens(trace: AttentionTrace, p: str) -> None:
-    ui.matrix(F.tokens_figure(trace), T.token_frame(trace), f"{p}tokens", decimals=None, names=("", "position"))
+    ui.matrix(F.tokens_figure(trace), T.token_frame(trace), f"{p}tokens", decimals=None, names=("", N_("position")))
 
 
 def _choose_query(*, to_step_8: bool):
@@ -81,7 +81,8 @@ def _projections(trace: AttentionTrace, p: str) -> None:
         st.info(note)
     parts = [("W_Q", "w_q", trace.w_q), ("W_K", "w_k", trace.w_k), ("W_V", "w_v", trace.w_v)]
     ui.matrices([view.panel(f"{p}{key}", T.projection_frame(w), F.projection_figure(w, name, compact=True),
-                            below=True, names=("input dimension", "output dimension")) for name, key, w in parts],
+                            below=True, names=(N_("input dimension"), N_("output dimension")))
+                 for name, key, w in parts],
                 key=f"{p}projections")
     if trace.rope is not None and trace.rope.group > 1:
         kv, group = trace.rope.kv_head, trace.rope.group
@@ -222,7 +223,7 @@ def _output(trace: AttentionTrace, p: str) -> None:
         ui.table(T.one_row(T.query_key_frame(trace, trace.weights, weights=True), i), f"{p}alpha-row", names=QK)
     decimals = T.weighted_sum_decimals(trace, i)
     ui.matrix(F.weighted_sum_figure(trace, i), T.weighted_sum_frame(trace, i), f"{p}weighted-sum", decimals=decimals,
-              tip={"kind": "column", "dec": decimals[0].tolist()}, names=("term", "dimension"))
+              tip={"kind": "column", "dec": decimals[0].tolist()}, names=(N_("term"), N_("dimension")))
     st.caption(T.weighted_sum_caption(decimals))
     player.offer(trace, p, "output", i)
     left, _ = st.columns([3, 2])
@@ -230,7 +231,7 @@ def _output(trace: AttentionTrace, p: str) -> None:
         st.markdown(f"**Output for query {qi} (“{markdown_text(labels[i])}”)**, "
                     f"a vector of d_k = {trace.d_k} numbers:")
         ui.table(T.one_row(T.token_by_dim_frame(trace, trace.output), i), f"{p}output-row",
-                 names=("query", "dimension"))
+                 names=(N_("query"), N_("dimension")))
 
     st.markdown("##### The same numbers, written out")
     st.caption("Inputs to a sum or a quotient carry as many decimals as it takes for them to give the shown "
@@ -254,7 +255,7 @@ def _output(trace: AttentionTrace, p: str) -> None:
     st.latex(L.apart(r"\mathrm{Att}(Q, K, V) = \alpha V:",
                      rf"[{n} \times {n}] \cdot [{n} \times {trace.d_k}] = [{n} \times {trace.d_k}]"))
     ui.matrix(F.token_by_dim_figure(trace, trace.output, "output αV"), T.token_by_dim_frame(trace, trace.output),
-              f"{p}output", names=("query", "dimension"), tip=P.output(trace),
+              f"{p}output", names=(N_("query"), N_("dimension")), tip=P.output(trace),
               links=[{"panel": f"{p}weights", "axis": "row", "from": "row"},
                      {"panel": f"{p}v", "axis": "col", "from": "col"}], **_query_choice(trace, p))
 

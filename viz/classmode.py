@@ -36,7 +36,8 @@ def question_record(q: Question, translations: dict[str, Question] | None = None
     texts = {}
     for lang, other in (translations or {}).items():
         text = {"prompt": other.prompt, "explanation": other.explanation}
-        if other.options != q.options:
+        if other.options != q.options and len(other.options) == len(q.options) and \
+                other.options.index(other.answer) == q.options.index(q.answer):  # the same options in the same places
             text["labels"] = list(other.options)
         if other.shown is not None:
             text["shown"] = other.shown.title
@@ -78,8 +79,6 @@ def label_of(question: dict, option: str) -> str:
 def _record(q: Question) -> dict:
     return {"key": q.key, "prompt": q.prompt, "options": list(q.options), "answer": q.answer, "also": list(q.also),
             "explanation": q.explanation, "low": q.low, "high": q.high, "step": q.step,
-            # what a student's copy keeps of the range (the store hides low and high): a number answer is an α
-            "kind": "choice" if q.options else "weight",
             "shown": None if q.shown is None else {"title": q.shown.title, "row": q.shown.row,
                                                    "columns": list(q.shown.columns), "values": list(q.shown.values)}}
 
@@ -203,7 +202,7 @@ def in_range(question: dict, answer: str) -> bool:
         value = float(answer)
     except ValueError:
         return False
-    return 0.0 <= value <= 1.0 if question.get("low") is not None or question.get("kind") == "weight" else True
+    return 0.0 <= value <= 1.0 if not question.get("options") else True  # every number question asks for an α
 
 
 def two_decimals(answer: str) -> bool:
@@ -429,7 +428,7 @@ def revealed_said(question: dict, number: int, mine: str | None) -> str:
     said = t("Question {number}: the answer is {answer}.", number=number, answer=answer_text(question))
     if mine is None:
         return sentences(said, t("You did not answer it."))
-    shown = label_of(question, mine) if question["options"] else decimal(mine)  # a number as stored: "0.25"
+    shown = label_of(question, mine) if question["options"] else decimal(mine)  # a number in the reader's writing
     if not is_right(question, mine):
         return sentences(said, t("You said {answer}: not right.", answer=shown))
     # a tied option counts as well (the box's explanation says why): "right" after another answer misled
@@ -445,7 +444,7 @@ def clock(at: float, zone: str | None = None, form: str = "%H:%M:%S") -> str:
     try:
         return datetime.fromtimestamp(at, ZoneInfo(zone)).strftime(form) if zone else time.strftime(form,
                                                                                                    time.localtime(at))
-    except (ZoneInfoNotFoundError, ValueError):  # a name the browser sent that no time zone has: the server's
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # a name no zone has ("America", 300 characters): the server's
         return time.strftime(form, time.localtime(at))
 
 
@@ -488,6 +487,10 @@ def history_frame(questions: dict[int, dict], answers, zone: str | None = None) 
                         columns=[t("asked"), t("question"), t("answers"), t("right")])
 
 
+EXPORT_COLUMNS = (N_("question"), N_("asked"), N_("prompt"), N_("right answer"), N_("nickname"), N_("student"),
+                  N_("answer"), N_("answered"), N_("right"), N_("student's total right"))  # the export's, in order
+
+
 def answers_csv(answers, questions: dict[int, dict], students, zone: str | None = None) -> str:
     """The class's export, a row for every question and every student (also those who did not answer): when the
     question was asked, its prompt and right answer, the student's nickname and a short id (two students may
@@ -509,9 +512,6 @@ def answers_csv(answers, questions: dict[int, dict], students, zone: str | None 
     columns = [t(name) for name in EXPORT_COLUMNS]
     return to_csv(pd.DataFrame(rows, columns=columns).set_index(columns[0]))
 
-
-EXPORT_COLUMNS = (N_("question"), N_("asked"), N_("prompt"), N_("right answer"), N_("nickname"), N_("student"),
-                  N_("answer"), N_("answered"), N_("right"), N_("student's total right"))  # the export's, in order
 
 
 def _stamp(at: float | None, zone: str | None = None) -> str:

@@ -1,4 +1,5 @@
-"""Predict-then-reveal questions generated from a trace: the same lesson state gives the same set.
+"""Predict-then-reveal questions generated from a trace: the same lesson state gives the same set (the same keys,
+options and answers in every language; their words in the running one).
 
 Each question belongs to a step of the walkthrough (``step``): it asks what the numbers on screen at that
 step let a learner reason out, and a later step (``reveals``) shows the answer. Nothing asks a learner to

@@ -9,13 +9,15 @@ the one rule): the decimals each one needs are decided here and sent as ``dec``,
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import numpy.typing as npt
 
 from attention import AttentionTrace
 from viz import arithmetic as A
 from viz.arithmetic import number
-from viz.i18n import N_, decimal, numbers, t
+from viz.i18n import N_, decimal, language, numbers, speaking, t
 from viz.labels import query_labels, token_labels
 
 KINDS = ("scores", "softmax", "output")
@@ -110,8 +112,15 @@ TEXTS = {
 
 
 def player_texts() -> dict[str, str]:
-    """The player's texts in the running language, and the separator of a list of numbers in it."""
-    return {name: t(template) for name, template in TEXTS.items()} | {"sep": numbers(["", ""]), "decimal": decimal(".")}
+    """The player's texts in the running language, its list separator and its decimal sign (made once a language)."""
+    return _player_texts(language())
+
+
+@functools.cache
+def _player_texts(lang: str) -> dict[str, str]:
+    with speaking(lang):
+        return {name: t(template) for name, template in TEXTS.items()} | {"sep": numbers(["", ""]),
+                                                                          "decimal": decimal(".")}
 
 
 def player_data(trace: AttentionTrace, kind: str, query: int = 0) -> dict:

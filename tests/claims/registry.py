@@ -170,7 +170,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_multihead_and_scaling::test_multi_head_bad_head_count_explains_itself"),
         ("W_O is [d_model × d_model], seeded random like the other matrices (entries ~ N(0, 1/d_model)).",
          "tests.test_multihead_and_scaling::test_w_o_is_seeded_and_scaled"),
-        ("names=(t(\"Concat dimension\"), t(\"output dimension\"))",
+        ("names=(N_(\"Concat dimension\"), N_(\"output dimension\"))",
          "tests.test_lessons_issue3::test_w_os_heatmap_and_table_name_its_rows_and_columns_d_model"),
     ],
     # --- √d_k --------------------------------------------------------------------------------------
