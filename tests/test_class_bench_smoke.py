@@ -7,6 +7,7 @@ this keeps it, and a class of real clients, in `make test`."""
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import bench.bench_class_pages as bench
 from bench.bench_class_pages import class_of
@@ -19,7 +20,11 @@ STUDENTS = 3
 def test_a_class_of_three_websocket_students_follows_answers_and_pauses(tmp_path, monkeypatch):
     monkeypatch.setattr(bench, "LIMIT", 60.0)  # seconds a phase may take before the run gives up on it (and fails)
     with streamlit_server(env={"ATTENTION_LAB_DATA": str(tmp_path)}) as server:
-        result = asyncio.run(class_of([server], Store(f"sqlite:///{tmp_path}/classes.sqlite3"), STUDENTS))
+        # in a thread of its own: after the browser tests, Playwright's event loop runs in this one (asyncio.run
+        # refused: "cannot be called from a running event loop", in make test only)
+        with ThreadPoolExecutor(1) as thread:
+            result = thread.submit(asyncio.run, class_of([server], Store(f"sqlite:///{tmp_path}/classes.sqlite3"),
+                                                         STUDENTS)).result()
     assert result["errors"] == []
     assert result["joins"] == STUDENTS  # every student's join was done
     assert len(result["follow"]) == STUDENTS  # every page showed the teacher's new lesson
