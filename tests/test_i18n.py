@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import threading
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -321,7 +322,8 @@ def test_a_translated_lesson_text_has_its_englishs_maths_names_and_numbers_and_i
     name = path.relative_to(ASSETS / lang).with_suffix("").as_posix()
     english = (ASSETS / f"{name}.md").read_text(encoding="utf-8")
     text = path.read_text(encoding="utf-8")
-    assert set(SYMBOL.findall(text.replace(",", "."))) == set(SYMBOL.findall(english)), name
+    point = re.compile(r"(\d),(\d)")  # 0,25 and 0.25 are one number; "(Q, K, V)" keeps its commas
+    assert set(SYMBOL.findall(point.sub(r"\1.\2", text))) == set(SYMBOL.findall(point.sub(r"\1.\2", english))), name
     assert text.count("**") == english.count("**") and text.count("](") == english.count("]("), name
     assert text != english and lesson_text(name, lang) == text
     with i18n.speaking(lang):
@@ -362,3 +364,48 @@ def test_french_puts_a_no_break_space_before_its_high_punctuation():
     forms, _ = i18n.plurals("fr")
     wrong += [(message, text) for message, texts in forms.items() for text in texts if re.search(r" [:;?!]", text)]
     assert not wrong, wrong
+
+
+def term_list(lang: str) -> dict:
+    with (ROOT / "locales" / f"{lang}.terms.toml").open("rb") as f:
+        return tomllib.load(f)
+
+
+def names_term(english: str, term: str) -> bool:
+    """Whether an English text names a term (its plural too), its {fields} aside: "{query}" is a field, not the word."""
+    stem = re.escape(term[:-1]) + "(?:y|ies)" if term.endswith("y") else re.escape(term) + "(?:s|es)?"
+    return re.search(rf"\b{stem}\b", FIELD.sub(" ", english), re.IGNORECASE) is not None
+
+
+def uses_term(text: str, forms: list[str]) -> bool:
+    return any(form.lower() in text.lower() for form in forms)
+
+
+@pytest.mark.parametrize("lang", [lang for lang in i18n.LANGUAGES if lang != i18n.ENGLISH])
+def test_every_language_names_each_term_of_the_lesson_one_way_in_its_catalog_and_its_lesson_texts(lang):
+    """A term list a language (locales/<lang>.terms.toml): a message or a lesson text whose English names a term uses
+    that language's term for it, so "key" is never "clave" on one page and "llave" on the next; one English list for
+    every language, so a language cannot leave a term out."""
+    terms = term_list(lang)
+    assert set(terms["terms"]) == set(term_list("es")["terms"]) and len(terms["terms"]) >= 15
+    other = terms.get("other_senses", {})
+    catalog = i18n.catalog(lang)
+    wrong = [(term, message, text) for message, text in catalog.items() for term, forms in terms["terms"].items()
+             if names_term(message, term) and not uses_term(text, forms) and message not in other.get(term, ())]
+    assert not wrong, wrong
+    for term, messages in other.items():  # an exception is a message the catalog holds and names the term
+        assert all(m in catalog and names_term(m, term) for m in messages), term
+    for path in sorted((ASSETS / lang).rglob("*.md")):
+        english = (ASSETS / path.relative_to(ASSETS / lang)).read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
+        missing = [term for term, forms in terms["terms"].items()
+                   if names_term(english, term) and not uses_term(text, forms)]
+        assert not missing, (path.name, missing)
+
+
+def test_the_term_check_finds_a_term_named_otherwise_and_reads_fields_as_fields():
+    """The check above can fail: "llave" for key is caught; "{query}" is no query; "queries" is."""
+    forms = term_list("es")["terms"]["key"]
+    assert names_term("Each key is a vector", "key") and not uses_term("Cada llave es un vector", forms)
+    assert not names_term("“{query}” sees {keys} tokens", "query") and not names_term("keyboard", "key")
+    assert names_term("Two queries", "query") and names_term("the scores", "score")
