@@ -53,7 +53,7 @@ ui.matrices([view.panel(f"heads-{k}", fig=fig, rows=labels, cols=labels, values=
              for k, (fig, head) in enumerate(zip(heads, mh.heads, strict=True))], key="heads", on_choice=multihead_head)
 st.caption(sentences(t("One panel per head, all on the same colour scale. In every panel rows are queries (i) and "
                        "columns are keys (j); point at a cell for its numbers, click a head to open it below."),
-                     MASK_CAPTION if mh.causal else ""))
+                     t(MASK_CAPTION) if mh.causal else ""))
 with st.expander(t("The numbers: α of each head"), expanded=h <= 2):
     for k, (tab, head) in enumerate(zip(st.tabs([t("head {number}", number=k + 1) for k in range(h)]), mh.heads,
                                         strict=True)):

@@ -10,9 +10,10 @@ from ui.links import BOOK_CELL_CHARS, BOOK_STATE, MAX_BOOK_ROWS, PHONEBOOK_QUERY
 from ui.links import PHONEBOOK_TEMPERATURES as TEMPERATURES
 from viz import formulas as L
 from viz import phonebook as P
+from viz.i18n import t
 from viz.labels import markdown_text
 
-st.title("The phonebook: keys are not values")
+st.title(t("The phonebook: keys are not values"))
 ui.lesson("phonebook/00_intro")
 map_slot = st.container()  # filled once the book and the query are read
 
@@ -25,20 +26,20 @@ with left:
     book = st.data_editor(
         pd.DataFrame(st.session_state["_pb_base"], columns=["name", "phone"]), num_rows="dynamic", key="book",
         width="stretch",
-        column_config={"name": st.column_config.TextColumn("name (key)"),
-                       "phone": st.column_config.TextColumn("phone number (value)")},
+        column_config={"name": st.column_config.TextColumn(t("name (key)")),
+                       "phone": st.column_config.TextColumn(t("phone number (value)"))},
         hide_index=True,
     )
 with right:
-    query = ui.text_box("Look up the name", key="pb_query", limit=PHONEBOOK_QUERY_CHARS, value=default("pb_query"),
+    query = ui.text_box(t("Look up the name"), key="pb_query", limit=PHONEBOOK_QUERY_CHARS, value=default("pb_query"),
                         persist_state="session")
-    temperature = st.select_slider("Temperature T", TEMPERATURES, value=default("pb_temperature"),
+    temperature = st.select_slider(t("Temperature T"), TEMPERATURES, value=default("pb_temperature"),
                                    key="pb_temperature", persist_state="session")
 
 rows = list(zip(book["name"], book["phone"], strict=True))
 if not book_in_link(rows):
-    st.caption(f"The link keeps the first {MAX_BOOK_ROWS} rows, and the first {BOOK_CELL_CHARS} characters of a "
-               "name or number.")
+    st.caption(t("The link keeps the first {rows} rows, and the first {chars} characters of a name or number.",
+                 rows=MAX_BOOK_ROWS, chars=BOOK_CELL_CHARS))
 names, phones, problems = clean_entries(rows)
 for problem in problems:
     st.warning(markdown_text(problem), icon="📒")
@@ -47,11 +48,11 @@ result = lookup(names, phones, query, temperature=temperature) if names and quer
 with map_slot:
     model_map.phonebook(result)
 if not names:
-    st.info("The phonebook is empty. Add a row with a name and a number to look something up.")
+    st.info(t("The phonebook is empty. Add a row with a name and a number to look something up."))
 elif not query.strip():
-    st.info("Type a name to look up.")
+    st.info(t("Type a name to look up."))
 else:
-    st.subheader("Hard lookup and soft lookup", divider="gray")
+    st.subheader(t("Hard lookup and soft lookup"), divider="gray")
     ui.lesson("phonebook/01_hard_soft")
     hard, soft = P.key_bars(result, soft=False), P.key_bars(result, soft=True)
     left, right = ui.wrapping_row([hard.width, soft.width])  # two columns shrank them to 0.7 at 1280
@@ -65,7 +66,7 @@ else:
     ui.table(P.lookup_frame(result), "pb-lookup", decimals=[0, 0, 0, 3, weight_decimals])
     ui.matrix(P.answers_figure(result), P.answers_frame(result), "pb-answers", side_by_side=False, decimals=2)
 
-    st.subheader("Temperature: from soft to hard", divider="gray")
+    st.subheader(t("Temperature: from soft to hard"), divider="gray")
     ui.lesson("phonebook/02_temperature")
     st.latex(L.apart(r"\text{soft} = \operatorname{softmax}\!\left(\frac{q \cdot K^\top}{T}\right) V,",
                      rf"T = {temperature:g},",

@@ -41,7 +41,7 @@ from ui.walkthrough import lines_panel, render_steps, steps_for
 from viz import figures as F
 from viz import pretrained as P
 from viz import tables as T
-from viz.i18n import N_
+from viz.i18n import N_, t
 
 st.title("A real model")
 ui.lesson("real_model/00_intro")
@@ -64,7 +64,7 @@ sentence = usable_sentence(settings.sentence, memory=f"_last_rm_sentence_{name}"
 tokens, weights = attentions_of(name, sentence)
 n = len(tokens)
 
-st.subheader("The model's tokens", divider="gray")
+st.subheader(t("The model's tokens"), divider="gray")
 ui.lesson(f"real_model/01_tokens_{name}")
 ids, _ = model.tokenize(sentence)
 ui.table(T.tokens_frame(tokens, ids), "rm-model-tokens", decimals=None)

@@ -245,7 +245,7 @@ def test_the_settings_are_the_traces_own(k):
     assert shown["W_Q, W_K, W_V"] == ("hand-edited" if edited else
                                       {"random": "seeded random", "identity": "identity"}[options.get("preset",
                                                                                                       "random")])
-    assert shown["positional encodings"] == ("on" if options.get("positional") else "off")
+    assert shown["positional encodings (P)"] == ("on" if options.get("positional") else "off")
     assert shown["causal mask"] == ("on" if options.get("causal") else "off")
     assert float(shown["temperature T"]) == options.get("temperature", 1.0) == trace.temperature
     label = shown["step 8's query"]

@@ -194,10 +194,13 @@ def test_the_editor_names_the_cells_edited_by_hand_under_each_grid():
     assert_no_exception(at)
     preset = random_projections(8, 4, DEFAULT_SEED)
     captions = [c.value for c in at.caption if c.value.startswith("Edited by hand")]
+    def shown(x: float) -> str:  # as the caption writes a number: a true minus sign
+        return cell_text(x).replace("-", "−")
+
     assert captions == [
-        f"Edited by hand (2 cells): row 1, column 1: 5 (preset {cell_text(preset.w_q[0, 0])}); row 2, column 3: -0.5 "
-        f"(preset {cell_text(preset.w_q[1, 2])}).",
-        f"Edited by hand (1 cell): row 4, column 4: 1.25 (preset {cell_text(preset.w_v[3, 3])}).",
+        f"Edited by hand (2 cells): row 1, column 1: 5 (preset {shown(preset.w_q[0, 0])}); row 2, column 3: −0.5 "
+        f"(preset {shown(preset.w_q[1, 2])}).",
+        f"Edited by hand (1 cell): row 4, column 4: 1.25 (preset {shown(preset.w_v[3, 3])}).",
     ]
     many = edited_cells(np.arange(16.0).reshape(4, 4), np.zeros((4, 4)))
     assert many.startswith("Edited by hand (15 cells): row 1, column 2: 1 (preset 0)") and many.endswith("and 9 more.")

@@ -22,6 +22,7 @@ from attention.phonebook import (
 )
 from tests.table_reading import shown_table
 from tests.test_pages import assert_no_exception, run_app, set_widget, table
+from viz import phonebook as P
 
 PAGE = "lessons/phonebook.py"
 BOOK_NAMES, BOOK_PHONES = [n for n, _ in DEFAULT_BOOK], [p for _, p in DEFAULT_BOOK]
@@ -186,3 +187,15 @@ def test_the_soft_lookup_is_one_query_of_an_attention_head(names, query, data, t
     output, weights = scaled_dot_product_attention(r.q[None, :], r.keys, r.values, scale=1 / temperature)
     np.testing.assert_allclose(weights[0], r.weights, atol=1e-12)
     np.testing.assert_allclose(output[0], r.soft, atol=1e-9)
+
+
+@pytest.mark.parametrize("temperature", [0.05, 0.5, 1.0, 5.0])
+@pytest.mark.parametrize("query", ["zzz", "Anna", "x"])
+def test_a_book_of_one_name_gives_its_number_at_every_temperature(query, temperature):
+    """"The soft lookup, with one name, gives its number at every temperature": its one weight is 1 exactly, its
+    soft answer the number's digits, whatever the query shares with the name."""
+    r = lookup(["Anna"], ["601 234"], query, temperature=temperature)
+    assert r.weights.tolist() == [1.0]
+    np.testing.assert_array_equal(r.soft, r.values[0])
+    if not r.scores.max() > 0:
+        assert "its one score is 0" in P.hard_answer(r) and "gives its number" in P.hard_answer(r)

@@ -24,17 +24,18 @@ from ui.links import default
 from ui.matrix_editor import EDIT_STATE, LINK_STATE, hand_edited
 from ui.models import attentions_of, open_model, pick_head
 from ui.walkthrough import STEPS, steps_for
+from viz.i18n import N_, t
 from viz.labels import markdown_text
 
 WALKTHROUGH, REAL_MODEL = "lessons/walkthrough.py", "lessons/real_model.py"
 _NOTE = "_bridge"
-SHORT = {"minilm": "MiniLM (an encoder)", "smollm2": "SmolLM2 (a decoder)"}
+SHORT = {"minilm": N_("MiniLM (an encoder)"), "smollm2": N_("SmolLM2 (a decoder)")}
 TITLES = [title for title, _, _ in STEPS]
 MEASURE = ("How focused α's rows are (each row's entropy as a share of its largest, averaged over the rows with two "
            "keys or more: 1 = every key weighted equally, 0 = one key takes all)")
-OFFER = ("The same step in a model that learned, on your sentence, opened on its most focused head that is not an "
-         "attention sink (if every head is one, the most focused of all; if no query has two keys to choose from, its "
-         "first head):")
+OFFER = N_("The same step in a model that learned, on your sentence, opened on its most focused head that is not an "
+           "attention sink (if every head is one, the most focused of all; if no query has two keys to choose from, "
+           "its first head):")
 
 
 def _walkthrough_step(trace: AttentionTrace, step: int) -> int:
@@ -157,10 +158,10 @@ def to_walkthrough_text(note: dict, trace: AttentionTrace) -> str:
 
 def offer_trained(trace: AttentionTrace, step: int) -> None:
     """Under a walkthrough step: open the same sentence and step in a trained model."""
-    st.caption(OFFER)
+    st.caption(t(OFFER))
     columns = st.columns(len(MODELS))
     for column, name in zip(columns, MODELS, strict=True):
-        if column.button(SHORT[name], key=f"bridge_{name}", icon=":material/psychology:", width="stretch"):
+        if column.button(t(SHORT[name]), key=f"bridge_{name}", icon=":material/psychology:", width="stretch"):
             _to_trained(trace, step, name)
 
 
@@ -175,7 +176,8 @@ def _to_trained(trace: AttentionTrace, step: int, name: str) -> None:
         package_dir(name)
         tokens, weights = attentions_of(name, trace.sentence)  # (a sentence the model can't take: SentenceError)
     except (ModelMissing, SentenceError) as why:
-        st.error(f"{MODELS[name].title} can't open this sentence: {why}", icon=":material/error:")
+        st.error(t("{model} can't open this sentence: {why}", model=MODELS[name].title, why=why),
+                 icon=":material/error:")
         return
     best = choose_head(name, tokens, weights)
     pick_head(best.layer, best.head)

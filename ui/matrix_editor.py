@@ -19,11 +19,13 @@ import streamlit as st
 
 from attention import Projections
 from ui.components import text_box
+from viz.i18n import N_, clauses, decimal, nt, t
 from viz.labels import dim_labels, markdown_text
 
 QUOTED_CHARS = 40  # a refused entry is quoted up to this long
 BOUND = 100.0  # |entry| ≤ BOUND: beyond it the softmax saturates and the numbers stop teaching anything
 NAMES = ("W_Q", "W_K", "W_V")
+RESET = N_("Reset to the preset")
 EDIT_STATE = "_matrix_edits"  # not a widget key: it survives reruns and page switches
 
 
@@ -47,13 +49,15 @@ def parse_entry(text: str, where: str) -> tuple[float | None, str | None]:
     try:
         value = float(text.replace("−", "-").replace(",", "."))
     except ValueError:
-        return None, (f"{where}: “{quoted}” is not a number." if text else f"{where} is empty.")
+        return None, (t("{where}: “{text}” is not a number.", where=where, text=quoted) if text
+                      else t("{where} is empty.", where=where))
     if math.isnan(value):
-        return None, f"{where}: NaN is not a number you can multiply by."
+        return None, t("{where}: NaN is not a number you can multiply by.", where=where)
     if math.isinf(value):
-        return None, f"{where}: infinity can't be used; keep entries within ±{BOUND:g}."
+        return None, t("{where}: infinity can't be used; keep entries within {bound}.", where=where,
+                       bound=f"±{BOUND:g}")
     if abs(value) > BOUND:
-        return None, f"{where}: {quoted} is beyond the bound ±{BOUND:g}."
+        return None, t("{where}: {text} is beyond the bound {bound}.", where=where, text=quoted, bound=f"±{BOUND:g}")
     return value + 0.0, None  # −0 is 0: the link leaves an unchanged cell out, so −0 must not differ from it
 
 
@@ -83,7 +87,8 @@ def parse_edits(
             text = "" if raw is None or (isinstance(raw, float) and math.isnan(raw)) else str(raw).strip()
             if text == shown.iat[r, c]:
                 continue
-            value, error = parse_entry(text, f"{name} row {r + 1}, column {c + 1}")
+            value, error = parse_entry(text, t("{matrix} row {row}, column {column}", matrix=name, row=r + 1,
+                                               column=c + 1))
             if error:
                 errors.append(error)
             else:
@@ -112,27 +117,35 @@ def paste_block(name: str, current: npt.ArrayLike, text: str) -> tuple[np.ndarra
     lines = [line for line in text.strip("\n").splitlines() if line.strip()]
     block = [[cell for cell in _SPLIT.split(line.strip()) if cell] for line in lines]
     if not block:
-        return None, [], [f"The block for {name} is empty: paste rows of numbers, one row a line."]
+        return None, [], [t("The block for {matrix} is empty: paste rows of numbers, one row a line.",
+                            matrix=name)]
     width = max(len(row) for row in block)
     errors = []
     for r, row in enumerate(block[:rows_n]):
         for c, cell in enumerate(row[:cols_n]):
-            value, error = parse_entry(cell, f"{name} row {r + 1}, column {c + 1} of the block")
+            where = t("{matrix} row {row}, column {column} of the block", matrix=name, row=r + 1, column=c + 1)
+            value, error = parse_entry(cell, where)
             if error:
                 errors.append(error)
             else:
                 m[r, c] = value
     if errors:
-        return None, [], [*errors, f"Nothing of the block was applied to {name}."]
+        return None, [], [*errors, t("Nothing of the block was applied to {matrix}.", matrix=name)]
     used_rows, used_cols = min(len(block), rows_n), min(width, cols_n)
-    notes = [f"{name}: used rows 1–{used_rows} and columns 1–{used_cols} of the {len(block)} × {width} block."]
-    if len(block) > rows_n or width > cols_n:
-        cut = []
-        if len(block) > rows_n:
-            cut.append(f"rows {rows_n + 1}–{len(block)}")
-        if width > cols_n:
-            cut.append(f"columns {cols_n + 1}–{width}")
-        notes.append(f"Cut: {' and '.join(cut)}, because {name} is {rows_n} × {cols_n} (d_model × d_k).")
+    notes = [t("{matrix}: used rows 1–{rows} and columns 1–{columns} of the {height} × {width} block.", matrix=name,
+               rows=used_rows, columns=used_cols, height=len(block), width=width)]
+    shape = {"matrix": name, "height": rows_n, "width": cols_n}
+    cut_rows = {"first": rows_n + 1, "last": len(block)}
+    cut_columns = {"first_column": cols_n + 1, "last_column": width}
+    if len(block) > rows_n and width > cols_n:
+        notes.append(t("Cut: rows {first}–{last} and columns {first_column}–{last_column}, because {matrix} is "
+                       "{height} × {width} (d_model × d_k).", **shape, **cut_rows, **cut_columns))
+    elif len(block) > rows_n:
+        notes.append(t("Cut: rows {first}–{last}, because {matrix} is {height} × {width} (d_model × d_k).",
+                       **shape, **cut_rows))
+    elif width > cols_n:
+        notes.append(t("Cut: columns {first_column}–{last_column}, because {matrix} is {height} × {width} "
+                       "(d_model × d_k).", **shape, **cut_columns))
     return m, notes, []
 
 
@@ -159,19 +172,22 @@ def decode_edits(text: str, shape: tuple[int, int]) -> tuple[list[tuple[str, int
     """The cells of an ``encode_edits`` string that fit a d_model × d_k matrix, and a message for each
     part that doesn't."""
     if not LINK_PATTERN.fullmatch(text):
-        return [], ["The link's edited matrices (w=…) are not in the form Q1.1:5;K2.3:-0.5, so they were ignored."]
+        return [], [t("The link's edited matrices (w=…) are not in the form Q1.1:5;K2.3:-0.5, so they were "
+                      "ignored.")]
     cells, errors = [], []
     for part in text.split(";"):
         where, value_text = part.split(":")
         name = {"Q": "W_Q", "K": "W_K", "V": "W_V"}[where[0]]
         r, c = (int(x) for x in where[1:].split("."))
         if not (1 <= r <= shape[0] and 1 <= c <= shape[1]):
-            errors.append(f"The link edits {name} row {r}, column {c}, outside the {shape[0]} × {shape[1]} matrix; "
-                          "that cell was ignored.")
+            errors.append(t("The link edits {matrix} row {row}, column {column}, outside the {height} × {width} "
+                            "matrix; that cell was ignored.", matrix=name, row=r, column=c, height=shape[0],
+                            width=shape[1]))
             continue
-        value, error = parse_entry(value_text, f"The link's {name} row {r}, column {c}")
+        value, error = parse_entry(value_text, t("The link's {matrix} row {row}, column {column}", matrix=name,
+                                                 row=r, column=c))
         if error:
-            errors.append(error + " That cell was ignored.")
+            errors.append(t("{error} That cell was ignored.", error=error))
         else:
             cells.append((name, r - 1, c - 1, value))
     return cells, errors
@@ -211,8 +227,8 @@ def _state(preset: Projections, basis: tuple) -> EditState:
                                for n, w in zip(NAMES, preset, strict=True))
     elif state.basis != basis:
         if state.edited:
-            st.info("The hand-edited matrices were reset to the preset, because d_model, d_k, the preset or the "
-                    "seed changed (a matrix must be d_model × d_k).", icon="↩️")
+            st.info(t("The hand-edited matrices were reset to the preset, because d_model, d_k, the preset or the "
+                      "seed changed (a matrix must be d_model × d_k)."), icon="↩️")
         state.basis = basis
         _reset(state, preset)
     return state
@@ -247,10 +263,10 @@ def _paste_box(state: EditState, key: str) -> None:
     """A box for a block copied from a spreadsheet. The grids drop whatever lies outside them
     without a word (Streamlit's grid keeps its size); this box says what it used and what it cut."""
     left, right = st.columns([1, 3], vertical_alignment="bottom")
-    left.selectbox("Paste a block into", NAMES, key=f"{key}-paste-into")
-    text_box("Block", key=f"{key}-paste", limit=MAX_PASTE_CHARS, area=True, container=right, height=90,
-             placeholder="Rows on lines, cells split by tabs (a spreadsheet's copy), spaces or semicolons")
-    st.button("Apply the block", key=f"{key}-paste-apply", on_click=_apply_paste, args=(state, key))
+    left.selectbox(t("Paste a block into"), NAMES, key=f"{key}-paste-into")
+    text_box(t("Block"), key=f"{key}-paste", limit=MAX_PASTE_CHARS, area=True, container=right, height=90,
+             placeholder=t("Rows on lines, cells split by tabs (a spreadsheet's copy), spaces or semicolons"))
+    st.button(t("Apply the block"), key=f"{key}-paste-apply", on_click=_apply_paste, args=(state, key))
     for kind, message in state.paste_messages:
         (st.error if kind == "error" else st.info)(markdown_text(message))  # quotes the pasted text
 
@@ -276,9 +292,17 @@ def edited_cells(matrix: np.ndarray, preset: np.ndarray) -> str:
 
     shown = [(r, c, *pair(matrix[r, c], preset[r, c])) for r, c in zip(rows[:EDITED_SHOWN], cols[:EDITED_SHOWN],
                                                                         strict=True)]
-    named = [f"row {r + 1}, column {c + 1}: {now} (preset {was})" for r, c, now, was in shown]
-    more = f"; and {rows.size - EDITED_SHOWN} more" if rows.size > EDITED_SHOWN else ""
-    return f"Edited by hand ({rows.size} cell{'s' if rows.size != 1 else ''}): " + "; ".join(named) + more + "."
+    def written(number: str) -> str:  # as the reader's language writes a number: 0,5 and a true minus sign
+        return decimal(number).replace("-", "−")
+
+    named = [t("row {row}, column {column}: {now} (preset {was})", row=r + 1, column=c + 1, now=written(now),
+               was=written(was)) for r, c, now, was in shown]
+    cells = clauses(named)
+    if rows.size > EDITED_SHOWN:
+        return nt("Edited by hand ({n} cell): {cells}; and {more} more.", "Edited by hand ({n} cells): {cells}; and "
+                  "{more} more.", int(rows.size), cells=cells, more=rows.size - EDITED_SHOWN)
+    return nt("Edited by hand ({n} cell): {cells}.", "Edited by hand ({n} cells): {cells}.", int(rows.size),
+              cells=cells)
 
 
 def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") -> Projections | None:
@@ -286,9 +310,9 @@ def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") 
     state = _state(preset, basis)
     while state.notes:
         st.warning(markdown_text(state.notes.pop(0)), icon=":material/link_off:")  # quotes the link
-    st.caption(f"Click a cell to type a number, or paste a block of cells. Entries must be numbers within "
-               f"±{BOUND:g}. An edit lasts while d_model and d_k stay the same. A block bigger than a matrix: "
-               "paste it into the box below the grids, which says what it used and what it cut.")
+    st.caption(t("Click a cell to type a number, or paste a block of cells. Entries must be numbers within "
+                 "{bound}. An edit lasts while d_model and d_k stay the same. A block bigger than a matrix: paste it "
+                 "into the box below the grids, which says what it used and what it cut.", bound=f"±{BOUND:g}"))
     # side by side only while each grid shows all its columns there (at 1280 px an [8 × 4] grid in a third of
     # the page showed 3½ columns; issue 34); otherwise one under another
     d_k = preset[0].shape[1]
@@ -300,7 +324,8 @@ def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") 
             edited = st.data_editor(shown, key=f"{key}-{name}-{state.version}", width="stretch")
             matrix, errors = parse_edits(name, state.matrices[name], shown, edited)
             for error in errors:
-                st.error(markdown_text(error) + " The last good matrix stays in use.", icon="⛔")  # quotes the cell
+                st.error(markdown_text(t("{error} The last good matrix stays in use.", error=error)),  # quotes it
+                         icon="⛔")
             if not errors and not np.array_equal(matrix, state.matrices[name]):
                 state.matrices[name] = matrix
                 state.edited = True
@@ -308,7 +333,7 @@ def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") 
             if changed:
                 st.caption(changed)
     _paste_box(state, key)
-    st.button("Reset to the preset", key=f"{key}-reset", on_click=_reset, args=(state, preset),
+    st.button(t(RESET), key=f"{key}-reset", on_click=_reset, args=(state, preset),
               disabled=not state.edited)
     _sync_link(state, preset)
     return _edits(state)

@@ -66,14 +66,14 @@ def step_controls(*, presenting: bool = False) -> int:
         st.html(PRESENTER_CSS)
     left, middle, right = st.columns([3, 4, 3], vertical_alignment="bottom")  # room for "Next  PageDown"
     with middle:
-        step = st.selectbox(f"Go to step (of {len(STEPS)})", range(1, len(STEPS) + 1), key="step",
+        step = st.selectbox(t("Go to step (of {steps})", steps=len(STEPS)), range(1, len(STEPS) + 1), key="step",
                             format_func=bound(_title), persist_state="session", on_change=arrival.to_step,
                             args=("step",),
-                            help="Jump to any step; the open step is part of the link.")
+                            help=t("Jump to any step; the open step is part of the link."))
     current = int(step or 1)
-    left.button("Previous", key="prev_step", on_click=_move, args=(-1,), disabled=current <= 1,
+    left.button(t("Previous"), key="prev_step", on_click=_move, args=(-1,), disabled=current <= 1,
                 icon=":material/arrow_back:", width="stretch", shortcut="PageUp")
-    right.button("Next", key="next_step", on_click=_move, args=(1,), disabled=current >= len(STEPS),
+    right.button(t("Next"), key="next_step", on_click=_move, args=(1,), disabled=current >= len(STEPS),
                  icon=":material/arrow_forward:", icon_position="right", width="stretch", shortcut="PageDown")
     return current
 
@@ -81,8 +81,9 @@ def step_controls(*, presenting: bool = False) -> int:
 def next_step_button(current: int) -> None:
     """At the end of a step: go on to the next one (the learner has just scrolled down to here)."""
     if current < len(STEPS):
-        st.button(f"Next: step {_title(current + 1)}", key="next_step_end", on_click=_to, args=(current + 1,),
+        st.button(t("Next: step {step}", step=_title(current + 1)), key="next_step_end", on_click=_to,
+                  args=(current + 1,),
                   icon=":material/arrow_downward:", type="primary")
     else:
-        st.button("Back to step 1", key="first_step_end", on_click=_to, args=(1,),
+        st.button(t("Back to step 1"), key="first_step_end", on_click=_to, args=(1,),
                   icon=":material/first_page:")

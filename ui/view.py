@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from viz import i18n
 from viz.arithmetic import number, numbers, shown_digits
 from viz.i18n import N_, t
 from viz.svg import Svg
-from viz.tables import MASKED, ROW_AT
+from viz.tables import MASKED, ROW_AT, column_names, header, row_names
 
 STATIC = Path(__file__).resolve().parent.parent / "static"  # served by Streamlit at app/static/ (config.toml)
 MAX_TABLE_CELLS = 400  # beyond this a table scrolls in a box of its own (a 64-token α has 4,096 cells)
@@ -77,7 +78,7 @@ VIEW = st.components.v2.component(
 def figure(fig: Svg, *, table_too: bool = True) -> dict:
     """The chart's SVG (the browser shows it as an image, from a data: URI it makes) with its size, text
     alternative and cell grid. Sent as text: base64 would add a third to every rerun's bytes."""
-    alt = fig.alt + (" Its numbers are in the table with it." if table_too and fig.alt else "")
+    alt = i18n.sentences(fig.alt, t("Its numbers are in the table with it.")) if table_too and fig.alt else fig.alt
     out: dict[str, Any] = {"svg": fig.markup, "width": fig.width, "height": fig.height, "alt": alt}
     if fig.grid is not None:
         g = fig.grid
@@ -131,13 +132,13 @@ def panel(key: str, frame: pd.DataFrame | None = None, fig: Svg | None = None, *
             if masked_cells is not None:
                 shown = shown.where(~masked_cells, None)
             out["values"] = [[number(x) for x in row] for row in shown.to_numpy().tolist()]
-        out["rows"] = [str(r) for r in frame.index] if not isinstance(frame.index, pd.RangeIndex) or \
+        out["rows"] = row_names(frame) if not isinstance(frame.index, pd.RangeIndex) or \
             frame.index.name is not None else [str(r + 1) for r in range(len(frame))]
         out["rowHeaders"] = not isinstance(frame.index, pd.RangeIndex) or frame.index.name is not None
-        out["cols"] = [str(c) for c in frame.columns]
+        out["cols"] = column_names(frame)
         if ROW_AT in frame.attrs:  # the rows' numbers in the sentence (a chosen query's row, alone)
             out["rowAt"] = [int(k) for k in frame.attrs[ROW_AT]]
-        out["corner"] = str(frame.index.name or "")
+        out["corner"] = header(frame.index.name or "")
         out["scroll"] = frame.size > MAX_TABLE_CELLS
     else:
         out["rows"], out["cols"] = list(rows or []), list(cols or [])
@@ -145,7 +146,8 @@ def panel(key: str, frame: pd.DataFrame | None = None, fig: Svg | None = None, *
         out["table"] = False
     if fig is not None:
         out["figure"] = figure(fig, table_too=frame is not None)
-        out["figure"]["title"] = fig.alt.split(":", 1)[0] if fig.alt else key
+        # its title, before the colon svg.titled writes in the reader's language (French "\u00a0:", Chinese "：")
+        out["figure"]["title"] = re.split(r"\s*[:：]", fig.alt, maxsplit=1)[0] if fig.alt else key
     if tip is not None:
         out["tip"] = tip
     if links:

@@ -19,8 +19,8 @@ from viz import formulas as L
 from viz import heads as H
 from viz import provenance as P
 from viz import tables as T
-from viz.i18n import N_
-from viz.labels import count, markdown_text, query_labels, token_labels
+from viz.i18n import N_, bound, decimal, nt, sentences, t
+from viz.labels import markdown_text, query_labels, token_labels
 from viz.steps import MASK_CAPTION, SIGNED_CAPTION, STEP_TEXTS, identity_note, lesson_parts
 
 QK = (N_("query"), N_("key"))  # what a row and a column of an n × n matrix are, for the view's tooltips
@@ -66,11 +66,11 @@ def _embeddings(trace: AttentionTrace, p: str) -> None:
         return
     st.latex(L.positional_encoding(trace))
     sum_of = {"tip": P.embedding_sum(trace), "links": [{"panel": f"{p}{m}", "axis": "cell"} for m in "ep"]}
-    parts = [("E (token embeddings)", "e", trace.embeddings, {}), ("P (positions)", "p", trace.positional_encoding, {}),
-             ("X = E + P", "x", trace.x, sum_of)]
+    parts = [(t("E (token embeddings)"), "e", trace.embeddings, {}),
+             (t("P (positions)"), "p", trace.positional_encoding, {}), ("X = E + P", "x", trace.x, sum_of)]
     ui.matrices([_vectors(trace, p, name, key, m, **options) for name, key, m, options in parts], key=f"{p}embeddings")
-    st.caption("Each cell of X is the sum of the cells at the same place in E and P; point at one for the sum "
-               "written out. " + SIGNED_CAPTION)
+    st.caption(sentences(t("Each cell of X is the sum of the cells at the same place in E and P; point at one for "
+                           "the sum written out."), t(SIGNED_CAPTION)))
 
 
 def _projections(trace: AttentionTrace, p: str) -> None:
@@ -86,14 +86,14 @@ def _projections(trace: AttentionTrace, p: str) -> None:
                 key=f"{p}projections")
     if trace.rope is not None and trace.rope.group > 1:
         kv, group = trace.rope.kv_head, trace.rope.group
-        st.info(f"**Grouped-query attention:** this model has fewer key/value heads than query heads. W_K and W_V "
-                f"here belong to key/value head {kv + 1}, which query heads {kv * group + 1}–{(kv + 1) * group} "
-                f"share: they ask different questions of the same keys and values, and the model stores 1/{group} as "
-                "many keys and values.", icon=":material/call_merge:")
+        st.info(t("**Grouped-query attention:** this model has fewer key/value heads than query heads. W_K and W_V "
+                  "here belong to key/value head {kv}, which query heads {first}–{last} share: they ask different "
+                  "questions of the same keys and values, and the model stores 1/{group} as many keys and values.",
+                  kv=kv + 1, first=kv * group + 1, last=(kv + 1) * group, group=group), icon=":material/call_merge:")
     if trace.b_q is not None:
-        st.markdown("The biases, one number per output dimension, added to every token's row:")
+        st.markdown(t("The biases, one number per output dimension, added to every token's row:"))
         ui.table(T.bias_frame(trace), f"{p}biases")
-    st.caption(SIGNED_CAPTION)
+    st.caption(t(SIGNED_CAPTION))
 
 
 def _qkv(trace: AttentionTrace, p: str) -> None:
@@ -114,32 +114,35 @@ def _qkv(trace: AttentionTrace, p: str) -> None:
                           links=[{"panel": f"{p}x", "axis": "row", "from": "row"},
                                  {"panel": f"{p}w_{key}", "axis": "col", "from": "col"}])
                  for name, key, m in parts], key=f"{p}qkv")
-    st.caption("One row per token. " + SIGNED_CAPTION)
+    st.caption(sentences(t("One row per token."), t(SIGNED_CAPTION)))
 
 
 def _cached_qkv(trace: AttentionTrace, p: str) -> None:
     """A cached step's step 4: the new token's q, k, v [1 × d_k]; K and V are the cache with k and v
     appended as their last row."""
-    t, d, n = trace.cached, trace.d_k, trace.n
+    cached, d, n = trace.cached, trace.d_k, trace.n
     st.latex(L.apart([r"q = x W_Q,", r"k = x W_K,", r"v = x W_V:"],
                      rf"[1 \times {trace.d_model}] \cdot [{trace.d_model} \times {d}] = [1 \times {d}]"))
     st.latex(L.apart([r"K = \begin{bmatrix} K_{\text{cache}} \\ k \end{bmatrix},",
                       r"V = \begin{bmatrix} V_{\text{cache}} \\ v \end{bmatrix}:"],
-                     rf"[({t} + 1) \times {d}] = [{n} \times {d}]"))
+                     rf"[({cached} + 1) \times {d}] = [{n} \times {d}]"))
     tip = P.cached(trace)
-    parts = [("q", "q", trace.q, None), ("K: the cache, then k", "k", trace.k, tip),
-             ("V: the cache, then v", "v", trace.v, tip)]
+    parts = [("q", "q", trace.q, None), (t("K: the cache, then k"), "k", trace.k, tip),
+             (t("V: the cache, then v"), "v", trace.v, tip)]
     ui.matrices([_vectors(trace, p, name, key, m, tip=cell_tip) for name, key, m, cell_tip in parts], key=f"{p}qkv")
-    st.caption(f"Only the token read is computed: its query, key and value. K's and V's first {count(t, 'row')} come "
-               "from the cache, where they were stored when those tokens were read; its last row is the new "
-               "k (after RoPE) and v, appended now. " + SIGNED_CAPTION)
+    st.caption(sentences(nt("Only the token read is computed: its query, key and value. K's and V's first row "
+                            "comes from the cache, where it was stored when that token was read; their last row is "
+                            "the new k (after RoPE) and v, appended now.",
+                            "Only the token read is computed: its query, key and value. K's and V's first {n} rows "
+                            "come from the cache, where they were stored when those tokens were read; their last row "
+                            "is the new k (after RoPE) and v, appended now.", cached), t(SIGNED_CAPTION)))
 
 
 def _scores(trace: AttentionTrace, p: str) -> None:
     n, rows = trace.n, len(trace.query_positions)
     st.latex(L.apart(r"S = Q K^\top,", r"s_{ij} = q_i \cdot k_j:",
                      rf"[{rows} \times {trace.d_k}] \cdot [{trace.d_k} \times {n}] = [{rows} \times {n}]"))
-    ui.matrix(F.query_key_figure(trace, trace.scores, "scores S = Q·Kᵀ"), T.query_key_frame(trace, trace.scores),
+    ui.matrix(F.query_key_figure(trace, trace.scores, t("scores S = Q·Kᵀ")), T.query_key_frame(trace, trace.scores),
               f"{p}scores", names=QK, tip=P.scores(trace), **_query_choice(trace, p),
               links=[{"panel": f"{p}q", "axis": "row", "from": "row"},
                      {"panel": f"{p}k", "axis": "row", "from": "col"}])
@@ -162,41 +165,42 @@ def _scale(trace: AttentionTrace, p: str) -> None:
                           rf"z_{{ij}} = \frac{{s_{{ij}}}}{{\sqrt{{{trace.d_k}}} \cdot {L.plain(trace.temperature)}}} "
                           rf"{factor} \cdot s_{{ij}}"]))
     if trace.causal:
-        st.latex(r"\text{masked: } z_{ij} = -\infty \text{ for } j > i")
-    ui.matrix(F.query_key_figure(trace, trace.masked_scores, "scaled scores Z = S/√d_k"),
+        st.latex(L.sentence("masked: {z} for {condition}", z=r"z_{ij} = -\infty", condition="j > i"))
+    ui.matrix(F.query_key_figure(trace, trace.masked_scores, t("scaled scores Z = S/√d_k")),
               T.query_key_frame(trace, trace.masked_scores), f"{p}scaled", names=QK, masked="−∞",
               tip=P.scaled(trace), links=[{"panel": f"{p}scores", "axis": "cell"}], **_query_choice(trace, p))
     if trace.causal:
-        st.caption("Causal mask on: the scaled scores of later tokens are set to −∞, so the softmax gives them "
-                   "weight 0.")
+        st.caption(t("Causal mask on: the scaled scores of later tokens are set to −∞, so the softmax gives them "
+                     "weight 0."))
 
 
 def _softmax(trace: AttentionTrace, p: str) -> None:
     st.latex(L.apart(r"\alpha_{ij} = \operatorname{softmax}_j(z_{ij}) = \frac{e^{z_{ij}}}{\sum_{j'} e^{z_{ij'}}},",
                      r"\sum_j \alpha_{ij} = 1"))
-    ui.matrix(F.query_key_figure(trace, trace.weights, "α weights", weights=True),
+    ui.matrix(F.query_key_figure(trace, trace.weights, t("α weights"), weights=True),
               T.query_key_frame(trace, trace.weights, weights=True), f"{p}weights", names=QK, tip=P.weights(trace),
               links=[{"panel": f"{p}scaled", "axis": "row", "from": "row"}], **_query_choice(trace, p))
     st.caption(markdown_text(T.row_sums_text(trace.weights, query_labels(trace), trace.mask)))
     if trace.causal:
-        st.caption(MASK_CAPTION)
+        st.caption(t(MASK_CAPTION))
     player.offer(trace, p, "softmax", _chosen_query(trace, p))
-    if trace.queries is None and st.toggle("Show α as lines (head view)", key=f"{p}lines",
-                 help="Queries on the left, keys on the right; a line's opacity is its weight."):
+    if trace.queries is None and st.toggle(t("Show α as lines (head view)"), key=f"{p}lines",
+                 help=t("Queries on the left, keys on the right; a line's opacity is its weight.")):
         lines_panel(trace.weights[None], trace.tokens, key=f"{p}lines")
 
 
 def lines_panel(weights, tokens, *, key: str, head_names: list[str] | None = None) -> None:
     """The head view with a token picker that highlights only that token's lines."""
     labels = token_labels(tokens)
-    named = {None: "every token"} | {i: f"{i + 1} · {label}" for i, label in enumerate(labels)}
+    named = {None: t("every token")} | {i: f"{i + 1} · {label}" for i, label in enumerate(labels)}
     ui.keep_menu_in_step(f"{key}-highlight", named, named.values(), default=None)  # its labels are the sentence's
-    pick = st.selectbox("Highlight the lines of", list(named), key=f"{key}-highlight", format_func=named.__getitem__)
+    pick = st.selectbox(t("Highlight the lines of"), list(named), key=f"{key}-highlight",
+                        format_func=bound(named.__getitem__))
     pick = pick if pick is None or pick < len(labels) else None
     views = H.lines_view(weights, tokens, highlight=pick, head_names=head_names)
     ui.chart_row([(fig, f"{key}-view-{k}") for k, fig in enumerate(views)])
-    st.caption("Queries on the left, keys on the right. Each line joins query i to key j; the darker and thicker "
-               "the line, the larger α_ij. The numbers are in the α table.")
+    st.caption(t("Queries on the left, keys on the right. Each line joins query i to key j; the darker and thicker "
+                 "the line, the larger α_ij. The numbers are in the α table."))
 
 
 def _output(trace: AttentionTrace, p: str) -> None:
@@ -207,9 +211,9 @@ def _output(trace: AttentionTrace, p: str) -> None:
         named = [f"{q + 1} · {labels[q]}" for q in range(n)]
         ui.keep_menu_in_step(f"{p}query", range(n), named, default=0)  # its labels change with the sentence
         i = pick.selectbox(
-            "Query token i", options=range(n), format_func=named.__getitem__, key=f"{p}query",
+            t("Query token i"), options=range(n), format_func=named.__getitem__, key=f"{p}query",
             persist_state="session",  # part of the link, also while another step is open (ui/links.py)
-            help="Pick the token whose output you want to build. Arrow keys work once the box has focus.",
+            help=t("Pick the token whose output you want to build. Arrow keys work once the box has focus."),
         )
         i = i if i is not None and i < n else 0
     else:
@@ -228,33 +232,34 @@ def _output(trace: AttentionTrace, p: str) -> None:
     player.offer(trace, p, "output", i)
     left, _ = st.columns([3, 2])
     with left:
-        st.markdown(f"**Output for query {qi} (“{markdown_text(labels[i])}”)**, "
-                    f"a vector of d_k = {trace.d_k} numbers:")
+        st.markdown(t("**Output for query {query} (“{token}”)**, a vector of d_k = {d_k} numbers:", query=qi,
+                      token=markdown_text(labels[i]), d_k=trace.d_k))
         ui.table(T.one_row(T.token_by_dim_frame(trace, trace.output), i), f"{p}output-row",
                  names=(N_("query"), N_("dimension")))
 
-    st.markdown("##### The same numbers, written out")
-    st.caption("Inputs to a sum or a quotient carry as many decimals as it takes for them to give the shown "
-               "result; “≈” marks the rare line where the result sits exactly on a rounding boundary.")
+    st.markdown("##### " + t("The same numbers, written out"))
+    st.caption(t("Inputs to a sum or a quotient carry as many decimals as it takes for them to give the shown "
+                 "result; “≈” marks the rare line where the result sits exactly on a rounding boundary."))
     # on_change="rerun": a closed expander's formulas are not built or sent (64 tokens: 64 long lines)
-    with ui.lazy_expander(f"1 · Scores: s_{qi},j = q_{qi}·k_j as a sum of products, then z = s ÷ √d_k",
+    with ui.lazy_expander(t("1 · Scores: s_{query},j = q_{query}·k_j as a sum of products, then z = s ÷ √d_k",
+                            query=qi),
                           key=f"{p}sums-scores", expanded=n <= 6) as part:
         if part.open:  # one formula element, not one a key: each element costs the browser a draw
             st.latex(L.one_alignment(L.dot_products(trace, i)))
-    with ui.lazy_expander("2 · Softmax: exp / Σ exp (shifted by the row maximum m for numerical safety)",
+    with ui.lazy_expander(t("2 · Softmax: exp / Σ exp (shifted by the row maximum m for numerical safety)"),
                           key=f"{p}sums-softmax", expanded=n <= 6) as part:
         if part.open:
             st.latex(L.softmax_row(trace, i))
-    with ui.lazy_expander("3 · Weighted sum of the value vectors", key=f"{p}sums-output", expanded=True) as part:
+    with ui.lazy_expander(t("3 · Weighted sum of the value vectors"), key=f"{p}sums-output", expanded=True) as part:
         if part.open:
             st.latex(L.weighted_sum(trace, i))
 
     if trace.queries is not None:  # a cached step: its one output row is above
         return
-    st.markdown("##### Every query at once")
+    st.markdown("##### " + t("Every query at once"))
     st.latex(L.apart(r"\mathrm{Att}(Q, K, V) = \alpha V:",
                      rf"[{n} \times {n}] \cdot [{n} \times {trace.d_k}] = [{n} \times {trace.d_k}]"))
-    ui.matrix(F.token_by_dim_figure(trace, trace.output, "output αV"), T.token_by_dim_frame(trace, trace.output),
+    ui.matrix(F.token_by_dim_figure(trace, trace.output, t("output αV")), T.token_by_dim_frame(trace, trace.output),
               f"{p}output", names=(N_("query"), N_("dimension")), tip=P.output(trace),
               links=[{"panel": f"{p}weights", "axis": "row", "from": "row"},
                      {"panel": f"{p}v", "axis": "col", "from": "col"}], **_query_choice(trace, p))
@@ -276,11 +281,12 @@ def _rope(trace: AttentionTrace, p: str) -> None:
                      rf"(x_c \cos i\theta_c - x_{{c+{half}}} \sin i\theta_c,\ \allowbreak "
                      rf"x_c \sin i\theta_c + x_{{c+{half}}} \cos i\theta_c)"))
     k_after = trace.k[-rope.k_before.shape[0]:]  # a cached step rotates only the new key
-    parts = [("Q before RoPE", "q-before", rope.q_before), ("Q after", "q-after", trace.q),
-             ("K before RoPE", "k-before", rope.k_before), ("K after", "k-after", k_after)]
+    parts = [(t("Q before RoPE"), "q-before", rope.q_before), (t("Q after"), "q-after", trace.q),
+             (t("K before RoPE"), "k-before", rope.k_before), (t("K after"), "k-after", k_after)]
     ui.matrices([_vectors(trace, p, name, key, m) for name, key, m in parts], key=f"{p}rope")
-    st.caption(f"Position i counts from 0 here, as the model does; the first pair turns by {rope.theta[0]:.2f} radians "
-               f"per position, the last by {rope.theta[-1]:.2g}. " + SIGNED_CAPTION)
+    st.caption(sentences(t("Position i counts from 0 here, as the model does; the first pair turns by {first} "
+                           "radians per position, the last by {last}.", first=decimal(f"{rope.theta[0]:.2f}"),
+                           last=decimal(f"{rope.theta[-1]:.2g}")), t(SIGNED_CAPTION)))
 
 
 def steps_for(trace: AttentionTrace) -> list[tuple[str, str, Callable[[AttentionTrace, str], None]]]:

@@ -17,11 +17,12 @@ from ui import arrival, bridge, model_map
 from ui import components as ui
 from ui.exercises import offer_to_class, step_questions
 from ui.exports import export_panel
-from ui.matrix_editor import current_edits, edited_projections
+from ui.matrix_editor import RESET, current_edits, edited_projections
 from ui.presenter import EDITOR_STEP, next_step_button, step_controls
 from ui.settings import Shared, trace_or_explain
 from ui.walkthrough import STEPS, render_steps, step_intro, step_more
 from viz.exercises import make_questions
+from viz.i18n import t
 
 BRIDGED_STEP = 7  # all steps on one page: the step "the same step in a trained model" opens
 
@@ -51,12 +52,12 @@ def editor(choice: Choice) -> Projections | None:
     # open at first for a link with edited cells; fixed for the session: a changed ``expanded`` is a new
     # element to Streamlit, which then closed the editor on the next run after "Reset to the preset"
     opened_by_link = st.session_state.setdefault("_editor_opened_by_link", bool(st.session_state.get("_w_link")))
-    with ui.lazy_expander("Edit W_Q, W_K, W_V by hand", key="editor", icon=":material/edit:",
+    with ui.lazy_expander(t("Edit W_Q, W_K, W_V by hand"), key="editor", icon=":material/edit:",
                           expanded=opened_by_link) as box:
         edits = (edited_projections if box.open else current_edits)(choice.matrices, basis=choice.basis)
     if edits is not None:
-        st.info("These are your hand-edited matrices; every step uses them. “Reset to the preset” in the "
-                "editor brings back the preset.", icon=":material/edit:")
+        st.info(t("These are your hand-edited matrices; every step uses them. “{reset}” in the editor brings back "
+                  "the preset.", reset=t(RESET)), icon=":material/edit:")
     return edits
 
 
@@ -68,7 +69,7 @@ def one_step(choice: Choice, step: int, *, questions: bool = True, presenting: b
     map_slot = step_intro(step, map_slot=True, text="none" if presenting else "lead")
     edits = editor(choice) if step == EDITOR_STEP else current_edits(choice.matrices, basis=choice.basis)
     if edits is not None and step != EDITOR_STEP:
-        st.caption("Using your hand-edited W_Q, W_K, W_V (step 3 has the editor).")
+        st.caption(t("Using your hand-edited W_Q, W_K, W_V (step 3 has the editor)."))
     trace = choice.trace(edits)
     with map_slot:
         model_map.walkthrough(trace, step)
@@ -101,11 +102,11 @@ def every_step(choice: Choice) -> AttentionTrace:
 
 def lesson(choice: Choice) -> None:
     """The title and intro, the exercises, the steps, and the downloads."""
-    st.title("Self-attention, step by step")
+    st.title(t("Self-attention, step by step"))
     ui.lesson("walkthrough/00_intro")
-    all_steps = st.toggle("All steps on one page", key="all_steps", persist_state="session",
-                          help=f"Draw all {len(STEPS)} steps at once, one under the other (slower to draw), "
-                               "instead of one step at a time.")
+    all_steps = st.toggle(t("All steps on one page"), key="all_steps", persist_state="session",
+                          help=t("Draw all {steps} steps at once, one under the other (slower to draw), instead of "
+                                 "one step at a time.", steps=len(STEPS)))
     if all_steps:
         trace, step = every_step(choice), None
     else:

@@ -20,6 +20,7 @@ from attention import AttentionTrace
 from viz import figures as F
 from viz import formulas as L
 from viz import tables as T
+from viz.i18n import N_, decimal, html_lang, nt, sentences, t
 from viz.labels import format_number, query_labels, token_labels
 from viz.steps import MASK_CAPTION, SIGNED_CAPTION, STEP_TEXTS, identity_note, lesson_markdown
 from viz.svg import Svg
@@ -107,11 +108,11 @@ def trace_json(trace: AttentionTrace) -> str:
 # HTML, links or images, so a handout neither runs nor fetches anything from its texts.
 _MARKDOWN = MarkdownIt("commonmark", {"html": False}).disable(["link", "image", "autolink"])
 
-PRESET_SHOWN = {"random": "seeded random", "identity": "identity", "custom": "hand-edited"}  # trace.preset
+PRESET_SHOWN = {"random": N_("seeded random"), "identity": N_("identity"), "custom": N_("hand-edited")}  # trace.preset
 _PRESET_MEANS = {
-    "random": "entries drawn from N(0, 1/d_model), fixed by the seed",
-    "identity": "ones on the diagonal: Q = K = V = X when d_k = d_model",
-    "custom": "the matrices as edited by hand in step 3",
+    "random": N_("entries drawn from N(0, 1/d_model), fixed by the seed"),
+    "identity": N_("ones on the diagonal: Q = K = V = X when d_k = d_model"),
+    "custom": N_("the matrices as edited by hand in step 3"),
 }
 # Content-Security-Policy of the page itself: no script, no request; only its inline style and data: images
 NUMBER_CELL = '<td class="num">'  # right-aligned, as the page aligns numbers
@@ -173,18 +174,21 @@ def handout_html(trace: AttentionTrace, *, query: int = 0, link: str | None = No
              _step7_softmax, lambda t: _step8_output(t, i)]
     sections = []
     for number, ((title, text), draw) in enumerate(zip(STEP_TEXTS, steps, strict=True), start=1):
-        sections.append(f'<section class="step" id="step-{number}"><h2>Step {number} of {len(STEP_TEXTS)} · '
-                        f"{escape(title)}</h2>\n{_MARKDOWN.render(lesson_markdown(text))}\n"
+        heading = t("Step {number} of {steps} · {title}", number=number, steps=len(STEP_TEXTS), title=t(title))
+        sections.append(f'<section class="step" id="step-{number}"><h2>{escape(heading)}</h2>\n'
+                        f"{_MARKDOWN.render(lesson_markdown(text))}\n"
                         + "\n".join(draw(trace)) + "</section>")
     title = trace.sentence if len(trace.sentence) <= 60 else trace.sentence[:59] + "…"
+    lesson = t("Self-attention, step by step")
+    heading = t("{lesson}: {sentence}", lesson=lesson, sentence=title)
+    about = t("A handout from Attention Lab: every number below was computed for this sentence with these settings.")
     return (
-        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<!doctype html>\n<html lang="{html_lang()}"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light">'
-        f"<title>Self-attention, step by step: {escape(title)}</title><style>{_CSS}</style></head><body>\n"
-        "<header><h1>Self-attention, step by step</h1>"
-        '<p class="small">A handout from Attention Lab: every number below was computed for this sentence with '
-        "these settings.</p>"
+        f"<title>{escape(heading)}</title><style>{_CSS}</style></head><body>\n"
+        f"<header><h1>{escape(lesson)}</h1>"
+        f'<p class="small">{escape(about)}</p>'
         f'<p class="formula">{escape("Attention(Q, K, V) = softmax(Q·Kᵀ / √d_k) · V")}</p></header>\n'
         + _about(trace, i, link) + "\n<main>\n" + "\n".join(sections) + "\n</main></body></html>\n"
     )
@@ -194,35 +198,47 @@ def _about(trace: AttentionTrace, i: int, link: str | None) -> str:
     """The sentence, its tokens, the settings (from the trace's own fields) and the link back."""
     label = token_labels(trace.tokens)[i]
     edited = trace.preset == "custom"
+    on, off = t("on"), t("off")
     rows = [
-        ("d_model", str(trace.d_model), "numbers in each token's embedding (a row of X)"),
-        ("d_k", str(trace.d_k), "numbers in each query, key and value"),
-        ("seed", str(trace.seed), "fixes the random embeddings" + (" and W_Q, W_K, W_V" if trace.preset == "random"
-                                                                    else "")),
-        ("W_Q, W_K, W_V", PRESET_SHOWN.get(trace.preset, trace.preset), _PRESET_MEANS.get(trace.preset, "")),
-        ("hand-edited W_Q, W_K, W_V", "yes" if edited else "no",
-         "edited cell by cell in step 3" if edited else "as the preset made them"),
-        ("positional encodings", "off" if trace.positional_encoding is None else "on",
-         "sine and cosine waves of the position added to X (step 2)"),
-        ("causal mask", "on" if trace.causal else "off",
-         "a token attends only to itself and the tokens before it" if trace.causal
-         else "every token attends to every token"),
-        ("temperature T", f"{trace.temperature:g}", "divides the scaled scores; 1 is standard attention"),
-        ("step 8's query", f"{i + 1} · {label}", "the token whose output step 8 builds"),
+        ("d_model", str(trace.d_model), t("numbers in each token's embedding (a row of X)")),
+        ("d_k", str(trace.d_k), t("numbers in each query, key and value")),
+        (t("seed"), str(trace.seed), t("fixes the random embeddings and W_Q, W_K, W_V") if trace.preset == "random"
+         else t("fixes the random embeddings")),
+        ("W_Q, W_K, W_V", t(PRESET_SHOWN[trace.preset]) if trace.preset in PRESET_SHOWN else trace.preset,
+         t(_PRESET_MEANS[trace.preset]) if trace.preset in _PRESET_MEANS else ""),
+        (t("hand-edited W_Q, W_K, W_V"), t("yes") if edited else t("no"),
+         t("edited cell by cell in step 3") if edited else t("as the preset made them")),
+        (t("positional encodings (P)"), off if trace.positional_encoding is None else on,
+         t("sine and cosine waves of the position, added to the embeddings to make X (step 2)")),
+        (t("causal mask"), on if trace.causal else off,
+         t("a token attends only to itself and the tokens before it") if trace.causal
+         else t("every token attends to every token")),
+        (t("temperature T"), decimal(f"{trace.temperature:g}"),
+         t("divides the scaled scores; 1 is standard attention")),
+        (t("step 8's query"), f"{i + 1} · {label}", t("the token whose output step 8 builds")),
     ]
-    table = ('<table id="settings"><caption>The settings that made these numbers</caption><thead><tr>'
-             '<th scope="col">setting</th><th scope="col">value</th><th scope="col">what it does</th></tr></thead>'
+    head = (t("The settings that made these numbers"), t("setting"), t("value"), t("what it does"))
+    table = (f'<table id="settings"><caption>{escape(head[0])}</caption><thead><tr>'
+             f'<th scope="col">{escape(head[1])}</th><th scope="col">{escape(head[2])}</th>'
+             f'<th scope="col">{escape(head[3])}</th></tr></thead>'
              "<tbody>" + "".join(f'<tr><th scope="row">{escape(name)}</th><td>{escape(value)}</td>'
                                  f"<td>{escape(means)}</td></tr>" for name, value, means in rows)
              + "</tbody></table>")
     tokens = "".join(f"<li>{escape(token)}</li>" for token in trace.tokens)
     back = ""
     if link and link.startswith(("http://", "https://")):
-        back = (f'<p class="small">Open this lesson, with these settings, in Attention Lab: '
+        open_here = t("Open this lesson, with these settings, in Attention Lab:")
+        back = (f'<p class="small">{escape(open_here)} '
                 f'<a id="lesson-link" href="{escape(link, quote=True)}">{escape(link)}</a></p>')
-    return (f'<section id="sentence"><h2>Your sentence</h2><p class="sentence">{escape(trace.sentence)}</p>'
-            f"<p>{trace.n} token{'s' if trace.n != 1 else ''}, in reading order:</p>"
+    yours, reading = t("Your sentence"), nt("{n} token, in reading order:", "{n} tokens, in reading order:", trace.n)
+    return (f'<section id="sentence"><h2>{escape(yours)}</h2>'
+            f'<p class="sentence">{escape(trace.sentence)}</p>'
+            f"<p>{escape(reading)}</p>"
             f'<ol class="tokens">{tokens}</ol>{table}{back}</section>')
+
+
+def _heading(text: str) -> str:
+    return f"<h3>{escape(text)}</h3>"
 
 
 def _escaped(text: str, cls: str) -> str:
@@ -231,7 +247,8 @@ def _escaped(text: str, cls: str) -> str:
 
 def _image(fig: Svg) -> str:
     # a figure's alt text holds the learner's tokens: escaped for the attribute
-    return (f'<img alt="{escape(fig.alt or "figure", quote=True)}" width="{fig.width}" height="{fig.height}" '
+    alt = fig.alt or t("figure")
+    return (f'<img alt="{escape(alt, quote=True)}" width="{fig.width}" height="{fig.height}" '
             f'src="{data_uri(fig)}">')
 
 
@@ -247,10 +264,10 @@ def _table(frame: pd.DataFrame, name: str, decimals: int | npt.ArrayLike | None 
                  for row, drow in zip(frame.to_numpy().tolist(), places, strict=True)]
     numeric = [pd.api.types.is_numeric_dtype(dtype) for dtype in frame.dtypes]
     labelled = not isinstance(frame.index, pd.RangeIndex) or frame.index.name is not None
-    head = ([f'<th scope="col">{escape(str(frame.index.name or ""))}</th>'] if labelled else []) + [
-        f'<th scope="col">{escape(str(c))}</th>' for c in frame.columns]
+    head = ([f'<th scope="col">{escape(T.header(frame.index.name or ""))}</th>'] if labelled else []) + [
+        f'<th scope="col">{escape(c)}</th>' for c in T.column_names(frame)]
     body = []
-    for label, row in zip(frame.index, shown, strict=True):
+    for label, row in zip(T.row_names(frame), shown, strict=True):
         cells = [(NUMBER_CELL if right else "<td>") + f"{escape(str(c))}</td>"
                  for c, right in zip(row, numeric, strict=True)]
         body.append("<tr>" + (f'<th scope="row">{escape(str(label))}</th>' if labelled else "") + "".join(cells)
@@ -280,28 +297,30 @@ def _step1_tokens(trace: AttentionTrace) -> list[str]:
 def _step2_embeddings(trace: AttentionTrace) -> list[str]:
     n, d = trace.n, trace.d_model
     if trace.positional_encoding is None:
-        return [_escaped(f"X = Embed(tokens), a matrix of [{n} × {d}]", "formula"),
+        return [_escaped(t("X = Embed(tokens), a matrix of [{n} × {d_model}]", n=n, d_model=d), "formula"),
                 _panel(F.token_by_dim_figure(trace, trace.x, "X"), T.token_by_dim_frame(trace, trace.x), "X")]
     return [
         _escaped("X = E + P,   P(i, 2c+1) = sin((i − 1) / 10000^(2c/d_model)),   "
                  "P(i, 2c+2) = cos((i − 1) / 10000^(2c/d_model)),   c = 0, 1, …", "formula"),
-        _vectors(trace, [("E (token embeddings)", "E", trace.embeddings), ("P (positions)", "P",
+        _vectors(trace, [(t("E (token embeddings)"), "E", trace.embeddings), (t("P (positions)"), "P",
                          trace.positional_encoding), ("X = E + P", "X", trace.x)]),
-        _escaped("Each cell of X is the sum of the cells at the same place in E and P. " + SIGNED_CAPTION, "caption"),
+        _escaped(sentences(t("Each cell of X is the sum of the cells at the same place in E and P."),
+                           t(SIGNED_CAPTION)), "caption"),
     ]
 
 
 def _step3_projections(trace: AttentionTrace) -> list[str]:
-    out = [_escaped(f"W_Q, W_K, W_V: each a matrix of [d_model × d_k] = [{trace.d_model} × {trace.d_k}]", "formula")]
+    out = [_escaped(t("W_Q, W_K, W_V: each a matrix of [d_model × d_k] = [{d_model} × {d_k}]", d_model=trace.d_model,
+                      d_k=trace.d_k), "formula")]
     note = identity_note(trace)
     if note:
         out.append(_escaped(note, "caption"))
     out.append(_row([_panel(F.projection_figure(w, name, compact=True), T.projection_frame(w), name)
                      for name, w in (("W_Q", trace.w_q), ("W_K", trace.w_k), ("W_V", trace.w_v))]))
     if trace.b_q is not None:
-        out += [_escaped("The biases, one number per output dimension, added to every token's row:", "caption"),
+        out += [_escaped(t("The biases, one number per output dimension, added to every token's row:"), "caption"),
                 _table(T.bias_frame(trace), "biases")]
-    return [*out, _escaped(SIGNED_CAPTION, "caption")]
+    return [*out, _escaped(t(SIGNED_CAPTION), "caption")]
 
 
 def _step4_qkv(trace: AttentionTrace) -> list[str]:
@@ -310,39 +329,41 @@ def _step4_qkv(trace: AttentionTrace) -> list[str]:
                f"Q = X·W_Q + b_Q, K = X·W_K + b_K, V = X·W_V + b_V:   [{n} × {d}]·[{d} × {k}] + [{k}] = [{n} × {k}]")
     return [_escaped(formula, "formula"),
             _vectors(trace, [("Q", "Q", trace.q), ("K", "K", trace.k), ("V", "V", trace.v)]),
-            _escaped("One row per token. " + SIGNED_CAPTION, "caption")]
+            _escaped(sentences(t("One row per token."), t(SIGNED_CAPTION)), "caption")]
 
 
 def _step5_scores(trace: AttentionTrace) -> list[str]:
     n, k = trace.n, trace.d_k
     return [_escaped(f"S = Q·Kᵀ,   s_ij = q_i · k_j:   [{n} × {k}]·[{k} × {n}] = [{n} × {n}]", "formula"),
-            _panel(F.query_key_figure(trace, trace.scores, "scores S = Q·Kᵀ"),
+            _panel(F.query_key_figure(trace, trace.scores, t("scores S = Q·Kᵀ")),
                    T.query_key_frame(trace, trace.scores), "S")]
 
 
 def _step6_scale(trace: AttentionTrace) -> list[str]:
-    factor = L.factor(trace.scale).replace(r"\approx", "≈")  # "= 0.5" when exact at 3 decimals, "≈ 0.354"
+    # "= 0.5" when exact at 3 decimals, "≈ 0.354"; plain text, not TeX: "≈" and a bare decimal comma ("0{,}5" in TeX)
+    factor = L.factor(trace.scale).replace(r"\approx", "≈").replace("{,}", ",")
     if trace.temperature == 1:
         formula = f"Z = S / √d_k,   z_ij = s_ij / √{trace.d_k} {factor} · s_ij"
     else:
-        formula = (f"Z = S / (√d_k · T),   z_ij = s_ij / (√{trace.d_k} · {trace.temperature:g}) {factor} · s_ij")
+        temperature = decimal(f"{trace.temperature:g}")
+        formula = f"Z = S / (√d_k · T),   z_ij = s_ij / (√{trace.d_k} · {temperature}) {factor} · s_ij"
     out = [_escaped(formula, "formula")]
     if trace.causal:
-        out.append(_escaped("masked: z_ij = −∞ for j > i", "formula"))
-    out.append(_panel(F.query_key_figure(trace, trace.masked_scores, "scaled scores Z = S/√d_k"),
+        out.append(_escaped(t("masked: z_ij = −∞ for j > i"), "formula"))
+    out.append(_panel(F.query_key_figure(trace, trace.masked_scores, t("scaled scores Z = S/√d_k")),
                       T.query_key_frame(trace, trace.masked_scores), "Z"))
     if trace.causal:
-        out.append(_escaped("Causal mask on: the scaled scores of later tokens are set to −∞, so the softmax gives "
-                            "them weight 0.", "caption"))
+        out.append(_escaped(t("Causal mask on: the scaled scores of later tokens are set to −∞, so the softmax "
+                              "gives them weight 0."), "caption"))
     return out
 
 
 def _step7_softmax(trace: AttentionTrace) -> list[str]:
     out = [_escaped("α_ij = softmax_j(z_ij) = e^(z_ij) / Σ_j′ e^(z_ij′),   Σ_j α_ij = 1", "formula"),
-           _panel(F.query_key_figure(trace, trace.weights, "α weights", weights=True),
+           _panel(F.query_key_figure(trace, trace.weights, t("α weights"), weights=True),
                   T.query_key_frame(trace, trace.weights, weights=True), "α"),
            _escaped(T.row_sums_text(trace.weights, query_labels(trace), trace.mask), "caption")]
-    return out + ([_escaped(MASK_CAPTION, "caption")] if trace.causal else [])
+    return out + ([_escaped(t(MASK_CAPTION), "caption")] if trace.causal else [])
 
 
 def _step8_output(trace: AttentionTrace, i: int) -> list[str]:
@@ -350,16 +371,17 @@ def _step8_output(trace: AttentionTrace, i: int) -> list[str]:
     decimals = T.weighted_sum_decimals(trace, i)
     return [
         _escaped(f"Att(q_{i + 1}, K, V) = Σ_j α_{i + 1}j · v_j", "formula"),
-        f"<h3>Query {i + 1} (“{escape(label)}”): its weights</h3>",
+        _heading(t("Query {query} (“{token}”): its weights", query=i + 1, token=label)),
         _panel(F.alpha_bars(trace, i), T.query_key_frame(trace, trace.weights, weights=True).iloc[[i]], "α row"),
-        "<h3>Each value scaled by its weight, and their sum</h3>",
+        _heading(t("Each value scaled by its weight, and their sum")),
         _panel(F.weighted_sum_figure(trace, i), T.weighted_sum_frame(trace, i), "weighted sum", decimals),
         _escaped(T.weighted_sum_caption(decimals), "caption"),
-        f"<h3>Output for query {i + 1} (“{escape(label)}”), a vector of d_k = {k} numbers</h3>",
+        _heading(t("Output for query {query} (“{token}”), a vector of d_k = {d_k} numbers", query=i + 1, token=label,
+                   d_k=k)),
         _table(T.token_by_dim_frame(trace, trace.output).iloc[[i]], "output row"),
-        "<h3>Every query at once</h3>",
+        _heading(t("Every query at once")),
         _escaped(f"Att(Q, K, V) = α·V:   [{n} × {n}]·[{n} × {k}] = [{n} × {k}]", "formula"),
-        _panel(F.token_by_dim_figure(trace, trace.output, "output αV"), T.token_by_dim_frame(trace, trace.output),
+        _panel(F.token_by_dim_figure(trace, trace.output, t("output αV")), T.token_by_dim_frame(trace, trace.output),
                "output"),
     ]
 

@@ -18,8 +18,9 @@ import numpy.typing as npt
 
 from attention import AttentionTrace, MultiHeadTrace
 from viz import svg
-from viz.labels import MASKED_TEXT, count, dim_labels, format_number, query_labels, row_labels, token_labels
-from viz.tables import weighted_sum_decimals, weighted_sum_frame
+from viz.i18n import N_, nt, t
+from viz.labels import MASKED_TEXT, dim_labels, format_number, query_labels, row_labels, token_labels
+from viz.tables import row_names, weighted_sum_decimals, weighted_sum_frame
 
 MAX_CELLS_WITH_NUMBERS = 400  # beyond this the numbers would be too small to read; the table has them
 HEAD_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")  # Okabe–Ito
@@ -84,6 +85,8 @@ def heatmap(
     else:
         top = top or (float(np.abs(shown).max()) if shown.size else 1.0)
         scale, zmin, zmax = "signed", -(top or 1.0), top or 1.0
+    # a vector's columns are named in English ("dimension": the folded picture's names are keyed by it), others as shown
+    col_title = t(col_title) if col_title in FOLDED_ROWS else col_title
     return svg.heatmap(z, cell_text=cell_text, row_labels=row_labels, col_labels=col_labels, title=title,
                        row_title=None if compact else row_title, col_title=col_title, scale=scale, zmin=zmin,
                        zmax=zmax, colour_bar=not compact, compact=compact)
@@ -111,17 +114,23 @@ def _folded(m: npt.NDArray[np.float64], fold: int, *, row_labels: list[str], col
     shape = (d // fold, fold)
     decimals = options.pop("decimals")
     allowed = options.pop("allowed")
-    drawn_title = f"{title}, folded"
+    drawn_title = t("{title}, folded", title=title)
     fig = heatmap(
         m.reshape(shape), row_labels=[f"{col_labels[k]}–{col_labels[k + fold - 1]}" for k in range(0, d, fold)],
-        col_labels=[f"+{k}" for k in range(fold)], title=drawn_title, row_title=f"{col_title}s",
-        col_title=f"{col_title} = the row's first + this", decimals=np.broadcast_to(np.asarray(decimals), m.shape
+        col_labels=[f"+{k}" for k in range(fold)], title=drawn_title, row_title=t(FOLDED_ROWS[col_title]),
+        col_title=t(FOLDED_COLUMNS[col_title]), decimals=np.broadcast_to(np.asarray(decimals), m.shape
                                                                                    ).reshape(shape),
         allowed=None if allowed is None else np.asarray(allowed).reshape(shape), **options)
-    picture = fig.alt[len(drawn_title) + 2:]  # svg.heatmap's alt is "<its title>: <the picture>"
-    alt = (f"{title}, folded: the {d} numbers of “{row_labels[0]}” in {shape[0]} rows of {fold}, row 1 holding "
-           f"{col_title}s {col_labels[0]}–{col_labels[fold - 1]}; {picture}")
+    picture = fig.alt[len(svg.titled(drawn_title, "")):]  # svg.heatmap's alt is svg.titled(its title, the picture)
+    alt = t("{title}, folded: the {d} numbers of “{token}” in {rows} rows of {fold}, row 1 holding {what} "
+            "{first}–{last}; {picture}", title=title, d=d, token=row_labels[0], rows=shape[0], fold=fold,
+            what=t(FOLDED_ROWS[col_title]), first=col_labels[0], last=col_labels[fold - 1], picture=picture)
     return dataclasses.replace(fig, alt=alt, grid=dataclasses.replace(fig.grid, fold=fold))
+
+
+# a folded heatmap's axes, by the name of the columns it folds
+FOLDED_ROWS = {"dimension": N_("dimensions")}
+FOLDED_COLUMNS = {"dimension": N_("dimension = the row's first + this")}
 
 
 def tokens_figure(trace: AttentionTrace) -> svg.Svg:
@@ -130,10 +139,11 @@ def tokens_figure(trace: AttentionTrace) -> svg.Svg:
     ids = np.array(trace.token_ids, dtype=np.float64)[None, :]  # [1, n]
     fig = svg.heatmap(
         ids / max(1, max(trace.token_ids)) * 0.55 + 0.4, cell_text=[labels], row_labels=[""],
-        col_labels=[str(i + 1) for i in range(trace.n)], title=count(trace.n, "token"), row_title=None,
-        col_title="position i", scale="weights", zmin=0.0, zmax=1.0, colour_bar=False,
+        col_labels=[str(i + 1) for i in range(trace.n)], title=nt("{n} token", "{n} tokens", trace.n), row_title=None,
+        col_title=t("position i"), scale="weights", zmin=0.0, zmax=1.0, colour_bar=False,
     )  # coloured by id: a repeated token has its colour twice
-    return dataclasses.replace(fig, alt=f"{count(trace.n, 'token')} in reading order: {svg.listing(labels, limit=64)}.")
+    return dataclasses.replace(fig, alt=nt("{n} token in reading order: {tokens}.", "{n} tokens in reading order: "
+                                           "{tokens}.", trace.n, tokens=svg.listing(labels, limit=64)))
 
 
 def token_by_dim_figure(trace: AttentionTrace | MultiHeadTrace, m: npt.ArrayLike, name: str, *,
@@ -142,23 +152,23 @@ def token_by_dim_figure(trace: AttentionTrace | MultiHeadTrace, m: npt.ArrayLike
     m = np.asarray(m)
     return heatmap(
         m, row_labels=row_labels(trace, m.shape[0]), col_labels=dim_labels(m.shape[1]),
-        title=f"{name}  [{m.shape[0]} × {m.shape[1]}]", row_title="token", col_title="dimension",
+        title=f"{name}  [{m.shape[0]} × {m.shape[1]}]", row_title=t("token"), col_title="dimension",
         compact=compact, top=top, fold=True,
     )
 
 
-W_O_AXES = ("Concat dim (h·d_k = d_model)", "output dim (d_model)")  # W_O [d_model × d_model]: Concat · W_O
+W_O_AXES = (N_("Concat dim (h·d_k = d_model)"), N_("output dim (d_model)"))  # W_O [d_model × d_model]: Concat · W_O
 
 
 def projection_figure(w: npt.ArrayLike, name: str, *, compact: bool = False,
-                      axes: tuple[str, str] = ("input dim (d_model)", "output dim (d_k)")) -> svg.Svg:
+                      axes: tuple[str, str] = (N_("input dim (d_model)"), N_("output dim (d_k)"))) -> svg.Svg:
     """A projection matrix: rows input dimensions, columns output dimensions. ``axes`` names them: by default
     W_Q's, W_K's and W_V's [d_model × d_k]; W_O's [d_model × d_model] is ``W_O_AXES`` (its rows are Concat's
     h·d_k = d_model columns)."""
     w = np.asarray(w)
     return heatmap(
         w, row_labels=dim_labels(w.shape[0]), col_labels=dim_labels(w.shape[1]),
-        title=f"{name}  [{w.shape[0]} × {w.shape[1]}]", row_title=axes[0], col_title=axes[1], compact=compact,
+        title=f"{name}  [{w.shape[0]} × {w.shape[1]}]", row_title=t(axes[0]), col_title=t(axes[1]), compact=compact,
     )
 
 
@@ -172,7 +182,7 @@ def query_key_figure(trace: AttentionTrace, m: npt.ArrayLike, name: str, *, weig
     rows = query_labels(trace)
     return heatmap(
         m, row_labels=rows, col_labels=token_labels(trace.tokens), title=f"{name}  [{len(rows)} × {trace.n}]",
-        row_title="query i (row)", col_title="key j (column)",
+        row_title=t("query i (row)"), col_title=t("key j (column)"),
         weights=weights, allowed=trace.mask if weights and trace.causal else None, top=top,
     )
 
@@ -186,7 +196,8 @@ def alpha_bars(trace: AttentionTrace, i: int) -> svg.Svg:
     numbers = [format_number(a) if allowed else MASKED_TEXT for a, allowed in zip(row, trace.mask[i], strict=True)]
     return svg.bars(
         labels, [svg.Series("α", row.tolist(), svg.colours("weights", row), numbers if trace.n <= 24 else None)],
-        title=f"α for query “{query}” (position {position}); the bars sum to 1", x_title="key j", y_title="α_ij",
+        title=t("α for query “{query}” (position {position}); the bars sum to 1", query=query, position=position),
+        x_title=t("key j"), y_title="α_ij",
         y_range=(0.0, 1.0),
     )
 
@@ -196,7 +207,8 @@ def weighted_sum_figure(trace: AttentionTrace, i: int) -> svg.Svg:
     frame = weighted_sum_frame(trace, i)  # [n + 1, d_k]
     query = query_labels(trace)[i]
     return heatmap(
-        frame.to_numpy(), row_labels=list(frame.index), col_labels=list(frame.columns),
-        title=f"Σⱼ αᵢⱼ·vⱼ for query “{query}”  [{count(trace.n, 'term')} + sum]",
-        row_title="term", col_title="dimension", decimals=weighted_sum_decimals(trace, i),
+        frame.to_numpy(), row_labels=row_names(frame), col_labels=list(frame.columns),
+        title=t("Σⱼ αᵢⱼ·vⱼ for query “{query}”  [{terms} + sum]", query=query,
+                terms=nt("{n} term", "{n} terms", trace.n)),
+        row_title=t("term"), col_title=t("dimension"), decimals=weighted_sum_decimals(trace, i),
     )

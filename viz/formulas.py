@@ -16,13 +16,31 @@ says "≈" instead of "=".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from attention import AttentionTrace
 from viz import arithmetic as A
+from viz.i18n import decimal, nt, t
 from viz.labels import format_number
+
+_TEXT_MODE = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "#": r"\#", "$": r"\$", "%": r"\%", "&": r"\&",
+              "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}"}
+
+
+def words(text: str) -> str:
+    """Plain words inside a formula, in TeX's text mode (a catalog's text: its TeX characters escaped)."""
+    return r"\text{" + "".join(_TEXT_MODE.get(c, c) for c in text) + "}"
+
+
+def sentence(message: str, **maths: str) -> str:
+    r"""A catalog message whose {fields} are formulas: its words in text mode, in the running language, and each
+    field's TeX between them (``sentence("masked: {z} for {condition}", z=r"z_{ij} = -\infty", condition="j > i")``),
+    so a language puts the formulas where its word order wants them."""
+    parts = re.split(r"\{(\w+)\}", t(message))  # the template, its fields unfilled
+    return "".join(maths[part] if k % 2 else (words(part) if part else "") for k, part in enumerate(parts))
 
 
 def apart(*groups: str | Sequence[str], gap: str = r"\qquad") -> str:
@@ -63,7 +81,8 @@ def factor(x: float, decimals: int = 3) -> str:
 
 def vec(xs: Iterable[float], decimals: int = 2) -> str:
     """[0.12, -0.50, …] as a LaTeX row vector."""
-    return r"\left[" + ",\\ ".join(plain(x, decimals) for x in xs) + r"\right]"
+    comma = decimal(".") == ","  # a decimal comma: the numbers are apart by semicolons, as viz.i18n.numbers writes them
+    return r"\left[" + (";\\ " if comma else ",\\ ").join(plain(x, decimals) for x in xs) + r"\right]"
 
 
 def rel(decimals: int) -> str:
@@ -85,7 +104,8 @@ def positional_encoding(trace: AttentionTrace) -> str:
         r"X = E + P,",
         [r"P_{i,\,2c+1} = \sin\frac{i-1}{10000^{2c/d_{model}}},",
          r"P_{i,\,2c+2} = \cos\frac{i-1}{10000^{2c/d_{model}}},", r"c = 0, 1, \dots"],
-        rf"\text{{e.g. }} P_{{{i},1}} = \sin\frac{{{i - 1}}}{{10000^{{0}}}} = \sin {i - 1} = {plain(p[i - 1, 0])}",
+        sentence("e.g. {example}", example=rf"P_{{{i},1}} = \sin\frac{{{i - 1}}}{{10000^{{0}}}} = \sin {i - 1} = "
+                                           rf"{plain(p[i - 1, 0])}"),
     )
 
 
@@ -101,7 +121,8 @@ def dot_products(trace: AttentionTrace, i: int, *, per_line: int = 4) -> list[st
         s_ij, z_ij = rf"s_{{{qi},{j + 1}}}", rf"z_{{{qi},{j + 1}}}"
         qk = rf"q_{{{qi}}} \cdot k_{{{j + 1}}}"
         if not trace.mask[i, j]:
-            blocks.append(rf"\begin{{aligned}}{s_ij} = {qk} &\text{{ is masked: }} {z_ij} = -\infty\end{{aligned}}")
+            masked = sentence(" is masked: {z}", z=rf"{z_ij} = -\infty")
+            blocks.append(rf"\begin{{aligned}}{s_ij} = {qk} &{masked}\end{{aligned}}")
             continue
         q, k, s, z = trace.q[i], trace.k[j], trace.scores[i, j], trace.scaled_scores[i, j]
         d = int(A.sums_of_products(q, k, s))
@@ -154,7 +175,7 @@ def softmax_row(trace: AttentionTrace, i: int) -> str:
     for j in range(trace.n):
         a = rf"\alpha_{{{qi},{j + 1}}}"
         if not allowed[j]:
-            lines.append(rf"{a} = 0 \quad \text{{(masked: }} z_{{{qi},{j + 1}}} = -\infty\text{{)}}")
+            lines.append(rf"{a} = 0 \quad " + sentence("(masked: {z})", z=rf"z_{{{qi},{j + 1}}} = -\infty"))
             continue
         lines.append(
             rf"{a} = \frac{{e^{{{num(z[j], dz)} - {num(m, dz)}}}}}{{{plain(total, da)}}} {exp_rel} "
@@ -173,7 +194,8 @@ def weighted_sum(trace: AttentionTrace, i: int) -> str:
     terms = r" \\ &+ ".join(rf"{plain(a[j], d)}\,{vec(v[j], d)}" for j in kept)
     if len(kept) < trace.n:
         masked = trace.n - len(kept)
-        terms += rf" \\ &+ 0 \cdot (\text{{the {masked} masked value vector{'s' if masked > 1 else ''}}})"
+        terms += r" \\ &+ 0 \cdot " + words(nt("(the {n} masked value vector)", "(the {n} masked value vectors)",
+                                                masked))
     return (
         r"\begin{aligned}"
         + rf"\mathrm{{out}}_{{{qi}}} = \textstyle\sum_j \alpha_{{{qi}j}}\, v_j &= {terms} \\ &{relation} {vec(out)}"

@@ -157,6 +157,18 @@ def numbers(items: list[str]) -> str:
     return ("\u00a0; " if lang == "fr" else "; " if _decimal_sign(lang) == "," else ", ").join(items)  # French: a space
 
 
+def clauses(items: list[str]) -> str:
+    """Clauses one after another, apart by semicolons as the running language writes them: "a; b", French "a\u00a0; b",
+    Chinese "a；b"."""
+    lang = language()
+    return ("\u00a0; " if lang == "fr" else "；" if lang == "zh" else "; ").join(items)
+
+
+def enumeration(items: list[str]) -> str:
+    """Short items (tokens, labels) listed with the running language's separator: "a, b, c", Chinese "a、b、c"."""
+    return ("、" if language() == "zh" else ", ").join(items)
+
+
 def percent(number: str) -> str:
     """A percentage's number (its digits, or "< 1") with the running language's percent sign: "33 %" in English (as
     this app's English writes it), with a no-break space in Spanish and French, "33%" in Chinese (CLDR's patterns)."""

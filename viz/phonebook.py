@@ -7,6 +7,7 @@ import pandas as pd
 
 from attention.phonebook import Lookup, shared_ngrams, visible
 from viz import arithmetic, svg
+from viz.i18n import decimal, listed, sentences, t
 from viz.labels import format_number, markdown_text
 from viz.scaling import RAW_COLOUR, SCALED_COLOUR
 
@@ -17,37 +18,38 @@ def key_bars(result: Lookup, *, soft: bool) -> svg.Svg:
     """One bar per name in the book: its score q·k (hard) or its weight α (soft)."""
     names = [visible(n) for n in result.names]
     if soft:
-        y, title, axis = result.weights, f"soft: weights α = softmax(q·k / {result.temperature:g})", "α"
+        y, axis = result.weights, "α"
+        title = t("soft: weights α = softmax(q·k / {temperature})", temperature=decimal(f"{result.temperature:g}"))
         colour = svg.colours("weights", result.weights)
     else:
-        y, title, axis = result.scores, "hard: scores q·k (the chosen key in vermillion)", "q·k"
+        y, title, axis = result.scores, t("hard: scores q·k (the chosen key in vermillion)"), "q·k"
         colour = [RAW_COLOUR if j == result.hard_index else "#bbbbbb" for j in range(len(names))]
     numbers = [format_number(v) for v in y] if len(names) <= MAX_BAR_LABELS else None  # the table has them all
-    return svg.bars(names, [svg.Series(axis, y.tolist(), colour, numbers)], title=title, x_title="key (name)",
+    return svg.bars(names, [svg.Series(axis, y.tolist(), colour, numbers)], title=title, x_title=t("key (name)"),
                     y_title=axis, y_range=(min(0.0, float(np.min(y)) * 1.2), max(1.0, float(np.max(y))) * 1.2))
 
 
 def answers_figure(result: Lookup) -> svg.Svg:
     """The hard answer (one number's digits) and the soft answer (the blend), digit by digit."""
-    positions = [f"digit {c + 1}" for c in range(result.values.shape[1])]
+    positions = [t("digit {position}", position=c + 1) for c in range(result.values.shape[1])]
     hard_name = visible(result.names[result.hard_index])
     return svg.bars(positions, [
-        svg.Series(f"hard: {hard_name}'s number", result.hard.tolist(), RAW_COLOUR,
+        svg.Series(t("hard: {name}'s number", name=hard_name), result.hard.tolist(), RAW_COLOUR,
                    [format_number(v, 0) for v in result.hard]),
-        svg.Series("soft: Σ α_j v_j", result.soft.tolist(), SCALED_COLOUR, [format_number(v, 1) for v in result.soft],
-                   outline=True),  # filled and outlined: told apart without colour
-    ], title="The answers, digit by digit", x_title="", y_title="digit", y_range=(0.0, 11.0), show_legend=True)
+        svg.Series(t("soft: Σ α_j v_j"), result.soft.tolist(), SCALED_COLOUR,
+                   [format_number(v, 1) for v in result.soft], outline=True),  # filled and outlined: no colour needed
+    ], title=t("The answers, digit by digit"), x_title="", y_title=t("digit"), y_range=(0.0, 11.0), show_legend=True)
 
 
 def lookup_frame(result: Lookup) -> pd.DataFrame:
     """The book with each key's shared trigrams, score and weight: the numbers behind both bar charts."""
-    return pd.DataFrame({
-        "name (key)": list(result.names),
-        "number (value)": list(result.phones),
+    return pd.DataFrame({  # its headers in the reader's language (the table is shown, never downloaded)
+        t("name (key)"): list(result.names),
+        t("number (value)"): list(result.phones),
         # with the query; the header says less so that the table fits a tablet's page (the lesson explains)
-        "shared letter triples": [" ".join(shared_ngrams(n, result.query)) or "none" for n in result.names],
-        "score q·k": result.scores,
-        "weight α": result.weights,
+        t("shared letter triples"): [" ".join(shared_ngrams(n, result.query)) or t("none") for n in result.names],
+        t("score q·k"): result.scores,
+        t("weight α"): result.weights,
     })
 
 
@@ -56,8 +58,10 @@ def answers_frame(result: Lookup) -> pd.DataFrame:
     a long number adds rows, not columns past a tablet's page)."""
     return pd.DataFrame(
         # the hard answer is one number's digits: whole numbers, shown without decimals
-        {f"hard: {result.names[result.hard_index]}": np.rint(result.hard).astype(int), "soft: Σ α_j v_j": result.soft},
-        index=pd.Index([f"digit {c + 1}" for c in range(result.values.shape[1])], name="position"),
+        {t("hard: {name}", name=result.names[result.hard_index]): np.rint(result.hard).astype(int),
+         t("soft: Σ α_j v_j"): result.soft},
+        index=pd.Index([t("digit {position}", position=c + 1) for c in range(result.values.shape[1])],
+                       name=t("position")),
     )
 
 
@@ -75,9 +79,9 @@ def soft_answer(result: Lookup) -> str:
     """The soft answer written out (Markdown), at the two decimals of the answers table."""
     shown = " ".join(format_number(d) for d in result.soft)
     decimals = weight_decimals(result)
-    return (f"**Soft answer**: Σ α_j v_j {arithmetic.relation(decimals)} [{shown}], a blend of every number in the "
-            f"book (its α are in the table below, to {abs(decimals)} decimals: multiply each by its name's digits "
-            "and add).")
+    return t("**Soft answer**: Σ α_j v_j {relation} [{shown}], a blend of every number in the book (its α are in the "
+             "table below, to {decimals} decimals: multiply each by its name's digits and add).",
+             relation=arithmetic.relation(decimals), shown=shown, decimals=abs(decimals))
 
 
 def hard_answer(result: Lookup) -> str:
@@ -87,15 +91,22 @@ def hard_answer(result: Lookup) -> str:
     query = markdown_text(visible(result.query.strip()))
     row = result.hard_index + 1
     if result.scores.max() <= 0:
-        return (f"**Hard answer** (no name shares a letter triple with “{query}”, so every score is 0 and all "
-                f"{len(result.names)} names tie; the hard lookup has nothing to go on and takes the first row): "
-                f"**{name}** (row {row}), {number}. With every score equal, the soft lookup is the plain average of "
-                "all the numbers, at every temperature.")
-    how = "an exact match" if result.exact else "no exact match, so the best score wins"
-    text = f"**Hard answer** ({how}): **{name}** (row {row}), {number}."
+        found = {"query": query, "name": name, "row": row, "number": number}
+        if len(result.names) == 1:
+            return t("**Hard answer** (no name shares a letter triple with “{query}”, so its one score is 0; the hard "
+                     "lookup has nothing to go on and takes the first row): **{name}** (row {row}), {number}. The "
+                     "soft lookup, with one name, gives its number at every temperature.", **found)
+        return t("**Hard answer** (no name shares a letter triple with “{query}”, so every score is 0 and all {n} "
+                 "names tie; the hard lookup has nothing to go on and takes the first row): **{name}** (row {row}), "
+                 "{number}. With every score equal, the soft lookup is the plain average of all the numbers, at every "
+                 "temperature.", n=len(result.names), **found)
+    found = {"name": name, "row": row, "number": number}
+    text = (t("**Hard answer** (an exact match): **{name}** (row {row}), {number}.", **found) if result.exact else
+            t("**Hard answer** (no exact match, so the best score wins): **{name}** (row {row}), {number}.", **found))
     if len(result.best) > 1:
-        tied = ", ".join(f"“{markdown_text(result.names[j])}” (row {j + 1})" for j in result.best)
-        text += (f" {len(result.best)} names tie for the best score: {tied}. The hard lookup takes the first of "
-                 "them in the book. As T → 0 the soft lookup shares the weight equally among them, so it tends to "
-                 "the average of their numbers, not to the hard answer.")
+        tied = listed([t("“{name}” (row {row})", name=markdown_text(result.names[j]), row=j + 1) for j in result.best])
+        text = sentences(text, t("{n} names tie for the best score: {tied}. The hard lookup takes the first of them in "
+                                 "the book. As T → 0 the soft lookup shares the weight equally among them, so it tends "
+                                 "to the average of their numbers, not to the hard answer.", n=len(result.best),
+                                 tied=tied))
     return text

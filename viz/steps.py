@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 
 from attention import AttentionTrace
-from viz.i18n import ENGLISH, N_, PSEUDO, language, pseudo
+from viz.i18n import ENGLISH, N_, PSEUDO, language, pseudo, t
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 
@@ -26,8 +26,8 @@ STEP_TEXTS: list[tuple[str, str]] = [  # the titles in English, as the code name
     (N_("The output for one query"), "walkthrough/08_output"),
 ]
 
-SIGNED_CAPTION = "Colours: blue is positive, red is negative, white is zero. The exact numbers are in the tables."
-MASK_CAPTION = (
+SIGNED_CAPTION = N_("Colours: blue is positive, red is negative, white is zero. The exact numbers are in the tables.")
+MASK_CAPTION = N_(
     "Causal mask on: grey cells marked — are masked. A decoder must not look at later tokens, so query i "
     "attends only to tokens 1 … i, and every row still sums to 1. An encoder sees the whole sentence."
 )
@@ -82,7 +82,11 @@ def identity_note(trace: AttentionTrace) -> str | None:
     """What "identity" means when d_k ≠ d_model (step 3), or None where it needs no note."""
     if trace.preset != "identity" or trace.d_k == trace.d_model:
         return None
-    how = "keeps the first" if trace.d_k < trace.d_model else "pads with zeros after the"
-    return (f"With d_k = {trace.d_k} ≠ d_model = {trace.d_model}, “identity” is the {trace.d_model} × {trace.d_k} "
-            f"matrix with ones on its diagonal: it {how} {min(trace.d_k, trace.d_model)} coordinates of each "
-            "embedding. Set d_k = d_model to compare whole embeddings.")
+    sizes = {"d_k": trace.d_k, "d_model": trace.d_model, "kept": min(trace.d_k, trace.d_model)}
+    if trace.d_k < trace.d_model:
+        return t("With d_k = {d_k} ≠ d_model = {d_model}, “identity” is the {d_model} × {d_k} matrix with ones on its "
+                 "diagonal: it keeps the first {kept} coordinates of each embedding. Set d_k = d_model to compare "
+                 "whole embeddings.", **sizes)
+    return t("With d_k = {d_k} ≠ d_model = {d_model}, “identity” is the {d_model} × {d_k} matrix with ones on its "
+             "diagonal: it pads with zeros after the {kept} coordinates of each embedding. Set d_k = d_model to "
+             "compare whole embeddings.", **sizes)

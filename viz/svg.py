@@ -36,6 +36,7 @@ import numpy.typing as npt
 from PIL import Image, ImageFont
 
 from attention.tokens import visible
+from viz.i18n import clauses, decimal, enumeration, nt, numbers, sentences, t, whole
 
 FONT = "DejaVu Sans, Verdana, sans-serif"
 CHAR_WIDTH = 0.62  # average DejaVu Sans glyph width, in font sizes: for numbers, and text where DejaVu is missing
@@ -155,14 +156,15 @@ def document(body: str, width: float, height: float, alt: str = "", grid: Grid |
                f'<rect class="bg" width="{w}" height="{h}" fill="white"/>{body}</svg>', w, h, alt, grid)
 
 
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
+def titled(title: str, picture: str) -> str:
+    """A chart's text alternative: its title, then what the picture shows ("α: a heatmap, …")."""
+    return t("{title}: {picture}", title=title, picture=picture)
 
 
 def listing(labels: Sequence[str], limit: int = 12) -> str:
     """Labels for a chart's text alternative: all of them, or the first ``limit`` and how many."""
-    shown = ", ".join(labels[:limit])
-    return shown if len(labels) <= limit else f"{shown}, … ({len(labels)} in all)"
+    shown = enumeration(list(labels[:limit]))
+    return shown if len(labels) <= limit else t("{shown}, … ({n} in all)", shown=shown, n=len(labels))
 
 
 def text(x: float, y: float, content: str, *, size: float = 13, anchor: str = "start", cls: str | None = None,
@@ -279,12 +281,17 @@ def heatmap(
     number_w = None if cell_text is None else max(
         max((_cell_width(t, size) for row in cell_text for t in row), default=0.0), 4 * size * CHAR_WIDTH) + 10
     numbers = number_w is not None and n_cols * number_w <= room
-    alt = (f"{title}: a heatmap, {_count(n_rows, 'row')} ({row_title + ': ' if row_title else ''}"
-           f"{listing(row_labels)}) by {_count(n_cols, 'column')} ({col_title}: {listing(col_labels)}); "
-           + (f"red cells are negative, blue positive, up to ±{_short(zmax)}" if scale == "signed" else
-              f"cells run from dark purple at {_short(zmin)} to yellow at {_short(zmax)}")
-           + ("; grey cells are masked" if np.isnan(z).any() else "")
-           + ("; each cell shows its number." if numbers else "."))
+    named_rows = t("{axis}: {labels}", axis=row_title, labels=listing(row_labels)) if row_title else listing(row_labels)
+    picture = t("a heatmap, {rows} ({row_names}) by {columns} ({column_names}); {colours}{masked}{numbers}.",
+                rows=nt("{n} row", "{n} rows", n_rows), row_names=named_rows,
+                columns=nt("{n} column", "{n} columns", n_cols),
+                column_names=t("{axis}: {labels}", axis=col_title, labels=listing(col_labels)),
+                colours=t("red cells are negative, blue positive, up to ±{top}", top=_short(zmax))
+                if scale == "signed" else t("cells run from dark purple at {low} to yellow at {high}", low=_short(zmin),
+                                            high=_short(zmax)),
+                masked=t("; grey cells are masked") if np.isnan(z).any() else "",
+                numbers=t("; each cell shows its number") if numbers else "")
+    alt = titled(title, picture)
     if numbers:  # 30 px high
         cw, ch = number_w, 30
     else:  # the columns within the room; the rows as long as they need
@@ -441,8 +448,10 @@ def tiles(
                    f'<path d="M{_num(x0)} {_num(y0)}L{_num(x0 + tile)} {_num(y0 + tile_h)}M{_num(x0 + tile)} '
                    f'{_num(y0)}L{_num(x0)} {_num(y0 + tile_h)}"/></g>')
     out.append(_colour_bar(ColourBar("weights", 0.0, zmax), left + w + 8, top, max(min(h, 300), 60)))
-    alt = (f"{title}: small pictures of α in a grid, {_count(n_rows, 'row')} ({row_title} {listing(row_labels)}) by "
-           f"{_count(n_cols, 'column')} ({col_title}: {listing(col_labels)}), coloured from 0 to {_short(zmax)}.")
+    alt = t("{title}: small pictures of α in a grid, {rows} ({row_title} {row_labels}) by {columns} ({col_title}: "
+            "{col_labels}), coloured from 0 to {top}.", title=title, rows=nt("{n} row", "{n} rows", n_rows),
+            row_title=row_title, row_labels=listing(row_labels), columns=nt("{n} column", "{n} columns", n_cols),
+            col_title=col_title, col_labels=listing(col_labels), top=_short(zmax))
     if marked:
         alt += f" {marked_as.capitalize() or 'Marked'}: " + listing(
             [f"{row_title} {row_labels[i]} {col_title.split(' (')[0]} {col_labels[j]}" for i, j in marked]) + "."
@@ -465,7 +474,7 @@ def _short(value: float) -> str:
     """A colour-bar or axis number: three significant digits, a true minus sign."""
     if value == 0:
         return "0"
-    text = f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+    text = whole(round(value)) if abs(value) >= 1000 else decimal(f"{value:.3g}")  # as the reader's language
     return text.replace("-", "−")
 
 
@@ -685,10 +694,11 @@ def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_t
         out.append(legend([(s.name, s.colour if isinstance(s.colour, str) else s.colour[0],
                             "outline" if s.outline else "square", None) for s in series],
                           left, height - 12))
-    alt = f"{title}: a bar chart of {y_title} for each {x_title or 'category'} ({listing(categories)})."
+    alt = t("{title}: a bar chart of {values} for each {category} ({categories}).", title=title, values=y_title,
+            category=x_title or t("category"), categories=listing(categories))
     if n <= 20 and all(s.labels is not None for s in series):  # the values too, as the bars' labels say them
-        alt += "".join(f" {s.name}: " + ", ".join(f"{c} {v}" for c, v in zip(categories, s.labels, strict=True)) + "."
-                       for s in series)
+        alt = sentences(alt, *(t("{name}: {values}.", name=s.name, values=numbers(
+            [f"{c} {v}" for c, v in zip(categories, s.labels, strict=True)])) for s in series))
     return document("".join(out), width, height, alt)
 
 
@@ -713,8 +723,9 @@ def rows_of_bars(categories: Sequence[str], values: Sequence[float], colours: Se
         out.append(text(name_w + length + size / 3, y + row / 2, label, size=size, weight="bold", cls="barlabel"))
     out.append(f'<line x1="{_num(name_w)}" x2="{_num(name_w)}" y1="{_num(top)}" y2="{_num(top + n * row)}" '
                f'stroke="#444"/>')
-    alt = (f"{title}: a bar chart of {value_title} for each answer. "
-           + "; ".join(f"{c}: {lab}" for c, lab in zip(categories, labels, strict=True)) + ".")
+    answers = clauses([t("{axis}: {labels}", axis=c, labels=lab) for c, lab in zip(categories, labels, strict=True)])
+    alt = sentences(t("{title}: a bar chart of {values} for each answer.", title=title, values=value_title),
+                    t("{answers}.", answers=answers))
     return document("".join(out), max(name_w + room + label_w, text_width(title, 1.15 * size, bold=True) + 10),
                     top + n * row + size / 2, alt)
 

@@ -13,6 +13,7 @@ import pandas as pd
 
 from attention import AttentionTrace, MultiHeadTrace
 from viz import arithmetic
+from viz.i18n import N_, decimal, listed, nt, sentences, t
 from viz.labels import (
     MASKED_TEXT,
     dim_labels,
@@ -38,6 +39,34 @@ def matrix_frame(
     return frame
 
 
+# The tables' own words (a corner's name, the columns of a frame that names them, the Σ row): named in English in the
+# frames (the CSV and the tests read them so) and shown in the reader's language (``header``). A frame whose columns
+# are words, not tokens, says so (``WORD_COLUMNS``); a token is never translated, even one spelt "token".
+HEADERS = frozenset({N_("position i"), N_("token"), N_("id"), N_("bias"), N_("query ↓ · key →"), N_("term"),
+                     N_("in \\ out"), N_("Concat dim ↓ · output dim →"), N_("rank")})
+
+
+WORD_COLUMNS = "word_columns"  # frame.attrs: its columns are HEADERS words (position i, token, id)
+SUM_ROW = N_("Σ = output")
+
+
+def header(name: object) -> str:
+    """A corner's name, a frame's column of ``WORD_COLUMNS`` or the Σ row as the reader's language writes it: one of
+    ``HEADERS`` translated, any other (a dimension's number) as it is."""
+    return t(name) if isinstance(name, str) and name in HEADERS else str(name)
+
+
+def column_names(frame: pd.DataFrame) -> list[str]:
+    """A frame's columns as a table shows them: translated where they are words (``WORD_COLUMNS``), else as they are
+    (tokens, dimensions)."""
+    return [header(c) if frame.attrs.get(WORD_COLUMNS) else str(c) for c in frame.columns]
+
+
+def row_names(frame: pd.DataFrame) -> list[str]:
+    """A frame's row labels as a table shows them: the Σ row translated, every other (a token) as it is."""
+    return [t(r) if r == SUM_ROW else str(r) for r in frame.index]
+
+
 def token_frame(trace: AttentionTrace) -> pd.DataFrame:
     """Step 1: position, token and vocabulary id, one row a token."""
     return tokens_frame(trace.tokens, trace.token_ids)
@@ -45,7 +74,9 @@ def token_frame(trace: AttentionTrace) -> pd.DataFrame:
 
 def tokens_frame(tokens: Sequence[str], ids: Sequence[int]) -> pd.DataFrame:
     """Position (from 1), token and vocabulary id, one row a token (our tokens or a real model's)."""
-    return pd.DataFrame({"position i": range(1, len(tokens) + 1), "token": list(tokens), "id": list(ids)})
+    frame = pd.DataFrame({"position i": range(1, len(tokens) + 1), "token": list(tokens), "id": list(ids)})
+    frame.attrs[WORD_COLUMNS] = True
+    return frame
 
 
 def token_by_dim_frame(trace: AttentionTrace | MultiHeadTrace, m: npt.ArrayLike) -> pd.DataFrame:
@@ -95,7 +126,7 @@ def _numbered_as_queries(frame: pd.DataFrame, trace) -> pd.DataFrame:
 def weighted_sum_frame(trace: AttentionTrace, i: int) -> pd.DataFrame:
     """Step 8: one row α_ij·v_j per key j, then the row Σ_j α_ij·v_j, which is output i."""
     labels = token_labels(trace.tokens)
-    rows = [f"α·v {label}" for label in labels] + ["Σ = output"]
+    rows = [f"α·v {label}" for label in labels] + [SUM_ROW]
     m = np.vstack([trace.weighted_values[i], trace.output[i][None, :]])  # [n + 1, d_k]
     return matrix_frame(m, rows=rows, columns=dim_labels(trace.d_k), rows_name="term")
 
@@ -114,24 +145,28 @@ def row_sums_text(weights: npt.ArrayLike, labels: Sequence[str], allowed: npt.Ar
     w = np.asarray(weights, dtype=np.float64)
     ok = np.ones(w.shape, dtype=bool) if allowed is None else np.asarray(allowed, dtype=bool)
     cents = np.where(ok, arithmetic.digits(arithmetic.held(w), 2), 0).sum(axis=1)  # the shown cells' sum, in 0.01s
-    off = [f"“{labels[r]}” to {arithmetic.text(c / 100)}" for r, c in enumerate(cents.tolist()) if c != 100]
-    text = "Every row of α sums to 1."
+    off = [t("“{token}” to {sum}", token=labels[r], sum=decimal(arithmetic.text(c / 100)))
+           for r, c in enumerate(cents.tolist()) if c != 100]
     if not off:
-        return text + " So do the two-decimal cells of every row here."
-    listed = ", ".join(off[:4]) + (f" and {len(off) - 4} more" if len(off) > 4 else "")
-    return (text + f" The two-decimal cells don't always show it: those of {listed}, "
-            "because each cell is rounded on its own.")
+        return t("Every row of α sums to 1. So do the two-decimal cells of every row here.")
+    rows = listed(off[:4] + ([nt("{n} more", "{n} more", len(off) - 4)] if len(off) > 4 else []))
+    return t("Every row of α sums to 1. The two-decimal cells don't always show it: those of {rows}, because each "
+             "cell is rounded on its own.", rows=rows)
 
 
 def weighted_sum_caption(decimals: npt.NDArray[np.int64]) -> str:
     """What the Σ table's decimals mean, for its caption (``weighted_sum_decimals``)."""
     columns = decimals[0]
-    text = ("Each term is α_ij·v_j of the unrounded α and v. Add up a column of terms and you get its Σ row"
-            + (" (the terms carry as many decimals as that takes)." if (np.abs(columns) > 2).any() else "."))
+    text = (t("Each term is α_ij·v_j of the unrounded α and v. Add up a column of terms and you get its Σ row (the "
+              "terms carry as many decimals as that takes).") if (np.abs(columns) > 2).any() else
+            t("Each term is α_ij·v_j of the unrounded α and v. Add up a column of terms and you get its Σ row."))
     approx = [str(c + 1) for c in np.flatnonzero(columns < 0)]
     if approx:
-        text += (f" In dimension{'s' if len(approx) > 1 else ''} {', '.join(approx)} the exact sum sits on a rounding "
-                 "boundary of the Σ row: its terms give it only approximately (≈).")
+        text = sentences(text, nt("In dimension {dimensions} the exact sum sits on a rounding boundary of the Σ row: "
+                                  "its terms give it only approximately (≈).",
+                                  "In dimensions {dimensions} the exact sum sits on a rounding boundary of the Σ row: "
+                                  "its terms give it only approximately (≈).", len(approx),
+                                  dimensions=listed(approx)))
     return text
 
 

@@ -192,3 +192,15 @@ def test_a_dot_product_is_the_product_of_lengths_and_the_cosine():
         cos = np.sum(q * k, axis=1) / (np.linalg.norm(q, axis=1) * np.linalg.norm(k, axis=1))
         np.testing.assert_allclose(np.sum(q * k, axis=1), np.linalg.norm(q, axis=1) * np.linalg.norm(k, axis=1) * cos)
         assert ((np.sum(q * k, axis=1) < 0) == (cos < 0)).all()
+
+
+@pytest.mark.parametrize(("d_model", "d_k"), [(4, 4), (8, 3), (4, 16), (16, 1), (6, 7)])
+def test_the_identity_preset_keeps_the_first_d_k_coordinates_or_pads_x_with_zeros(d_model, d_k):
+    """The preset's help: Q = K = V = X when d_k = d_model; the first d_k coordinates of X when d_k < d_model; X
+    followed by zeros when d_k > d_model."""
+    for sentence in SENTENCES[:4]:
+        trace = trace_self_attention(sentence, d_model=d_model, d_k=d_k, preset="identity", seed=3)
+        kept = min(d_k, d_model)
+        for m in (trace.q, trace.k, trace.v):
+            np.testing.assert_array_equal(m[:, :kept], trace.x[:, :kept])
+            assert not m[:, kept:].any()
