@@ -11,6 +11,7 @@ from attention import AttentionTrace
 from attention.relevance import Lead, Nudge, self_matches
 from viz import arithmetic as A
 from viz import svg
+from viz.i18n import clauses, decimal, sentences, t
 from viz.labels import MAX_LABEL_CHARS, markdown_text, token_labels
 from viz.scaling import RAW_COLOUR, SCALED_COLOUR
 
@@ -126,8 +127,8 @@ def similarity_summary(trace: AttentionTrace, *, most: int = 3) -> str:
     labels = token_labels(trace.tokens)
     matches = self_matches(trace.weights, trace.tokens)
     others = [(i, j) for i, j in matches if trace.tokens[i] != trace.tokens[j]]
-    text = (f"In **{trace.n - len(others)} of {trace.n}** rows the largest weight is on the token itself "
-            "(the diagonal) or on another copy of the same word.")
+    text = t("In **{kept} of {n}** rows the largest weight is on the token itself (the diagonal) or on another copy "
+             "of the same word.", kept=trace.n - len(others), n=trace.n)
     if not others:
         return text
     norms = np.linalg.norm(trace.x, axis=1)  # [n]
@@ -139,12 +140,15 @@ def similarity_summary(trace: AttentionTrace, *, most: int = 3) -> str:
                   if A.shown(trace.scores[i, j], s) > A.shown(trace.scores[i, i], s)), A.MOST)
         d = max(abs(int(A.sums_of_products([norms[i]], [norms[i]], trace.scores[i, i], result_decimals=s))), s)
         d = next((d for d in range(d, A.MOST + 1) if A.shown(norms[j], d) > A.shown(norms[i], d)), A.MOST)
-        named.append(f"“{q}” → “{k}”: x·x = {A.text(trace.scores[i, j], s)} with “{k}”, more than "
-                     f"{A.text(trace.scores[i, i], s)} with itself, because ‖x‖ of “{k}” is {A.text(norms[j], d)} and "
-                     f"of “{q}” only {A.text(norms[i], d)}")
-    more = f" (and {len(others) - most} more)" if len(others) > most else ""
-    return (text + " In the other rows a longer vector wins: " + "; ".join(named) + more
-            + ". A dot product grows with length, so “most similar” by dot product is not “the same”.")
+        named.append(t("“{query}” → “{key}”: x·x = {score} with “{key}”, more than {own} with itself, because ‖x‖ of "
+                       "“{key}” is {key_norm} and of “{query}” only {query_norm}", query=q, key=k,
+                       score=decimal(A.text(trace.scores[i, j], s)), own=decimal(A.text(trace.scores[i, i], s)),
+                       key_norm=decimal(A.text(norms[j], d)), query_norm=decimal(A.text(norms[i], d))))
+    rows = clauses(named)
+    if len(others) > most:
+        rows = t("{rows} (and {n} more)", rows=rows, n=len(others) - most)
+    return sentences(text, t("In the other rows a longer vector wins: {rows}. A dot product grows with length, so "
+                             "“most similar” by dot product is not “the same”.", rows=rows))
 
 
 def nudge_text(nudge: Nudge, before: npt.ArrayLike, after: npt.ArrayLike, i: int, t: int, labels: list[str]) -> str:

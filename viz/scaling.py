@@ -7,6 +7,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from attention.scaling import SaturationStats
+from viz import arithmetic as A
 from viz import svg
 from viz.labels import format_number
 
@@ -104,7 +105,7 @@ def _versus(a: float, b: float, decimals: int) -> tuple[str, str, str]:
     """``a`` and ``b`` as shown at ``decimals``, and how the shown ``a`` compares with the shown ``b``: "larger",
     "smaller" or "the same"."""
     x, y = format_number(float(a), decimals), format_number(float(b), decimals)
-    u, v = (float(t.replace("−", "-")) for t in (x, y))
+    u, v = A.shown(float(a), decimals), A.shown(float(b), decimals)  # compared as shown (not parsed back: "0,974")
     return x, y, "larger" if u > v else "smaller" if u < v else "the same"
 
 

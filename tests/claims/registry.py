@@ -915,15 +915,15 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_lessons_issue3::test_w_os_heatmap_and_table_name_its_rows_and_columns_d_model"),
     ],
     "viz/parts.py": [
-        ("is {'exactly the same' if same_alpha else 'different'} as in stage 1", f"{P}::test_values_leave_alpha_exactly_as_it_was"),
-        ("({way} here)", f"{P}::test_with_projections_the_diagonal_has_no_built_in_advantage"),
-        ("the output's entries moved by up to {A.text(moved)} (the largest difference between the two output tables)",
+        ("α is exactly the same as in stage 1", f"{P}::test_values_leave_alpha_exactly_as_it_was"),
+        ("t(\"more here\") if now > was else t(\"less here\")", f"{P}::test_with_projections_the_diagonal_has_no_built_in_advantage"),
+        ("the output's entries moved by up to {moved} (the largest difference between the two output tables)",
          "tests.claims.test_truth_claims::test_stage_two_says_the_largest_difference_between_the_two_output_tables_as_shown"),
     ],
     "lessons/parts.py": [
         ("this lesson is about the marked steps", "tests.test_model_map::test_the_parts_lessons_map_marks_its_stages_ingredient"),
         ("W_Q = W_K = W_V = I, so Q = K = V = X", "tests.test_lessons_issue3::test_each_stage_adds_one_ingredient_and_shows_the_engine_numbers"),
-        ("\"Measured on your sentence: \" + similarity_summary(now)",
+        ("sentences(t(\"Measured on your sentence:\"), similarity_summary(now))",
          f"{P}::test_the_page_counts_the_rows_that_look_at_themselves_on_the_learners_sentence"),
     ],
     # --- cross-attention ---------------------------------------------------------------------------
