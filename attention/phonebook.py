@@ -18,6 +18,7 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -160,7 +161,22 @@ DEFAULT_BOOK = (
 MAX_ENTRIES = 50  # a lookup over more names draws too many bars to read, and a pasted list can be huge
 
 
+class Book(NamedTuple):
+    """An edited phonebook's usable rows: names and numbers, a message for each row left out, and each name's row in
+    the learner's table (counted from 1, as the messages count them)."""
+
+    names: list[str]
+    phones: list[str]
+    messages: list[str]
+    rows: list[int]
+
+
 def clean_entries(rows: list[tuple[object, object]]) -> tuple[list[str], list[str], list[str]]:
+    """``clean_book``'s names, numbers and messages."""
+    return clean_book(rows)[:3]
+
+
+def clean_book(rows: list[tuple[object, object]]) -> Book:
     """The usable rows of an edited phonebook, and a message for each row that was left out.
 
     A row needs a name and a number with at least one digit. Duplicate names are kept and reported:
@@ -206,4 +222,4 @@ def clean_entries(rows: list[tuple[object, object]]) -> tuple[list[str], list[st
                         f"(rows 1–{used_rows[MAX_ENTRIES - 1]}). Rows {used_rows[MAX_ENTRIES]} onwards stay in the "
                         "table but are left out of the lookup.")
         names, phones = names[:MAX_ENTRIES], phones[:MAX_ENTRIES]
-    return names, phones, messages
+    return Book(names, phones, messages, used_rows[:len(names)])

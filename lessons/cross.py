@@ -18,27 +18,28 @@ from viz import cross as C
 from viz import figures as F
 from viz import formulas as L
 from viz import tables as T
+from viz.i18n import N_, bound, sentences, t
 from viz.labels import dim_labels, markdown_text, token_labels
 
-st.title("Cross-attention: reading another sentence")
+st.title(t("Cross-attention: reading another sentence"))
 ui.lesson("cross/00_intro")
 map_slot = st.container()  # filled once the trace is made from the boxes below
 settings = shared()
 
 
 left, right = st.columns(2)
-ui.text_box("Source (keys and values: the sentence being read)", key="ca_source", limit=MAX_CHARS, container=left,
+ui.text_box(t("Source (keys and values: the sentence being read)"), key="ca_source", limit=MAX_CHARS, container=left,
             value=SOURCE, persist_state="session")
-ui.text_box("Target (queries: the sentence being written)", key="ca_target", limit=MAX_CHARS, container=right,
+ui.text_box(t("Target (queries: the sentence being written)"), key="ca_target", limit=MAX_CHARS, container=right,
             value=TARGET, persist_state="session")
 left, right = st.columns(2)
-preset = left.radio("W_Q, W_K, W_V", CROSS_PRESETS, format_func=CROSS_PRESET_LABELS.get, key="ca_preset",
-                    persist_state="session", horizontal=True) or "random"
+preset = left.radio("W_Q, W_K, W_V", CROSS_PRESETS, format_func=bound(lambda name: t(CROSS_PRESET_LABELS[name])),
+                    key="ca_preset", persist_state="session", horizontal=True) or "random"
 d_k = right.slider("d_k", 1, 16, value=default("ca_dk"), key="ca_dk", persist_state="session")
 source = usable_sentence(st.session_state.get("ca_source") or "", memory="_last_ca_source", default=SOURCE,
-                         label="Source", box="ca_source")
+                         label=N_("Source"), box="ca_source")
 target = usable_sentence(st.session_state.get("ca_target") or "", memory="_last_ca_target", default=TARGET,
-                         label="Target", box="ca_target")
+                         label=N_("Target"), box="ca_target")
 trace = trace_cross_attention(target, source, d_model=settings.d_model, d_k=d_k, seed=settings.seed,
                               preset=preset, positional=settings.positional)
 i, j = len(trace.target.tokens), len(trace.source.tokens)
@@ -51,30 +52,32 @@ if preset == "aligned":
         st.caption(line)
     st.caption(C.table_words(), unsafe_allow_html=True)  # our own words, each French one marked as French
 
-st.subheader("The shapes, as they flow", divider="gray")
+st.subheader(t("The shapes, as they flow"), divider="gray")
 st.latex(L.apart([rf"Q = X_t W_Q \in \mathbb{{R}}^{{{i} \times {d_k}}},",
                   rf"K = X_s W_K \in \mathbb{{R}}^{{{j} \times {d_k}}},",
                   rf"V = X_s W_V \in \mathbb{{R}}^{{{j} \times {d_k}}}"]))
 st.latex(L.apart(rf"\alpha = \operatorname{{softmax}}\!\left(\frac{{Q K^\top}}{{\sqrt{{d_k}}}}\right) \in "
                  rf"\mathbb{{R}}^{{{i} \times {j}}},", rf"\alpha V \in \mathbb{{R}}^{{{i} \times {d_k}}}"))
 dims = dim_labels(d_k)
-parts = [("Q (target)", t_labels, trace.q), ("K (source)", s_labels, trace.k), ("V (source)", s_labels, trace.v)]
-for column, (name, labels, m) in zip(st.columns(3), parts, strict=True):
+parts = [("q", t("Q (target)"), t_labels, trace.q), ("k", t("K (source)"), s_labels, trace.k),
+         ("v", t("V (source)"), s_labels, trace.v)]
+for column, (key, name, labels, m) in zip(st.columns(3), parts, strict=True):
     with column:
         ui.matrix(F.heatmap(m, row_labels=labels, col_labels=dims, title=f"{name}  [{m.shape[0]} × {d_k}]",
-                            row_title="token", col_title="dimension", compact=True),
-                  T.matrix_frame(m, rows=labels, columns=dims, rows_name="token"), f"ca-{name[0].lower()}",
+                            row_title=t("token"), col_title="dimension", compact=True),
+                  T.matrix_frame(m, rows=labels, columns=dims, rows_name="token"), f"ca-{key}",
                   side_by_side=False)
 
-st.subheader("α: target tokens ask, source tokens answer", divider="gray")
+st.subheader(t("α: target tokens ask, source tokens answer"), divider="gray")
 ui.matrix(F.heatmap(trace.weights, row_labels=t_labels, col_labels=s_labels, title=f"α  [{i} × {j}]",
-                    row_title="query: target token i", col_title="key: source token j", weights=True),
-          T.matrix_frame(trace.weights, rows=t_labels, columns=s_labels, rows_name="target query ↓ · source key →"),
+                    row_title=t("query: target token i"), col_title=t("key: source token j"), weights=True),
+          T.matrix_frame(trace.weights, rows=t_labels, columns=s_labels,
+                         rows_name=t("target query ↓ · source key →")),
           "ca-weights")
-st.caption("Rows are the target's tokens (queries), columns the source's tokens (keys). "
-           + markdown_text(T.row_sums_text(trace.weights, t_labels)))
-st.subheader("The output: one row per target token", divider="gray")
+st.caption(sentences(t("Rows are the target's tokens (queries), columns the source's tokens (keys)."),
+                     markdown_text(T.row_sums_text(trace.weights, t_labels))))
+st.subheader(t("The output: one row per target token"), divider="gray")
 ui.matrix(F.heatmap(trace.output, row_labels=t_labels, col_labels=dims, title=f"αV  [{i} × {d_k}]",
-                    row_title="target token", col_title="dimension"),
-          T.matrix_frame(trace.output, rows=t_labels, columns=dims, rows_name="target token"), "ca-output")
+                    row_title=t("target token"), col_title="dimension"),
+          T.matrix_frame(trace.output, rows=t_labels, columns=dims, rows_name=t("target token")), "ca-output")
 ui.lesson("cross/01_contrast")

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from attention.phonebook import clean_entries, lookup
+from attention.phonebook import clean_book, lookup
 from ui import components as ui
 from ui import model_map
 from ui.links import BOOK_CELL_CHARS, BOOK_STATE, MAX_BOOK_ROWS, PHONEBOOK_QUERY_CHARS, book_in_link, default
@@ -40,7 +40,7 @@ rows = list(zip(book["name"], book["phone"], strict=True))
 if not book_in_link(rows):
     st.caption(t("The link keeps the first {rows} rows, and the first {chars} characters of a name or number.",
                  rows=MAX_BOOK_ROWS, chars=BOOK_CELL_CHARS))
-names, phones, problems = clean_entries(rows)
+names, phones, problems, table_rows = clean_book(rows)
 for problem in problems:
     st.warning(markdown_text(problem), icon="📒")
 # No st.stop(): it would also stop app.py, which draws the share-link box after the page.
@@ -58,7 +58,7 @@ else:
     left, right = ui.wrapping_row([hard.width, soft.width])  # two columns shrank them to 0.7 at 1280
     with left:
         ui.chart(hard, "pb-scores")
-        st.markdown(P.hard_answer(result))
+        st.markdown(P.hard_answer(result, table_rows))
     with right:
         ui.chart(soft, "pb-weights")
         st.markdown(P.soft_answer(result))

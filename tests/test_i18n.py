@@ -27,7 +27,7 @@ FIELD = re.compile(r"\{[^{}]*\}")
 # a translation may be the English text: a name of the maths written as the formulas write it; a word French shares
 SAME_AS_ENGLISH = {(lang, message) for lang in ("es", "fr", "zh") for message in ("d_model", "d_model {d_model}")}
 SAME_AS_ENGLISH |= {("fr", "Question {number}"), ("fr", "question"), ("es", "no"), ("es", "{right} ({share})"),
-                    ("fr", "{right} ({share})"), ("zh", "“{option}”"),
+                    ("fr", "{right} ({share})"), ("zh", "“{option}”"), ("zh", "{weight}·k(“{token}”)"),
                     ("zh", "“{key}” {value}"), ("fr", "Pause"), ("fr", "dimension")}
 SAME_AS_ENGLISH |= {(lang, message) for lang in ("es", "fr", "zh")  # maths, or a name and a label, only
                     for message in ("{name} = q·k = {written}{rel}{value}", "{kind} {label}",
@@ -36,6 +36,9 @@ SAME_AS_ENGLISH |= {(lang, message) for lang in ("es", "fr", "zh")  # maths, or 
 SAME_AS_ENGLISH |= {("es", "{axis}: {labels}"), ("es", "{title}: {picture}"), ("es", "{lesson}: {sentence}"),
                     ("es", "{name}: {values}."), ("es", "{answers}."), ("fr", "{answers}.")}
 SAME_AS_ENGLISH |= {(lang, "id") for lang in ("es", "fr", "zh")}  # a token's id in the vocabulary
+SAME_AS_ENGLISH |= {("es", "{measure}, {side}"), ("fr", "{measure}, {side}"), ("es", "{box}: {why}"),
+                    ("fr", "q·k (variance {variance})"), ("fr", "q·k / √d_k (variance {variance})"),
+                    ("fr", "K (source)"), ("fr", "V (source)"), ("fr", "Source"), ("fr", "score")}
 SAME_AS_ENGLISH |= {("fr", "dimensions"), ("fr", "position i"), ("fr", "scores S = Q·Kᵀ"), ("fr", "figure"),
                     ("fr", "score q·k")}
 SAME_AS_ENGLISH |= {("es", "Tokens"), ("fr", "Tokens"), ("fr", "Scores Q·Kᵀ"),

@@ -14,16 +14,18 @@ from attention import trace_self_attention
 from tests.driving import open_app
 from tests.table_reading import view_panels
 from tests.test_classmode_pages import shown_texts
+from ui.links import CROSS_SOURCE, CROSS_TARGET
 from viz import figures as F
 from viz import i18n, svg
 from viz import tables as T
 from viz.exports import handout_html
 
 SENTENCE = "This forum is awesome"
-# what may stay as it is: the sentence, the app's name, the maths' names and the formats' (d_model, W_Q, softmax …)
-KEPT = [*SENTENCE.split(), "Attention Lab", "d_model", "d_k", "W_Q", "W_K", "W_V", "softmax", "Embed", "Attention",
-        "Att", "RoPE", "CSV", "JSON", "HTML", "MiniLM", "SmolLM2", "LayerNorm", "ij", "mathrm", "operatorname",
-        "frac", "sqrt", "left", "right", "top", "qps"]
+# what may stay as it is: the sentences (cross-attention's English → French pair), the app's name, the maths' names
+# and the formats' (d_model, W_Q, softmax …)
+KEPT = [*SENTENCE.split(), *CROSS_SOURCE.split(), *CROSS_TARGET.split(), "Attention Lab", "d_model", "d_k", "W_Q",
+        "W_K", "W_V", "softmax", "Embed", "Attention", "Att", "RoPE", "CSV", "JSON", "HTML", "MiniLM", "SmolLM2",
+        "LayerNorm", "ij", "mathrm", "operatorname", "frac", "sqrt", "left", "right", "top", "qps"]
 WORD = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -127,7 +129,9 @@ def test_a_tables_words_are_translated_and_a_token_never_is():
 
 
 @pytest.mark.parametrize(("page", "link"), [("multihead", {}), ("phonebook", {}), ("parts", {}),
-                                            ("parts", {"stage": "2"}), ("parts", {"stage": "3"})])
+                                            ("parts", {"stage": "2"}), ("parts", {"stage": "3"}), ("scaling", {}),
+                                            ("scaling", {"dk_demo": "1"}), ("cross", {}), ("relevance", {}),
+                                            ("relevance", {"rel_dk": "4", "causal": "true"})])
 def test_a_lesson_in_every_language_reads_only_catalog_text_in_the_pseudo_language(page, link):
     """The lessons whose every text is in the catalogs (the others follow, issue 45): every word on the page and in
     its charts and tables was marked by a catalog."""

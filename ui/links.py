@@ -34,7 +34,7 @@ from viz.labels import markdown_text
 from viz.pretrained import layer_pages
 
 PRESET_LABELS = {"random": N_("Seeded random"), "identity": N_("Identity (W = I)")}  # the URL carries the label
-CROSS_PRESET_LABELS = {"random": "Seeded random", "aligned": "Aligned by a bilingual table (constructed)"}
+CROSS_PRESET_LABELS = {"random": N_("Seeded random"), "aligned": N_("Aligned by a bilingual table (constructed)")}
 TASK_LABELS = {name: task.title for name, task in TASKS.items()}  # the URL carries the title
 OPTIMIZER_LABELS = {"adam": "Adam", "sgd": "Plain SGD"}
 MODEL_LABELS = {name: info.title for name, info in MODELS.items()}

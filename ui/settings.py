@@ -232,9 +232,11 @@ def usable_sentence(text: str, *, memory: str, default: str, label: str = "",
         check(text)
     except SentenceError as error:
         last = st.session_state.get(memory, default)
-        prefix = f"{label}: " if label else ""
-        st.warning(f"{prefix}{markdown_text(str(error))}\n\nUntil then the lesson shows the last sentence that "
-                   f"worked: “{markdown_text(last)}”.", icon="✏️")
+        why = markdown_text(str(error))
+        why = t("{box}: {why}", box=t(label), why=why) if label else why
+        until = t("Until then the lesson shows the last sentence that worked: “{sentence}”.",
+                  sentence=markdown_text(last))
+        st.warning(f"{why}\n\n{until}", icon="✏️")
         st.session_state.setdefault(SHOWN, {})[box] = last
         return last
     st.session_state[memory] = text

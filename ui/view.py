@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -146,8 +145,7 @@ def panel(key: str, frame: pd.DataFrame | None = None, fig: Svg | None = None, *
         out["table"] = False
     if fig is not None:
         out["figure"] = figure(fig, table_too=frame is not None)
-        # its title, before the colon svg.titled writes in the reader's language (French "\u00a0:", Chinese "：")
-        out["figure"]["title"] = re.split(r"\s*[:：]", fig.alt, maxsplit=1)[0] if fig.alt else key
+        out["figure"]["title"] = fig.title or key  # as drawn (not cut from its description: a token may hold ":")
     if tip is not None:
         out["tip"] = tip
     if links:

@@ -20,7 +20,7 @@ from viz import heads as H
 from viz import provenance as P
 from viz import tables as T
 from viz.i18n import N_, bound, decimal, nt, sentences, t
-from viz.labels import markdown_text, query_labels, token_labels
+from viz.labels import markdown_text, query_labels, significant, token_labels
 from viz.steps import MASK_CAPTION, SIGNED_CAPTION, STEP_TEXTS, identity_note, lesson_parts
 
 QK = (N_("query"), N_("key"))  # what a row and a column of an n × n matrix are, for the view's tooltips
@@ -232,8 +232,9 @@ def _output(trace: AttentionTrace, p: str) -> None:
     player.offer(trace, p, "output", i)
     left, _ = st.columns([3, 2])
     with left:
-        st.markdown(t("**Output for query {query} (“{token}”)**, a vector of d_k = {d_k} numbers:", query=qi,
-                      token=markdown_text(labels[i]), d_k=trace.d_k))
+        st.markdown(nt("**Output for query {query} (“{token}”)**, a vector of d_k = {n} number:",
+                       "**Output for query {query} (“{token}”)**, a vector of d_k = {n} numbers:", trace.d_k, query=qi,
+                       token=markdown_text(labels[i])))
         ui.table(T.one_row(T.token_by_dim_frame(trace, trace.output), i), f"{p}output-row",
                  names=(N_("query"), N_("dimension")))
 
@@ -286,7 +287,7 @@ def _rope(trace: AttentionTrace, p: str) -> None:
     ui.matrices([_vectors(trace, p, name, key, m) for name, key, m in parts], key=f"{p}rope")
     st.caption(sentences(t("Position i counts from 0 here, as the model does; the first pair turns by {first} "
                            "radians per position, the last by {last}.", first=decimal(f"{rope.theta[0]:.2f}"),
-                           last=decimal(f"{rope.theta[-1]:.2g}")), t(SIGNED_CAPTION)))
+                           last=significant(rope.theta[-1])), t(SIGNED_CAPTION)))
 
 
 def steps_for(trace: AttentionTrace) -> list[tuple[str, str, Callable[[AttentionTrace, str], None]]]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import unicodedata
 from collections.abc import Callable
 from html import escape
 
@@ -178,7 +179,7 @@ def handout_html(trace: AttentionTrace, *, query: int = 0, link: str | None = No
         sections.append(f'<section class="step" id="step-{number}"><h2>{escape(heading)}</h2>\n'
                         f"{_MARKDOWN.render(lesson_markdown(text))}\n"
                         + "\n".join(draw(trace)) + "</section>")
-    title = trace.sentence if len(trace.sentence) <= 60 else trace.sentence[:59] + "…"
+    title = trace.sentence if len(trace.sentence) <= 60 else _cut(trace.sentence, 59) + "…"
     lesson = t("Self-attention, step by step")
     heading = t("{lesson}: {sentence}", lesson=lesson, sentence=title)
     about = t("A handout from Attention Lab: every number below was computed for this sentence with these settings.")
@@ -192,6 +193,19 @@ def handout_html(trace: AttentionTrace, *, query: int = 0, link: str | None = No
         f'<p class="formula">{escape("Attention(Q, K, V) = softmax(Q·Kᵀ / √d_k) · V")}</p></header>\n'
         + _about(trace, i, link) + "\n<main>\n" + "\n".join(sections) + "\n</main></body></html>\n"
     )
+
+
+def _cut(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text`` or fewer, never inside a character a reader sees as one: an accent,
+    a variation selector, a skin tone, an emoji joined by ZWJ (👨‍👩‍👧 cut after 👨 read "man"), a flag's pair."""
+    def joined(before: str, after: str) -> bool:
+        regional = 0x1F1E6 <= ord(after) < 0x1F200 and 0x1F1E6 <= ord(before) < 0x1F200
+        return (unicodedata.category(after).startswith("M") or "\u200d" in (before, after)
+                or 0x1F3FB <= ord(after) <= 0x1F3FF or regional)
+    cut = limit
+    while 0 < cut < len(text) and joined(text[cut - 1], text[cut]):
+        cut -= 1
+    return text[:cut]
 
 
 def _about(trace: AttentionTrace, i: int, link: str | None) -> str:
@@ -208,7 +222,9 @@ def _about(trace: AttentionTrace, i: int, link: str | None) -> str:
          t(_PRESET_MEANS[trace.preset]) if trace.preset in _PRESET_MEANS else ""),
         (t("hand-edited W_Q, W_K, W_V"), t("yes") if edited else t("no"),
          t("edited cell by cell in step 3") if edited else t("as the preset made them")),
-        (t("positional encodings (P)"), off if trace.positional_encoding is None else on,
+        (t("positional encodings (P)"), off, t("not added: X is the embeddings alone (step 2)"))
+        if trace.positional_encoding is None else
+        (t("positional encodings (P)"), on,
          t("sine and cosine waves of the position, added to the embeddings to make X (step 2)")),
         (t("causal mask"), on if trace.causal else off,
          t("a token attends only to itself and the tokens before it") if trace.causal
@@ -376,8 +392,9 @@ def _step8_output(trace: AttentionTrace, i: int) -> list[str]:
         _heading(t("Each value scaled by its weight, and their sum")),
         _panel(F.weighted_sum_figure(trace, i), T.weighted_sum_frame(trace, i), "weighted sum", decimals),
         _escaped(T.weighted_sum_caption(decimals), "caption"),
-        _heading(t("Output for query {query} (“{token}”), a vector of d_k = {d_k} numbers", query=i + 1, token=label,
-                   d_k=k)),
+        _heading(nt("Output for query {query} (“{token}”), a vector of d_k = {n} number",
+                    "Output for query {query} (“{token}”), a vector of d_k = {n} numbers", k, query=i + 1,
+                    token=label)),
         _table(T.token_by_dim_frame(trace, trace.output).iloc[[i]], "output row"),
         _heading(t("Every query at once")),
         _escaped(f"Att(Q, K, V) = α·V:   [{n} × {n}]·[{n} × {k}] = [{n} × {k}]", "formula"),

@@ -66,6 +66,19 @@ WORD_JOINER = "\u2060"  # invisible, zero width: splits a pattern without changi
 _LIVE_TEXT = re.compile(r"(?i)(?<=[a-z])(\\:)(?=\\/\\/)|(?<=www)(?=\\\.)|(\\@)|(\\-)(?=\\-)")
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def significant(x: float, digits: int = 2) -> str:
+    """``x`` to ``digits`` significant digits as a reader writes it: 0.25, and 1.4 × 10⁻⁵ where ".2g" wrote "1.4e-05"
+    (the reader's decimal sign, a true minus)."""
+    mantissa, _, exponent = f"{x:.{digits - 1}e}".partition("e")
+    text = f"{x:.{digits}g}"
+    if "e" in text:
+        text = f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+    return decimal(text).replace("-", "−")
+
+
 def markdown_text(text: str) -> str:
     """Backslash-escape every ASCII punctuation mark, so Markdown, links and $…$ maths stay literal,
     and put a word joiner into bare web and e-mail addresses and "--", which Streamlit's Markdown

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
@@ -25,8 +27,13 @@ def key_bars(result: Lookup, *, soft: bool) -> svg.Svg:
         y, title, axis = result.scores, t("hard: scores q·k (the chosen key in vermillion)"), "q·k"
         colour = [RAW_COLOUR if j == result.hard_index else "#bbbbbb" for j in range(len(names))]
     numbers = [format_number(v) for v in y] if len(names) <= MAX_BAR_LABELS else None  # the table has them all
-    return svg.bars(names, [svg.Series(axis, y.tolist(), colour, numbers)], title=title, x_title=t("key (name)"),
-                    y_title=axis, y_range=(min(0.0, float(np.min(y)) * 1.2), max(1.0, float(np.max(y))) * 1.2))
+    fig = svg.bars(names, [svg.Series(axis, y.tolist(), colour, numbers)], title=title, x_title=t("key (name)"),
+                   y_title=axis, y_range=(min(0.0, float(np.min(y)) * 1.2), max(1.0, float(np.max(y))) * 1.2))
+    if soft:
+        return fig
+    # the vermillion bar is no cue in words: the text alternative names the chosen key
+    return dataclasses.replace(fig, alt=sentences(fig.alt, t("The chosen key: “{name}”.",
+                                                             name=names[result.hard_index])))
 
 
 def answers_figure(result: Lookup) -> svg.Svg:
@@ -79,17 +86,23 @@ def soft_answer(result: Lookup) -> str:
     """The soft answer written out (Markdown), at the two decimals of the answers table."""
     shown = " ".join(format_number(d) for d in result.soft)
     decimals = weight_decimals(result)
+    values = {"relation": arithmetic.relation(decimals), "shown": shown, "decimals": abs(decimals)}
+    if len(result.names) == 1:
+        return t("**Soft answer**: Σ α_j v_j {relation} [{shown}], the book's one number (its α is 1: the table below "
+                 "has it to {decimals} decimals).", **values)
     return t("**Soft answer**: Σ α_j v_j {relation} [{shown}], a blend of every number in the book (its α are in the "
-             "table below, to {decimals} decimals: multiply each by its name's digits and add).",
-             relation=arithmetic.relation(decimals), shown=shown, decimals=abs(decimals))
+             "table below, to {decimals} decimals: multiply each by its name's digits and add).", **values)
 
 
-def hard_answer(result: Lookup) -> str:
-    """How the hard lookup chose, and what T → 0 does, as Markdown (user text escaped)."""
+def hard_answer(result: Lookup, rows: list[int] | None = None) -> str:
+    """How the hard lookup chose, and what T → 0 does, as Markdown (user text escaped). ``rows``: each name's row in
+    the learner's table (``attention.phonebook.Book.rows``), as the messages about left-out rows count them; by
+    default the book's own order."""
+    rows = rows or list(range(1, len(result.names) + 1))
     name = markdown_text(result.names[result.hard_index])
     number = markdown_text(result.phones[result.hard_index])
     query = markdown_text(visible(result.query.strip()))
-    row = result.hard_index + 1
+    row = rows[result.hard_index]
     if result.scores.max() <= 0:
         found = {"query": query, "name": name, "row": row, "number": number}
         if len(result.names) == 1:
@@ -104,9 +117,16 @@ def hard_answer(result: Lookup) -> str:
     text = (t("**Hard answer** (an exact match): **{name}** (row {row}), {number}.", **found) if result.exact else
             t("**Hard answer** (no exact match, so the best score wins): **{name}** (row {row}), {number}.", **found))
     if len(result.best) > 1:
-        tied = listed([t("“{name}” (row {row})", name=markdown_text(result.names[j]), row=j + 1) for j in result.best])
-        text = sentences(text, t("{n} names tie for the best score: {tied}. The hard lookup takes the first of them in "
-                                 "the book. As T → 0 the soft lookup shares the weight equally among them, so it tends "
-                                 "to the average of their numbers, not to the hard answer.", n=len(result.best),
-                                 tied=tied))
+        tied = listed([t("“{name}” (row {row})", name=markdown_text(result.names[j]), row=rows[j])
+                       for j in result.best])
+        # the limit T → 0 is the tied numbers' average: the hard answer's own number where their digits are all alike
+        alike = all(np.array_equal(result.values[j], result.hard) for j in result.best)
+        text = sentences(
+            text, t("{n} names tie for the best score: {tied}.", n=len(result.best), tied=tied),
+            t("The hard lookup takes the first exact match.") if result.exact else
+            t("The hard lookup takes the first of them in the book."),
+            t("As T → 0 the soft lookup shares the weight equally among them, so it tends to the average of their "
+              "numbers, which have the same digits: the hard answer.") if alike else
+            t("As T → 0 the soft lookup shares the weight equally among them, so it tends to the average of their "
+              "numbers, not to the hard answer."))
     return text

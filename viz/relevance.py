@@ -35,9 +35,11 @@ def scale_note(q_scale: float, k_scale: float) -> str:
     """What the drawing's scales mean, for the text beside it ("" when both are 1)."""
     if q_scale == k_scale == 1:
         return ""
-    kind, f = ("keys", k_scale) if k_scale != 1 else ("queries", q_scale)
-    return (f"The {kind} are drawn {f:g} times as long as they are, so that their directions can be seen: that "
-            f"changes no angle, and the {kind} keep their lengths to one another.")
+    if k_scale != 1:
+        return t("The keys are drawn {f} times as long as they are, so that their directions can be seen: that changes "
+                 "no angle, and the keys keep their lengths to one another.", f=decimal(f"{k_scale:g}"))
+    return t("The queries are drawn {f} times as long as they are, so that their directions can be seen: that changes "
+             "no angle, and the queries keep their lengths to one another.", f=decimal(f"{q_scale:g}"))
 
 
 def equal_groups(v2: npt.ArrayLike) -> list[list[int]]:
@@ -102,17 +104,16 @@ def arrows_figure(q2: npt.ArrayLike, k2: npt.ArrayLike, tokens: tuple[str, ...],
     key = svg.Arrow(float(k2[target, 0]), float(k2[target, 1]), SCALED_COLOUR,
                     f"k: {group_label(target_group, tokens, labels)}", width=2.5, dash=svg.DASH)
     top = float(np.abs(np.vstack([q2, k2])).max()) * 1.25 or 1.0
-    title = "q and k in the plane (d_k = 2: exact)" if exact else "q and k projected onto their top-2 directions"
-    times = (f", drawn {q_scale:g}× as long" if q_scale != 1 else "", f", drawn {k_scale:g}× as long" if k_scale != 1
-             else "")
-    others = ", the others faded" if len(tokens) > 1 else ""  # a sentence of one token has no other query
+    title = t("q and k in the plane (d_k = 2: exact)") if exact else t("q and k projected onto their top-2 directions")
+    times = [t(", drawn {f}× as long", f=decimal(f"{f:g}")) if f != 1 else "" for f in (q_scale, k_scale)]
+    others = t(", the others faded") if len(tokens) > 1 else ""  # a sentence of one token has no other query
     return svg.plot(
-        svg.Plot(title, "first coordinate", "second coordinate", arrows=[*faded, *keys, query, key],
+        svg.Plot(title, t("first coordinate"), t("second coordinate"), arrows=[*faded, *keys, query, key],
                  x_range=(-top, top), y_range=(-top, top), square=True,
-                 lines=[svg.Line(f"queries (“{labels[selected]}” bold{others}{times[0]})", [], [], RAW_COLOUR,
-                                 markers=False),
-                        svg.Line(f"keys (“{labels[target]}” bold{times[1]})", [], [], SCALED_COLOUR, markers=False,
-                                 dash=svg.DASH)]),
+                 lines=[svg.Line(t("queries (“{query}” bold{others}{times})", query=labels[selected], others=others,
+                                   times=times[0]), [], [], RAW_COLOUR, markers=False),
+                        svg.Line(t("keys (“{key}” bold{times})", key=labels[target], times=times[1]), [], [],
+                                 SCALED_COLOUR, markers=False, dash=svg.DASH)]),
         width=560, height=560,
     )
 
@@ -151,40 +152,46 @@ def similarity_summary(trace: AttentionTrace, *, most: int = 3) -> str:
                              "“most similar” by dot product is not “the same”.", rows=rows))
 
 
-def nudge_text(nudge: Nudge, before: npt.ArrayLike, after: npt.ArrayLike, i: int, t: int, labels: list[str]) -> str:
+def nudge_text(nudge: Nudge, before: npt.ArrayLike, after: npt.ArrayLike, i: int, k: int, labels: list[str]) -> str:
     """What the rank-1 change of W_Q did, as Markdown with the page's numbers (labels escaped)."""
-    query, target = markdown_text(labels[i]), markdown_text(labels[t])
+    query, target = markdown_text(labels[i]), markdown_text(labels[k])
     before, after = np.asarray(before), np.asarray(after)
     if nudge.lead.possible:
-        direction = (f"a direction in which k_{t + 1}'s score rises above every other key's score "
-                     f"(ĝ·k_{t + 1} > ĝ·k_j), far enough that “{target}”'s scaled score gains at least the strength "
-                     "on each of them")
+        direction = t("a direction in which k_{key}'s score rises above every other key's score (ĝ·k_{key} > ĝ·k_j), "
+                      "far enough that “{target}”'s scaled score gains at least the strength on each of them",
+                      key=k + 1, target=target)
     else:
-        direction = f"the direction of k_{t + 1} minus the keys “{query}” already looked at"
-    return (f"**What changed.** W_Q gained the rank-1 matrix ΔW = η · x_{i + 1}ᵀ ĝ / ‖x_{i + 1}‖² "
-            f"(η = {A.text(nudge.step)}, its largest entry {A.text(float(np.abs(nudge.delta).max()), 3)}). It moves "
-            f"q_{i + 1} by η along ĝ, {direction}. α(“{query}” → “{target}”) went from "
-            f"**{A.text(before[i, t])}** to **{A.text(after[i, t])}**. Another query j moved by "
-            f"η (x_j·x_{i + 1} / ‖x_{i + 1}‖²) along ĝ: not at all if its embedding is at right angles to the chosen "
-            "one's, the full η if it is the same vector (a repeated token without positional encodings). W_K, W_V "
-            "and the keys are unchanged.")
+        direction = t("the direction of k_{key} minus the keys “{query}” already looked at", key=k + 1, query=query)
+    return t("**What changed.** W_Q gained the rank-1 matrix ΔW = η · x_{row}ᵀ ĝ / ‖x_{row}‖² (η = {eta}, its largest "
+             "entry {largest}). It moves q_{row} by η along ĝ, {direction}. α(“{query}” → “{target}”) went from "
+             "**{before}** to **{after}**. Another query j moved by η (x_j·x_{row} / ‖x_{row}‖²) along ĝ: not at all "
+             "if its embedding is at right angles to the chosen one's, the full η if it is the same vector (a repeated "
+             "token without positional encodings). W_K, W_V and the keys are unchanged.", row=i + 1,
+             eta=decimal(A.text(nudge.step)), largest=decimal(A.text(float(np.abs(nudge.delta).max()), 3)),
+             direction=direction, query=query, target=target, before=decimal(A.text(before[i, k])),
+             after=decimal(A.text(after[i, k])))
 
 
-def no_lead_text(lead: Lead, i: int, t: int, labels: list[str], d_k: int) -> str:
+def no_lead_text(lead: Lead, i: int, k: int, labels: list[str], d_k: int) -> str:
     """Why no change of W_Q can make query i attend most to key t (Markdown, labels escaped): k_t is a mix of the
     other keys, so its score is the same mix of theirs and never above them all."""
-    query, target = markdown_text(labels[i]), markdown_text(labels[t])
+    query, target = markdown_text(labels[i]), markdown_text(labels[k])
     used = [int(j) for j in np.argsort(-lead.mix) if lead.mix[j] > 1e-9]
     # the fewest decimals at which the weights as written add up to exactly 1, as the sentence says
     d = next((d for d in range(A.FEWEST, A.MOST + 1)
               if int(A.digits(A.held(lead.mix[used]), d).sum()) == 10**d), None)
     exact = d is not None
-    mix = " + ".join(f"{A.text(lead.mix[j], d or A.MOST)}·k(“{markdown_text(labels[j])}”)" for j in used)
-    return (f"**No query at all can make “{query}” attend most to “{target}” here.** Its key is a mix of the other "
-            f"keys: k(“{target}”) ≈ {mix}, weights that add up to 1" + ("" if exact else " before rounding")
-            + ". A query's score for it is then the same mix of "
-            "its scores for those keys, so in every direction one of them scores at least as high. In d_k = "
-            f"{d_k}, “{target}”'s key is not a corner of the keys' outline"
-            + (" (the arrows below show it)." if d_k == 2 else ".")
-            + " The change follows the direction in which its weight first rises fastest, and stops where it peaks. "
-            "A larger d_k gives the keys room to stick out.")
+    mix = " + ".join(t("{weight}·k(“{token}”)", weight=decimal(A.text(lead.mix[j], d or A.MOST)),
+                       token=markdown_text(labels[j])) for j in used)
+    names = {"query": query, "target": target, "mix": mix, "d_k": d_k}
+    return sentences(
+        t("**No query at all can make “{query}” attend most to “{target}” here.**", **names),
+        t("Its key is a mix of the other keys: k(“{target}”) ≈ {mix}, weights that add up to 1.", **names) if exact else
+        t("Its key is a mix of the other keys: k(“{target}”) ≈ {mix}, weights that add up to 1 before rounding.",
+          **names),
+        t("A query's score for it is then the same mix of its scores for those keys, so in every direction one of "
+          "them scores at least as high."),
+        t("In d_k = {d_k}, “{target}”'s key is not a corner of the keys' outline (the arrows below show it).", **names)
+        if d_k == 2 else t("In d_k = {d_k}, “{target}”'s key is not a corner of the keys' outline.", **names),
+        t("The change follows the direction in which its weight first rises fastest, and stops where it peaks."),
+        t("A larger d_k gives the keys room to stick out."))

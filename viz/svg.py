@@ -127,6 +127,7 @@ class Svg:
     height: int
     alt: str = ""
     grid: Grid | None = None
+    title: str = ""  # its title as drawn (the view names a chart's grid by it)
 
 
 # The dark theme's colours, for the same document: an SVG shown as an image takes the color-scheme of
@@ -149,11 +150,12 @@ DARK_STYLE = (
 )
 
 
-def document(body: str, width: float, height: float, alt: str = "", grid: Grid | None = None) -> Svg:
+def document(body: str, width: float, height: float, alt: str = "", grid: Grid | None = None, *,
+             title: str = "") -> Svg:
     w, h = math.ceil(width), math.ceil(height)
     return Svg(f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
                f'font-family="{FONT}" font-size="13">{DARK_STYLE}'
-               f'<rect class="bg" width="{w}" height="{h}" fill="white"/>{body}</svg>', w, h, alt, grid)
+               f'<rect class="bg" width="{w}" height="{h}" fill="white"/>{body}</svg>', w, h, alt, grid, title)
 
 
 def titled(title: str, picture: str) -> str:
@@ -347,7 +349,8 @@ def heatmap(
                         rotate=-90))
     if colour_bar:
         out.append(_colour_bar(ColourBar(scale, zmin, zmax), left + n_cols * cw + 12, top, max(n_rows * ch, 60)))
-    return document("".join(out), width, height, alt, Grid(left, top, cw - 1, ch - 1, cw, ch, n_rows, n_cols))
+    return document("".join(out), width, height, alt, Grid(left, top, cw - 1, ch - 1, cw, ch, n_rows, n_cols),
+                    title=title)
 
 
 def _cell_size(count: int) -> float:
@@ -456,7 +459,7 @@ def tiles(
         alt += f" {marked_as.capitalize() or 'Marked'}: " + listing(
             [f"{row_title} {row_labels[i]} {col_title.split(' (')[0]} {col_labels[j]}" for i, j in marked]) + "."
     return document("".join(out), max(left + w + 60, text_width(title, 15, bold=True) + 10), top + h + 8, alt,
-                    Grid(left, top, tile, tile_h, tile + gap, tile_h + gap, n_rows, n_cols))
+                    Grid(left, top, tile, tile_h, tile + gap, tile_h + gap, n_rows, n_cols), title=title)
 
 
 def _colour_bar(bar: ColourBar, x: float, y: float, h: float) -> str:
@@ -474,7 +477,8 @@ def _short(value: float) -> str:
     """A colour-bar or axis number: three significant digits, a true minus sign."""
     if value == 0:
         return "0"
-    text = whole(round(value)) if abs(value) >= 1000 else decimal(f"{value:.3g}")  # as the reader's language
+    # as the reader's language writes it; 999.6 rounds to a whole 1,000 (".3g" wrote "1e+03")
+    text = whole(round(value)) if abs(value) >= 999.5 else decimal(f"{value:.3g}")
     return text.replace("-", "−")
 
 
@@ -699,7 +703,7 @@ def bars(categories: Sequence[str], series: Sequence[Series], *, title: str, x_t
     if n <= 20 and all(s.labels is not None for s in series):  # the values too, as the bars' labels say them
         alt = sentences(alt, *(t("{name}: {values}.", name=s.name, values=numbers(
             [f"{c} {v}" for c, v in zip(categories, s.labels, strict=True)])) for s in series))
-    return document("".join(out), width, height, alt)
+    return document("".join(out), width, height, alt, title=title)
 
 
 def rows_of_bars(categories: Sequence[str], values: Sequence[float], colours: Sequence[str], labels: Sequence[str],
@@ -727,7 +731,7 @@ def rows_of_bars(categories: Sequence[str], values: Sequence[float], colours: Se
     alt = sentences(t("{title}: a bar chart of {values} for each answer.", title=title, values=value_title),
                     t("{answers}.", answers=answers))
     return document("".join(out), max(name_w + room + label_w, text_width(title, 1.15 * size, bold=True) + 10),
-                    top + n * row + size / 2, alt)
+                    top + n * row + size / 2, alt, title=title)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -933,7 +937,11 @@ def plot(p: Plot, *, width: float = 420, height: float = 240, show_legend: bool 
         for row in legend_rows(named, room):
             out.append(legend(row, left, total_h + 6))
             total_h += 22
-    alt = (f"{p.title}: {p.y_title or 'values'} against {p.x_title}"
-           + (f"; {'lines' if p.lines else 'histograms'}: {listing([entry[0] for entry in named])}" if named else "")
-           + (f"; arrows: {listing([a.label for a in p.arrows])}" if p.arrows else "") + ".")
-    return document("".join(out), max(left + plot_w + 14, text_width(p.title, 15, bold=True) + 10), total_h, alt)
+    names = listing([entry[0] for entry in named])
+    drawn = ("" if not named else t("; lines: {names}", names=names) if p.lines else
+             t("; histograms: {names}", names=names))
+    arrows = t("; arrows: {names}", names=listing([a.label for a in p.arrows])) if p.arrows else ""
+    alt = t("{title}: {values} against {axis}{drawn}{arrows}.", title=p.title, values=p.y_title or t("values"),
+            axis=p.x_title, drawn=drawn, arrows=arrows)
+    return document("".join(out), max(left + plot_w + 14, text_width(p.title, 15, bold=True) + 10), total_h, alt,
+                    title=p.title)

@@ -777,11 +777,13 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("**An example, the median row:** of the {rows} rows at d_k = {d_k}, the one in the middle when they are "
          "ranked by their largest weight without scaling ({largest}, the median in the table above)",
          "tests.test_multihead_and_scaling::test_the_example_is_the_median_row_of_the_experiment_by_its_unscaled_largest_weight"),
-        ("Without scaling its softmax is {'sharper' if weight == 'larger' else 'flatter'}: its largest weight is {a}, "
-         "against {b} with scaling.",
+        ("Without scaling its softmax is sharper: its largest weight is {a}, against {b} with scaling.",
          "tests.test_multihead_and_scaling::test_the_sentences_about_the_example_are_true_on_its_numbers"),
-        ("Its ‖∂α/∂z‖ is {jacobian} without scaling, {j0} against {j1}, {'like' if median == jacobian else 'unlike'} "
-         "the medians over the {rows} rows ({m0} against {m1}).",
+        ("Without scaling its softmax is flatter: its largest weight is {a}, against {b} with scaling.",
+         "tests.test_multihead_and_scaling::test_the_sentences_about_the_example_are_true_on_its_numbers"),
+        ("Its ‖∂α/∂z‖ is larger without scaling, {j0} against {j1}, like the medians over the {rows} rows ({m0} against {m1}).",
+         "tests.test_multihead_and_scaling::test_the_sentences_about_the_example_are_true_on_its_numbers"),
+        ("Its ‖∂α/∂z‖ is smaller without scaling, {j0} against {j1}, unlike the medians over the {rows} rows ({m0} against {m1}).",
          "tests.test_multihead_and_scaling::test_the_sentences_about_the_example_are_true_on_its_numbers"),
         ("Its largest weight is {a} with and without scaling, at three decimals.",
          "tests.test_multihead_and_scaling::test_the_examples_sentences_say_when_two_numbers_are_the_same_as_shown"),
@@ -835,7 +837,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "viz/relevance.py": [
         ("rows the largest weight is on the token itself",
          "tests.test_relevance::test_similarity_summary_counts_what_it_says_and_names_every_longer_winner"),
-        ("a direction in which k_{t + 1}'s score rises above every other key's score",
+        ("a direction in which k_{key}'s score rises above every other key's score",
          "tests.test_relevance::test_a_key_leads_exactly_when_no_mix_of_the_other_keys_equals_it"),
         ("far enough that “{target}”'s scaled score gains at least the strength on each of them",
          "tests.test_relevance::test_a_key_leads_exactly_when_no_mix_of_the_other_keys_equals_it"),
