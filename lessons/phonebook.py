@@ -10,7 +10,7 @@ from ui.links import BOOK_CELL_CHARS, BOOK_STATE, MAX_BOOK_ROWS, PHONEBOOK_QUERY
 from ui.links import PHONEBOOK_TEMPERATURES as TEMPERATURES
 from viz import formulas as L
 from viz import phonebook as P
-from viz.i18n import t
+from viz.i18n import decimal, t
 from viz.labels import markdown_text
 
 st.title(t("The phonebook: keys are not values"))
@@ -68,7 +68,7 @@ else:
 
     st.subheader(t("Temperature: from soft to hard"), divider="gray")
     ui.lesson("phonebook/02_temperature")
-    st.latex(L.apart(r"\text{soft} = \operatorname{softmax}\!\left(\frac{q \cdot K^\top}{T}\right) V,",
-                     rf"T = {temperature:g},",
+    st.latex(L.apart(L.words(t("soft")) + r" = \operatorname{softmax}\!\left(\frac{q \cdot K^\top}{T}\right) V,",
+                     "T = " + decimal(f"{temperature:g}").replace(",", "{,}") + ",",
                      rf"\max_j \alpha_j = {L.plain(result.weights.max(), weight_decimals)}"))
     ui.lesson("phonebook/03_back_to_attention")

@@ -91,7 +91,8 @@ def soft_answer(result: Lookup) -> str:
         return t("**Soft answer**: Σ α_j v_j {relation} [{shown}], the book's one number (its α is 1: the table below "
                  "has it to {decimals} decimals).", **values)
     return t("**Soft answer**: Σ α_j v_j {relation} [{shown}], a blend of every number in the book (its α are in the "
-             "table below, to {decimals} decimals: multiply each by its name's digits and add).", **values)
+             "table below, to {decimals} decimals: multiply each by the digits of its name's number and add).",
+             **values)
 
 
 def hard_answer(result: Lookup, rows: list[int] | None = None) -> str:

@@ -157,8 +157,9 @@ def nudge_text(nudge: Nudge, before: npt.ArrayLike, after: npt.ArrayLike, i: int
     query, target = markdown_text(labels[i]), markdown_text(labels[k])
     before, after = np.asarray(before), np.asarray(after)
     if nudge.lead.possible:
-        direction = t("a direction in which k_{key}'s score rises above every other key's score (ĝ·k_{key} > ĝ·k_j), "
-                      "far enough that “{target}”'s scaled score gains at least the strength on each of them",
+        direction = t("a direction in which k_{key}'s score rises faster than every other key's score "
+                      "(ĝ·k_{key} > ĝ·k_j), far enough that “{target}”'s scaled score gains at least the strength on "
+                      "each of them",
                       key=k + 1, target=target)
     else:
         direction = t("the direction of k_{key} minus the keys “{query}” already looked at", key=k + 1, query=query)

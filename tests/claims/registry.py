@@ -281,7 +281,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "assets/fr/phonebook/01_hard_soft.md": [
         ("(« Jan » → #ja, jan, an#)",
          "tests.claims.test_first_lessons_claims::test_a_name_is_the_counts_of_its_trigrams_and_jindrich_shares_five_with_jindrich"),
-        ("Il vaut 1 pour une orthographe identique, il est supérieur à 0 exactement quand deux noms ont un triplet en commun",
+        ("Il vaut 1 pour une orthographe identique, il est supérieur à 0 si et seulement si les deux noms ont un triplet en commun",
          "tests.test_phonebook::test_scores_depend_only_on_shared_trigrams"),
         ("(cinq triplets en commun)",
          "tests.claims.test_first_lessons_claims::test_a_name_is_the_counts_of_its_trigrams_and_jindrich_shares_five_with_jindrich"),
@@ -369,7 +369,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.claims.test_first_lessons_claims::test_a_name_is_the_counts_of_its_trigrams_and_jindrich_shares_five_with_jindrich"),
     ],
     "assets/zh/phonebook/02_temperature.md": [
-        ("它们就平分权重，软查找趋向的便不是硬查找，而是它们号码的平均值",
+        ("它们就平分权重，软查找趋向的则是它们号码的平均值",
          "tests.test_phonebook::test_as_temperature_goes_to_zero_soft_tends_to_the_tied_average"),
         ("随着 T 增大，答案混合的号码越来越多",
          "tests.claims.test_first_lessons_claims::test_as_t_grows_the_answer_blends_more_numbers"),
@@ -813,7 +813,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_phonebook::test_a_book_of_one_name_gives_its_number_at_every_temperature"),
         ("The hard lookup takes the first of them in the book",
          "tests.test_phonebook::test_a_duplicated_name_ties_and_the_message_says_what_happens"),
-        ("to {decimals} decimals: multiply each by its name's digits and add",
+        ("to {decimals} decimals: multiply each by the digits of its name's number and add",
          "tests.claims.test_truth_claims::test_the_phonebooks_soft_answer_adds_up_from_the_weights_in_its_table"),
     ],
     "lessons/phonebook.py": NO_CLAIM + ": its sentences are viz.phonebook's",
@@ -837,7 +837,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "viz/relevance.py": [
         ("rows the largest weight is on the token itself",
          "tests.test_relevance::test_similarity_summary_counts_what_it_says_and_names_every_longer_winner"),
-        ("a direction in which k_{key}'s score rises above every other key's score",
+        ("a direction in which k_{key}'s score rises faster than every other key's score",
          "tests.test_relevance::test_a_key_leads_exactly_when_no_mix_of_the_other_keys_equals_it"),
         ("far enough that “{target}”'s scaled score gains at least the strength on each of them",
          "tests.test_relevance::test_a_key_leads_exactly_when_no_mix_of_the_other_keys_equals_it"),
