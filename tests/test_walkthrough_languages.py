@@ -131,7 +131,8 @@ def test_a_tables_words_are_translated_and_a_token_never_is():
 @pytest.mark.parametrize(("page", "link"), [("multihead", {}), ("phonebook", {}), ("parts", {}),
                                             ("parts", {"stage": "2"}), ("parts", {"stage": "3"}), ("scaling", {}),
                                             ("scaling", {"dk_demo": "1"}), ("cross", {}), ("relevance", {}),
-                                            ("relevance", {"rel_dk": "4", "causal": "true"})])
+                                            ("relevance", {"rel_dk": "4", "causal": "true"}),
+                                            ("cross", {"ca_preset": "Aligned by a bilingual table (constructed)"})])
 def test_a_lesson_in_every_language_reads_only_catalog_text_in_the_pseudo_language(page, link):
     """The lessons whose every text is in the catalogs (the others follow, issue 45): every word on the page and in
     its charts and tables was marked by a catalog."""

@@ -6,32 +6,35 @@ from __future__ import annotations
 import numpy as np
 
 from attention.cross import ALIGN_Z, BILINGUAL, CrossAttentionTrace
+from viz.i18n import decimal, enumeration, nt, sentences, t
 from viz.labels import markdown_text
 
 
 def _quoted(labels: list[str]) -> str:
-    return ", ".join(f"“{markdown_text(label)}”" for label in labels)
+    return enumeration([t("“{token}”", token=markdown_text(label)) for label in labels])
 
 
 def table_words() -> str:
     """The bilingual table itself, so that a learner can write a pair it knows. Markdown with inline HTML (our own
     words): each French word is marked `lang="fr"`, so that a screen reader says it in French (WCAG 3.1.2)."""
-    pairs = ", ".join(f'{english} → <span lang="fr">{french}</span>' for english, french in sorted(BILINGUAL.items()))
-    return f"The table's {len(BILINGUAL)} English → French pairs: {pairs}."
+    pairs = enumeration([f'{english} → <span lang="fr">{french}</span>'
+                         for english, french in sorted(BILINGUAL.items())])
+    return t("The table's {n} English → French pairs: {pairs}.", n=len(BILINGUAL), pairs=pairs)
 
 
 def alignment_text(trace: CrossAttentionTrace) -> str:
     """How many pairs the bilingual table gave, how many got a direction, and why the others did not."""
     a = trace.alignment
-    paired = f"{len(a.pairs)} of your target word{'s' if len(a.pairs) != 1 else ''}"
-    text = ("These W_Q and W_K were **constructed, not learned**: from a small English → French table, each "
-            "translation pair is given its own direction, so that the target word's query meets its source word's "
-            f"key with a scaled score of {ALIGN_Z:g}, and the keys of the other constructed pairs with 0. "
-            f"The table pairs {paired} with a source word, each with one of its own.")
+    text = sentences(
+        t("These W_Q and W_K were **constructed, not learned**: from a small English → French table, each translation "
+          "pair is given its own direction, so that the target word's query meets its source word's key with a scaled "
+          "score of {z}, and the keys of the other constructed pairs with 0.", z=decimal(f"{ALIGN_Z:g}")),
+        t("The table pairs {n} of your target words with a source word, each with one of its own.", n=len(a.pairs)))
     if a.pairs:
-        plural = "s" if a.directions != 1 else ""
-        text += f" {len(a.built)} of these pairs got a direction ({a.directions} direction{plural} made)."
-    return text + " A trained model learns such an alignment from millions of sentence pairs."
+        text = sentences(text, nt("{built} of these pairs got a direction ({n} direction made).",
+                                  "{built} of these pairs got a direction ({n} directions made).", a.directions,
+                                  built=len(a.built)))
+    return sentences(text, t("A trained model learns such an alignment from millions of sentence pairs."))
 
 
 def alignment_notes(trace: CrossAttentionTrace, t_labels: list[str], s_labels: list[str]) -> list[str]:
@@ -42,23 +45,28 @@ def alignment_notes(trace: CrossAttentionTrace, t_labels: list[str], s_labels: l
     if a.left_out:
         which = f"d_model = {d_model}" if d_model < trace.d_k else f"d_k = {trace.d_k}"
         listed = _quoted([f"{t_labels[i]} → {s_labels[j]}" for i, j in a.left_out])
-        notes.append(f"Only min(d_model, d_k) = {a.limit} directions fit ({which} is the limit), so these pairs got "
-                     f"none and their weights mean nothing here: {listed}.")
+        notes.append(t("Only min(d_model, d_k) = {limit} directions fit ({which} is the limit), so these pairs got "
+                       "none and their weights mean nothing here: {listed}.", limit=a.limit, which=which,
+                       listed=listed))
     paired = {i for i, _ in a.pairs}
     unpaired = [t_labels[i] for i in range(len(t_labels)) if i not in paired]
     if unpaired:
-        notes.append(f"No source word to pair with in the table for {_quoted(unpaired)}: nothing was constructed for "
-                     "these queries, so their weights mean nothing here.")
+        notes.append(t("No source word to pair with in the table for {words}: nothing was constructed for these "
+                       "queries, so their weights mean nothing here.", words=_quoted(unpaired)))
     x = trace.target.x
     shared = [i for i, _ in a.built if sum(np.array_equal(x[i], x[k]) for k, _ in a.built) > 1]
     if shared:  # the same vector twice: the same word, without positional encodings
         words = sorted({trace.target.tokens[i] for i in shared})
-        notes.append(f"{_quoted(words)} occur{'s' if len(words) == 1 else ''} more than once: without positional "
-                     "encodings the copies are the same vector, so they share one direction and each copy looks "
-                     "at every copy of its translation alike. Switch positional encodings on (sidebar) to tell "
-                     "them apart.")
+        notes.append(nt("{words} occurs more than once: without positional encodings the copies are the same "
+                        "vector, so they share one direction and each copy looks at every copy of its translation "
+                        "alike. Switch positional encodings on (sidebar) to tell them apart.",
+                        "{words} occur more than once: without positional encodings the copies are the same vector, "
+                        "so they share one direction and each copy looks at every copy of its translation alike. "
+                        "Switch positional encodings on (sidebar) to tell them apart.", len(words),
+                        words=_quoted(words)))
     if a.built:
         peaks = sum(trace.weights[i, j] >= trace.weights[i].max() - 1e-12 for i, j in a.built)
-        notes.append(f"Measured: {peaks} of the {len(a.built)} constructed pairs have their row's largest weight on "
-                     "the pair. Keys without a pair were not constructed and can score anything.")
+        notes.append(t("Measured: {peaks} of the {built} constructed pairs have their row's largest weight on the "
+                       "pair. Keys without a pair were not constructed and can score anything.", peaks=int(peaks),
+                       built=len(a.built)))
     return notes
