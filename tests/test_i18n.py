@@ -27,7 +27,8 @@ FIELD = re.compile(r"\{[^{}]*\}")
 # a translation may be the English text: a name of the maths written as the formulas write it; a word French shares
 SAME_AS_ENGLISH = {(lang, message) for lang in ("es", "fr", "zh") for message in ("d_model", "d_model {d_model}")}
 SAME_AS_ENGLISH |= {("fr", "Question {number}"), ("fr", "question"), ("es", "no"), ("es", "{right} ({share})"),
-                    ("fr", "{right} ({share})"), ("zh", "“{option}”"), ("zh", "“{token}”"), ("zh", "{weight}·k(“{token}”)"),
+                    ("fr", "{right} ({share})"), ("zh", "“{option}”"), ("zh", "“{token}”"),
+                    ("zh", "{weight}·k(“{token}”)"),
                     ("zh", "“{key}” {value}"), ("fr", "Pause"), ("fr", "dimension")}
 SAME_AS_ENGLISH |= {(lang, message) for lang in ("es", "fr", "zh")  # maths, or a name and a label, only
                     for message in ("{name} = q·k = {written}{rel}{value}", "{kind} {label}",
