@@ -222,10 +222,9 @@ def _about(trace: AttentionTrace, i: int, link: str | None) -> str:
          t(_PRESET_MEANS[trace.preset]) if trace.preset in _PRESET_MEANS else ""),
         (t("hand-edited W_Q, W_K, W_V"), t("yes") if edited else t("no"),
          t("edited cell by cell in step 3") if edited else t("as the preset made them")),
-        (t("positional encodings (P)"), off, t("not added: X is the embeddings alone (step 2)"))
-        if trace.positional_encoding is None else
-        (t("positional encodings (P)"), on,
-         t("sine and cosine waves of the position, added to the embeddings to make X (step 2)")),
+        (t("positional encodings (P)"), off if trace.positional_encoding is None else on,
+         t("not added: X is the embeddings alone (step 2)") if trace.positional_encoding is None
+         else t("sine and cosine waves of the position, added to the embeddings to make X (step 2)")),
         (t("causal mask"), on if trace.causal else off,
          t("a token attends only to itself and the tokens before it") if trace.causal
          else t("every token attends to every token")),

@@ -104,8 +104,8 @@ def hard_answer(result: Lookup, rows: list[int] | None = None) -> str:
     number = markdown_text(result.phones[result.hard_index])
     query = markdown_text(visible(result.query.strip()))
     row = rows[result.hard_index]
+    found = {"query": query, "name": name, "row": row, "number": number}  # a message takes the fields it names
     if result.scores.max() <= 0:
-        found = {"query": query, "name": name, "row": row, "number": number}
         if len(result.names) == 1:
             return t("**Hard answer** (no name shares a letter triple with “{query}”, so its one score is 0; the hard "
                      "lookup has nothing to go on and takes the first row): **{name}** (row {row}), {number}. The "
@@ -114,7 +114,6 @@ def hard_answer(result: Lookup, rows: list[int] | None = None) -> str:
                  "names tie; the hard lookup has nothing to go on and takes the first row): **{name}** (row {row}), "
                  "{number}. With every score equal, the soft lookup is the plain average of all the numbers, at every "
                  "temperature.", n=len(result.names), **found)
-    found = {"name": name, "row": row, "number": number}
     text = (t("**Hard answer** (an exact match): **{name}** (row {row}), {number}.", **found) if result.exact else
             t("**Hard answer** (no exact match, so the best score wins): **{name}** (row {row}), {number}.", **found))
     if len(result.best) > 1:

@@ -51,8 +51,8 @@ SUM_ROW = N_("Σ = output")
 
 
 def header(name: object) -> str:
-    """A corner's name, a frame's column of ``WORD_COLUMNS`` or the Σ row as the reader's language writes it: one of
-    ``HEADERS`` translated, any other (a dimension's number) as it is."""
+    """A corner's name or a column of a ``WORD_COLUMNS`` frame as the reader's language writes it: one of ``HEADERS``
+    translated, any other (a dimension's number) as it is. The Σ row: ``row_names``."""
     return t(name) if isinstance(name, str) and name in HEADERS else str(name)
 
 
