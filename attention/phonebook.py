@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from attention.core import softmax
+from attention.messages import N_, Message, message
 from attention.tokens import visible
 
 Array = npt.NDArray[np.float64]
@@ -167,13 +168,14 @@ class Book(NamedTuple):
 
     names: list[str]
     phones: list[str]
-    messages: list[str]
+    messages: list[Message]  # English with fields: ``str(m)``, or ``viz.i18n.said(m)`` in the reader's language
     rows: list[int]
 
 
 def clean_entries(rows: list[tuple[object, object]]) -> tuple[list[str], list[str], list[str]]:
-    """``clean_book``'s names, numbers and messages."""
-    return clean_book(rows)[:3]
+    """``clean_book``'s names, numbers and messages (in English)."""
+    names, phones, messages, _ = clean_book(rows)
+    return names, phones, [str(m) for m in messages]
 
 
 def clean_book(rows: list[tuple[object, object]]) -> Book:
@@ -192,7 +194,7 @@ def clean_book(rows: list[tuple[object, object]]) -> Book:
     """
     names: list[str] = []
     phones: list[str] = []
-    messages: list[str] = []
+    messages: list[Message] = []
     seen: dict[str, int] = {}
     used_rows: list[int] = []
     for row, (name, phone) in enumerate(rows, start=1):
@@ -201,25 +203,27 @@ def clean_book(rows: list[tuple[object, object]]) -> Book:
         if not name and not phone:
             continue  # an empty new row
         if not name:
-            messages.append(f"Row {row} has a number but no name, so it was left out.")
+            messages.append(message(N_("Row {row} has a number but no name, so it was left out."), row=row))
             continue
         if not digits(phone):
-            messages.append(f"Row {row} (“{name}”) has no digits in its number, so it was left out.")
+            messages.append(message(N_("Row {row} (“{name}”) has no digits in its number, so it was left out."),
+                                    row=row, name=name))
             continue
         folded = fold(name)
         if folded in seen:
-            messages.append(
-                f"“{name}” appears twice (rows {seen[folded]} and {row}): both get the same score, so the hard "
-                f"lookup returns the first (row {seen[folded]}) and the soft lookup gives both numbers the same weight."
-            )
+            messages.append(message(
+                N_("“{name}” appears twice (rows {first} and {row}): both get the same score, so the hard lookup "
+                   "returns the first (row {first}) and the soft lookup gives both numbers the same weight."),
+                name=name, first=seen[folded], row=row))
         else:
             seen[folded] = row
         names.append(name)
         phones.append(phone)
         used_rows.append(row)
     if len(names) > MAX_ENTRIES:
-        messages.append(f"The phonebook holds {len(names):,} names; a lookup uses the first {MAX_ENTRIES} "
-                        f"(rows 1–{used_rows[MAX_ENTRIES - 1]}). Rows {used_rows[MAX_ENTRIES]} onwards stay in the "
-                        "table but are left out of the lookup.")
+        messages.append(message(N_("The phonebook holds {names} names; a lookup uses the first {most} (rows "
+                                   "1–{last}). Rows {next} onwards stay in the table but are left out of the lookup."),
+                                names=len(names), most=MAX_ENTRIES, last=used_rows[MAX_ENTRIES - 1],
+                                next=used_rows[MAX_ENTRIES]))
         names, phones = names[:MAX_ENTRIES], phones[:MAX_ENTRIES]
     return Book(names, phones, messages, used_rows[:len(names)])

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from attention.messages import N_, Message
+
 MAX_TOKENS = 64
 MAX_CHARS = 1000
 
@@ -26,7 +28,12 @@ _ZWJ = "\u200d"
 
 
 class SentenceError(ValueError):
-    """A sentence that cannot be shown; the message tells the learner what to change."""
+    """A sentence that cannot be shown; the message tells the learner what to change: ``message``, which a page
+    writes in the reader's language (``str(error)`` is its English)."""
+
+    def __init__(self, text: str, **values: object) -> None:
+        self.message = Message(text, values)
+        super().__init__(str(self.message))
 
 
 def _is_cjk(ch: str) -> bool:
@@ -84,10 +91,8 @@ def tokenize(sentence: str) -> list[str]:
         For an empty sentence, one over MAX_CHARS characters, or one over MAX_TOKENS tokens.
     """
     if len(sentence) > MAX_CHARS:
-        raise SentenceError(
-            f"The sentence has {len(sentence):,} characters; Attention Lab takes at most "
-            f"{MAX_CHARS:,}. Shorten it to a sentence or two."
-        )
+        raise SentenceError(N_("The sentence has {chars} characters; Attention Lab takes at most {most}. Shorten it "
+                               "to a sentence or two."), chars=len(sentence), most=MAX_CHARS)
     text = unicodedata.normalize("NFC", sentence)
     tokens: list[str] = []
     current, kind = "", ""  # the token being built and its kind: "word", "symbol" or ""
@@ -110,14 +115,11 @@ def tokenize(sentence: str) -> list[str]:
     if current:
         tokens.extend(_close(current))
     if not tokens:
-        raise SentenceError(
-            "The sentence is empty. Type a few words, for example “This forum is awesome”."
-        )
+        raise SentenceError(N_("The sentence is empty. Type a few words, for example “{example}”."),
+                            example="This forum is awesome")
     if len(tokens) > MAX_TOKENS:
-        raise SentenceError(
-            f"The sentence has {len(tokens):,} tokens; Attention Lab shows at most {MAX_TOKENS} "
-            "so that every number fits on screen. Shorten it."
-        )
+        raise SentenceError(N_("The sentence has {tokens} tokens; Attention Lab shows at most {most} so that every "
+                               "number fits on screen. Shorten it."), tokens=len(tokens), most=MAX_TOKENS)
     return tokens
 
 

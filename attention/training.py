@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from attention.core import causal_mask, softmax_
 from attention.embeddings import sinusoidal_positional_encoding
+from attention.messages import N_
 from attention.projections import Projections
 from attention.trace import AttentionTrace, Embedded, trace_attention
 
@@ -59,7 +60,7 @@ class Task:
     """A synthetic task that needs attention: which token to look at depends on the sequence."""
 
     name: str
-    title: str
+    title: str  # English, marked N_ (attention.messages): the page translates it, as rule and looks_at
     rule: str  # what the model must do, in one sentence
     vocabulary: tuple[str, ...]  # the tokens
     classes: tuple[str, ...]  # the answers' names
@@ -189,23 +190,27 @@ def _most_common_digit(tokens: IntArray) -> Array:
     return chance
 
 
-ITSELF, BEFORE, EVENLY = "looking at itself", "looking at the token before", "looking everywhere alike"
+# (each strategy's name says how an attention head could follow it: looking at itself, at the token before, or
+# everywhere alike; whole messages, so that a language words each)
 TASKS = {
     task.name: task
     for task in (
-        Task("previous", "Copy the previous token", "At every position from the 2nd on, name the token just before.",
-             LETTERS, LETTERS, 8, _sample_previous, _letters_table(LETTERS), "the token just before",
-             _needed_previous, ((f"its own token ({ITSELF})", _own_token),
-                                (f"the most common letter so far ({EVENLY})", _most_common_so_far))),
-        Task("lookup", "Look up a value (a tiny phonebook)",
-             "Four entries name=digit, then ?name: give the digit stored under that name.",
-             LOOKUP_VOCABULARY, DIGITS, PAIRS + 1, _sample_lookup, _lookup_table, "the entry with the same name",
-             _needed_lookup, ((f"the last entry's digit ({BEFORE})", _entry_before),
-                              (f"the most common stored digit ({EVENLY})", _most_common_digit))),
-        Task("first", "Find the first occurrence",
-             "At every position, give the position where this token occurs first.",
+        Task("previous", N_("Copy the previous token"),
+             N_("At every position from the 2nd on, name the token just before."),
+             LETTERS, LETTERS, 8, _sample_previous, _letters_table(LETTERS), N_("the token just before"),
+             _needed_previous, ((N_("its own token (looking at itself)"), _own_token),
+                                (N_("the most common letter so far (looking everywhere alike)"),
+                                 _most_common_so_far))),
+        Task("lookup", N_("Look up a value (a tiny phonebook)"),
+             N_("Four entries name=digit, then ?name: give the digit stored under that name."),
+             LOOKUP_VOCABULARY, DIGITS, PAIRS + 1, _sample_lookup, _lookup_table, N_("the entry with the same name"),
+             _needed_lookup, ((N_("the last entry's digit (looking at the token before)"), _entry_before),
+                              (N_("the most common stored digit (looking everywhere alike)"), _most_common_digit))),
+        Task("first", N_("Find the first occurrence"),
+             N_("At every position, give the position where this token occurs first."),
              FIRST_LETTERS, tuple(str(i + 1) for i in range(8)), 8, _sample_first, _letters_table(FIRST_LETTERS),
-             "the first token equal to it", _needed_first, ((f"its own position ({ITSELF})", _own_position),)),
+             N_("the first token equal to it"), _needed_first,
+             ((N_("its own position (looking at itself)"), _own_position),)),
     )
 }
 
@@ -249,7 +254,7 @@ def baselines(task: Task, held: Batch) -> tuple[tuple[str, float], ...]:
     task's own (``Task.no_search``)."""
     asked = held.answers != NO_ANSWER  # [B, n]
     answers = held.answers[asked]
-    constant = ("always the most common answer", float(np.bincount(answers).max() / answers.size))
+    constant = (N_("always the most common answer"), float(np.bincount(answers).max() / answers.size))
     return (constant, *((name, float(np.mean(chance(held.tokens)[asked]))) for name, chance in task.no_search))
 
 

@@ -10,7 +10,7 @@ from ui.links import BOOK_CELL_CHARS, BOOK_STATE, MAX_BOOK_ROWS, PHONEBOOK_QUERY
 from ui.links import PHONEBOOK_TEMPERATURES as TEMPERATURES
 from viz import formulas as L
 from viz import phonebook as P
-from viz.i18n import decimal, t
+from viz.i18n import decimal, said, t
 from viz.labels import markdown_text
 
 st.title(t("The phonebook: keys are not values"))
@@ -42,7 +42,7 @@ if not book_in_link(rows):
                  rows=MAX_BOOK_ROWS, chars=BOOK_CELL_CHARS))
 names, phones, problems, table_rows = clean_book(rows)
 for problem in problems:
-    st.warning(markdown_text(problem), icon="📒")
+    st.warning(markdown_text(said(problem)), icon="📒")
 # No st.stop(): it would also stop app.py, which draws the share-link box after the page.
 result = lookup(names, phones, query, temperature=temperature) if names and query.strip() else None
 with map_slot:

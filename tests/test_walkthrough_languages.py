@@ -128,17 +128,33 @@ def test_a_tables_words_are_translated_and_a_token_never_is():
     assert T.row_names(T.weighted_sum_frame(trace, 0))[-1] == "Σ = output"
 
 
+# a short run trained (a link with a step the run did not save, and a head it lacks: the page's notes that it could
+# not use them)
+LEARNED = {"lt_run": "true", "lt_steps": "50"}
+
+
 @pytest.mark.parametrize(("page", "link"), [("multihead", {}), ("phonebook", {}), ("parts", {}),
                                             ("parts", {"stage": "2"}), ("parts", {"stage": "3"}), ("scaling", {}),
                                             ("scaling", {"dk_demo": "1"}), ("cross", {}), ("relevance", {}),
                                             ("relevance", {"rel_dk": "4", "causal": "true"}),
-                                            ("cross", {"ca_preset": "Aligned by a bilingual table (constructed)"})])
+                                            ("cross", {"ca_preset": "Aligned by a bilingual table (constructed)"}),
+                                            ("learn", {}), ("learn", LEARNED),
+                                            # the engine's messages: a book's rows left out, a sentence too long
+                                            ("phonebook", {"book": '[["Anna", "12"], ["", "34"], ["Bob", "x"], '
+                                                                   '["anna", "56"]]'}),
+                                            ("multihead", {"sentence": "a " * 70}),
+                                            ("learn", {**LEARNED, "lt_task": "Look up a value (a tiny phonebook)",
+                                                       "lt_heads": "2", "lt_step": "7", "lt_head": "3"})])
 def test_a_lesson_in_every_language_reads_only_catalog_text_in_the_pseudo_language(page, link):
     """The lessons whose every text is in the catalogs (the others follow, issue 45): every word on the page and in
     its charts and tables was marked by a catalog."""
     with i18n.speaking(i18n.PSEUDO):
         at = open_app(page, lang="qps", **link)
         assert not at.exception
+        if page == "learn" and link:  # and its panel "This head, step by step" open, as the map's parts open it
+            at.session_state["lt-steps"] = True
+            at.run()
+            assert not at.exception and any("lt-head-" in key for key in view_panels(at))
         found = {text[:120]: left for text in page_texts(at) + panel_texts(at) if (left := english_left(text))}
     assert not found, found
 
@@ -158,3 +174,22 @@ def test_every_page_opens_in_every_language(lang, monkeypatch):
             if at.exception:
                 failed[page or "walkthrough"] = at.exception[0].message
     assert not failed, failed
+
+
+@pytest.mark.parametrize("lang", ["es", "fr", "zh"])
+def test_a_trained_run_writes_its_numbers_as_each_language_does(lang, monkeypatch):
+    """The learn page after training, in each language: its verdict's losses with the language's decimal sign and its
+    shares with the language's percent sign, the held-out table's numbers in the language's words."""
+    import ui.i18n
+
+    monkeypatch.setattr(ui.i18n, "OFFERED", (*i18n.LANGUAGES,))
+    with i18n.speaking(lang):
+        at = open_app("learn", lang=lang, **LEARNED)
+        assert not at.exception
+        verdict = [e.value for e in [*at.success, *at.warning, *at.error]][-1]
+        losses = re.findall(r"\d+[.,]\d\d\b", verdict)
+        shares = re.findall(r"\d+(?:\u00a0%|%| %)", verdict)
+        assert losses and all(("," in x) == (lang != "zh") for x in losses), verdict
+        assert len(shares) == 2 and all(x.endswith("%" if lang == "zh" else "\u00a0%") for x in shares), verdict
+        assert not (lang == "zh" and any(" %" in x or "\u00a0%" in x for x in shares)), verdict
+        assert "held-out" not in verdict  # its words: the catalog's

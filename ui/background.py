@@ -26,6 +26,8 @@ from typing import Any
 import streamlit as st
 from streamlit import config
 
+from viz.i18n import ENGLISH, decimal, language, percent, t
+
 KEPT = 16  # finished jobs of a kind kept for the next session that asks (a scan's result is ~2 KB)
 LOOK_EVERY = 0.5  # seconds between the page's looks at a running job
 
@@ -151,18 +153,23 @@ def share_text(done: float) -> str:
     that work begun never reads 0 % (a scan's first of 465 layer runs is 0.2 %). Rounded down, so that work still
     running never reads 100 % (463 of 465 is "99%") and a share below 10 % never reads "10.0%" (0.0999 is "9.9%")."""
     if done <= 0:
-        return "0%"
+        return _percent("0")
     tenths = math.floor(done * 1000 + 1e-9)  # (1e-9: 0.29 * 100 is 28.999999999999996 in floats)
     if tenths < 1:
-        return "<0.1%"
-    return f"{tenths / 10:.1f}%" if tenths < 100 else f"{math.floor(done * 100 + 1e-9)}%"
+        return "<" + _percent("0.1")
+    return _percent(f"{tenths / 10:.1f}" if tenths < 100 else f"{math.floor(done * 100 + 1e-9)}")
+
+
+def _percent(number: str) -> str:
+    """A bar's share as its language writes it: "9.9%" in English (a bar's compact form), "9,9 %" in French."""
+    return f"{number}%" if language() == ENGLISH else percent(decimal(number))
 
 
 def progress_text(what: str, done: float, seconds: float) -> str:
     """The bar's line under a running job: the share done, or "starting" before the job's first report (a share of
     0 % said nothing had begun, while the job was running)."""
-    share = f"{share_text(done)} of the work done" if done > 0 else "starting"
-    return f"{what}… {share} ({seconds:.0f} s)"
+    share = t("{share} of the work done", share=share_text(done)) if done > 0 else t("starting")
+    return t("{doing}… {share} ({seconds} s)", doing=what, share=share, seconds=f"{seconds:.0f}")
 
 
 def watch(job: Job, what: str | Callable[[Job], str], *, key: str, on_cancel: Callable[..., None],
@@ -185,9 +192,10 @@ def watch(job: Job, what: str | Callable[[Job], str], *, key: str, on_cancel: Ca
             _rerun_for_result()  # the whole page: it draws the result, or no longer asks
         doing = what(job) if callable(what) else what
         if job.started is None:
-            st.progress(0.0, text=f"{doing}: waiting for another long computation on this server to finish…")
+            st.progress(0.0, text=t("{doing}: waiting for another long computation on this server to finish…",
+                                    doing=doing))
         else:
             st.progress(job.done, text=progress_text(doing, job.done, time.monotonic() - job.started))
-        st.button("Cancel", key=key, on_click=cancel, icon=":material/cancel:")
+        st.button(t("Cancel"), key=key, on_click=cancel, icon=":material/cancel:")
 
     look()

@@ -24,7 +24,7 @@ from ui.links import default
 from ui.matrix_editor import EDIT_STATE, LINK_STATE, hand_edited
 from ui.models import attentions_of, open_model, pick_head
 from ui.walkthrough import STEPS, steps_for
-from viz.i18n import N_, t
+from viz.i18n import N_, said, t
 from viz.labels import markdown_text
 
 WALKTHROUGH, REAL_MODEL = "lessons/walkthrough.py", "lessons/real_model.py"
@@ -176,7 +176,8 @@ def _to_trained(trace: AttentionTrace, step: int, name: str) -> None:
         package_dir(name)
         tokens, weights = attentions_of(name, trace.sentence)  # (a sentence the model can't take: SentenceError)
     except (ModelMissing, SentenceError) as why:
-        st.error(t("{model} can't open this sentence: {why}", model=MODELS[name].title, why=why),
+        st.error(t("{model} can't open this sentence: {why}", model=MODELS[name].title,
+                   why=said(why.message) if isinstance(why, SentenceError) else why),
                  icon=":material/error:")
         return
     best = choose_head(name, tokens, weights)

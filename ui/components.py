@@ -10,7 +10,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from ui import view
-from viz.i18n import t
+from viz.i18n import enumeration, t
 from viz.labels import markdown_text
 from viz.steps import lesson_markdown
 from viz.svg import Svg
@@ -188,11 +188,12 @@ def forget_stale_choice(key: str, options, *, label: str, why: str, default) -> 
     held = str(st.session_state[key])
     held = held if len(held) <= 30 else held[:29] + "…"
     if from_link:
-        st.warning(f"“{markdown_text(key)}={markdown_text(held)}” could not be used: {markdown_text(why)}. The "
-                   "default is shown.", icon=":material/link_off:")
+        st.warning(t("“{setting}” could not be used: {why}. The default is shown.",
+                     setting=markdown_text(f"{key}={held}"), why=markdown_text(why)), icon=":material/link_off:")
     else:  # another setting changed under it (d_model under the heads, the model under its layer)
-        st.info(f"{markdown_text(label)} {markdown_text(held)} no longer fits: {markdown_text(why)}. "
-                f"{markdown_text(label)} {markdown_text(str(default))} is shown instead.", icon=":material/info:")
+        st.info(t("{label} {held} no longer fits: {why}. {label} {default} is shown instead.",
+                  label=markdown_text(label), held=markdown_text(held), why=markdown_text(why),
+                  default=markdown_text(str(default))), icon=":material/info:")
     st.session_state[key] = default
 
 
@@ -210,8 +211,8 @@ def forget_stale_choices(key: str, options, *, why: str) -> None:
     chosen = list(st.session_state.get(key) or [])
     stale = [c for c in chosen if c and c not in allowed]
     if stale:
-        st.warning(f"{markdown_text(', '.join(stale[:5]))} could not be used: {markdown_text(why)}.",
-                   icon=":material/link_off:")
+        st.warning(t("{choices} could not be used: {why}.", choices=markdown_text(enumeration(stale[:5])),
+                     why=markdown_text(why)), icon=":material/link_off:")
         st.session_state[key] = [c for c in chosen if c in allowed]
 
 

@@ -36,7 +36,7 @@ from viz.pretrained import layer_pages
 PRESET_LABELS = {"random": N_("Seeded random"), "identity": N_("Identity (W = I)")}  # the URL carries the label
 CROSS_PRESET_LABELS = {"random": N_("Seeded random"), "aligned": N_("Aligned by a bilingual table (constructed)")}
 TASK_LABELS = {name: task.title for name, task in TASKS.items()}  # the URL carries the title
-OPTIMIZER_LABELS = {"adam": "Adam", "sgd": "Plain SGD"}
+OPTIMIZER_LABELS = {"adam": N_("Adam"), "sgd": N_("Plain SGD")}  # the URL carries the English
 MODEL_LABELS = {name: info.title for name, info in MODELS.items()}
 MODEL_NAMES = {title: name for name, title in MODEL_LABELS.items()}
 # the √d_k lesson's d_k: powers of two, one slider stop each, as its charts' log axes space them (a linear

@@ -15,7 +15,7 @@ import streamlit as st
 
 from attention import MAX_CHARS, MAX_TOKENS, SentenceError, tokenize
 from ui.components import text_box
-from viz.i18n import N_, listed, nt, t, whole
+from viz.i18n import N_, listed, nt, said, t, whole
 from viz.labels import markdown_text
 
 DEFAULT_SENTENCE = "This forum is awesome"
@@ -232,7 +232,7 @@ def usable_sentence(text: str, *, memory: str, default: str, label: str = "",
         check(text)
     except SentenceError as error:
         last = st.session_state.get(memory, default)
-        why = markdown_text(str(error))
+        why = markdown_text(said(error.message))
         why = t("{box}: {why}", box=t(label), why=why) if label else why
         until = t("Until then the lesson shows the last sentence that worked: “{sentence}”.",
                   sentence=markdown_text(last))

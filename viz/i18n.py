@@ -35,6 +35,8 @@ from babel.lists import format_list
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 
+from attention.messages import Message
+
 ENGLISH = "en"
 PSEUDO = "qps"  # the pseudo-language of the tests (qps: "pseudo", the code Windows and Android use for one)
 LANGUAGES = ("en", "es", "fr", "zh")  # every language with a catalog, English first
@@ -129,6 +131,12 @@ def bound(function: Callable[..., str]) -> Callable[..., str]:
         with speaking(lang):
             return function(*args)
     return in_language
+
+
+def said(message: Message) -> str:
+    """An engine's message (``attention.messages``) in the running language, its counts written as the language
+    groups thousands (``whole``)."""
+    return t(message.text, **{k: whole(v) if isinstance(v, int) else v for k, v in message.values.items()})
 
 
 def N_(message: str) -> str:

@@ -11,6 +11,7 @@ from typing import NamedTuple, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from attention.messages import N_
 from attention.tokens import MAX_CHARS, SentenceError
 from attention.trace import AttentionTrace
 
@@ -113,16 +114,21 @@ def alpha_change(before: Array, after: Array) -> Array:
 def check_sentence(sentence: str) -> str:
     """The sentence, or SentenceError for text the models can't take (empty, over MAX_CHARS)."""
     if not sentence.strip():
-        raise SentenceError("The sentence is empty. Type a few words.")
+        raise SentenceError(N_("The sentence is empty. Type a few words."))
     if len(sentence) > MAX_CHARS:
-        raise SentenceError(f"The sentence has {len(sentence):,} characters; at most {MAX_CHARS:,} can be shown.")
+        raise SentenceError(N_("The sentence has {chars} characters; at most {most} can be shown."),
+                            chars=len(sentence), most=MAX_CHARS)
     return sentence
 
 
-def check_length(tokens: list[str], title: str) -> None:
+def check_length(tokens: list[str], title: str, *, writing: bool = False) -> None:
+    """SentenceError if the model ``title`` splits the sentence into more tokens than can be shown (``writing``:
+    counting the tokens it will write)."""
     if len(tokens) > MAX_MODEL_TOKENS:
-        raise SentenceError(f"{title} splits this sentence into {len(tokens)} tokens; at most {MAX_MODEL_TOKENS} can "
-                            "be shown. Shorten it.")
+        text = (N_("{model}, with the tokens it writes, splits this sentence into {tokens} tokens; at most {most} can "
+                   "be shown. Shorten it.") if writing else
+                N_("{model} splits this sentence into {tokens} tokens; at most {most} can be shown. Shorten it."))
+        raise SentenceError(text, model=title, tokens=len(tokens), most=MAX_MODEL_TOKENS)
 
 
 def check_head(info: ModelInfo, layer: int, head: int) -> None:

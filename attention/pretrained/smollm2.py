@@ -468,7 +468,7 @@ class SmolLM2:
         if not 1 <= count <= MAX_WRITTEN:
             raise ValueError(f"SmolLM2 writes 1 to {MAX_WRITTEN} tokens here; got {count}.")
         ids, tokens = self.tokenize(prompt)
-        check_length(tokens + [""] * (count - 1), "SmolLM2, with the tokens it writes,")
+        check_length(tokens + [""] * (count - 1), "SmolLM2", writing=True)
         before = len(continuing.written) if continuing is not None else 0  # tokens written already
         if continuing is not None and (continuing.ids[:continuing.prompt] != ids or not before < count
                                        or continuing.written[-1] in self.end_of_text):

@@ -969,6 +969,54 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          "tests.test_training::test_a_heads_trace_is_the_models_own_head"),
         ("Softmax ignores anything added to a whole row", "tests.test_training::test_centring_rows_keeps_what_softmax_sees"),
     ],
+    "assets/es/learn/00_intro.md": [
+        ("así que, por sí mismo, únicamente puede aprender a dar la respuesta más frecuente",
+         "tests.claims.test_learn_claims::test_the_bias_alone_can_only_give_the_most_common_answer"),
+        ("comprobados con diferencias finitas y con PyTorch",
+         "tests.test_training::test_gradients_match_central_differences"),
+    ],
+    "assets/es/learn/01_alpha.md": [
+        ("la página mide sobre esta secuencia cuánto peso ponen las filas en la clave que contiene su respuesta",
+         "tests.claims.test_learn_claims::test_the_weight_on_the_needed_key_is_read_from_the_heads_alpha"),
+    ],
+    "assets/es/learn/02_form.md": [
+        ("$z_{ij} = q_i \\cdot k_j / \\sqrt{d_k} = x_i \\, B \\, x_j^\\top$",
+         "tests.test_training::test_a_heads_trace_is_the_models_own_head"),
+        ("La softmax ignora todo lo que se sume a una fila entera",
+         "tests.test_training::test_centring_rows_keeps_what_softmax_sees"),
+    ],
+    "assets/fr/learn/00_intro.md": [
+        ("à lui seul il ne peut apprendre qu’à donner la réponse la plus fréquente",
+         "tests.claims.test_learn_claims::test_the_bias_alone_can_only_give_the_most_common_answer"),
+        ("vérifiée à l’aide de différences finies et par comparaison avec PyTorch",
+         "tests.test_training::test_gradients_match_central_differences"),
+    ],
+    "assets/fr/learn/01_alpha.md": [
+        ("la page mesure sur cette séquence quel poids les lignes mettent sur la clé qui contient leur réponse",
+         "tests.claims.test_learn_claims::test_the_weight_on_the_needed_key_is_read_from_the_heads_alpha"),
+    ],
+    "assets/fr/learn/02_form.md": [
+        ("$z_{ij} = q_i \\cdot k_j / \\sqrt{d_k} = x_i \\, B \\, x_j^\\top$",
+         "tests.test_training::test_a_heads_trace_is_the_models_own_head"),
+        ("La softmax ignore tout ce qui est ajouté à une ligne entière",
+         "tests.test_training::test_centring_rows_keeps_what_softmax_sees"),
+    ],
+    "assets/zh/learn/00_intro.md": [
+        ("所以单靠它自己，它只能学会给出最常见的答案",
+         "tests.claims.test_learn_claims::test_the_bias_alone_can_only_give_the_most_common_answer"),
+        ("并且已经对照有限差分和 PyTorch 核验过",
+         "tests.test_training::test_gradients_match_central_differences"),
+    ],
+    "assets/zh/learn/01_alpha.md": [
+        ("页面在这个序列上测量各行放在存有其答案的那个键上的权重有多少",
+         "tests.claims.test_learn_claims::test_the_weight_on_the_needed_key_is_read_from_the_heads_alpha"),
+    ],
+    "assets/zh/learn/02_form.md": [
+        ("$z_{ij} = q_i \\cdot k_j / \\sqrt{d_k} = x_i \\, B \\, x_j^\\top$",
+         "tests.test_training::test_a_heads_trace_is_the_models_own_head"),
+        ("softmax 会忽略加到一整行上的任何东西",
+         "tests.test_training::test_centring_rows_keeps_what_softmax_sees"),
+    ],
     "lessons/learn.py": [
         ("Three of the held-out sequences (never trained on)", f"{L}::test_the_examples_shown_are_held_out_sequences"),
         ("distinct sequences, none of them in any training batch", f"{L}::test_held_out_sequences_are_never_trained_on"),
@@ -980,7 +1028,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("which a smaller learning rate usually calms", f"{L}::test_a_smaller_learning_rate_usually_calms_a_run_whose_loss_rose"),
         ("a smaller one on the menu trains without blowing up", f"{L}::test_a_smaller_rate_on_the_menu_trains_without_blowing_up"),
         ("The held-out loss was still falling steadily at the end", f"{L}::test_two_noisy_points_are_not_read_as_still_falling"),
-        ("of their weight on {run.task.looks_at}, the key that holds the answer",
+        ("of their weight on {needed}, the key that holds the answer",
          f"{L}::test_the_weight_on_the_needed_key_is_read_from_the_heads_alpha"),
         ("each score has four parts", f"{L}::test_the_four_parts_of_the_scores_add_up_to_the_heads_scaled_scores"),
         ("**Learned** on sequences it never trained on", f"{L}::test_held_out_sequences_are_never_trained_on"),

@@ -1,0 +1,33 @@
+"""The engine's words a page shows: marked here, translated above.
+
+``attention/`` is below the catalogs (``viz.i18n``) and never imports them; it marks the English it hands to the
+pages (a task's name and rule, a strategy's name) with ``N_``, which the catalog test's extractor reads, and the
+page translates it where it shows it (``viz.i18n.t``). gettext's ``gettext_noop``: the message is unchanged here.
+A message with numbers in it (a phonebook's row left out, a sentence too long) is a ``Message``: its English with
+``{fields}`` and their values, so that a page writes it, and its numbers, in the reader's language
+(``viz.i18n.said``).
+"""
+
+from typing import NamedTuple
+
+
+def N_(message: str) -> str:
+    """``message``, unchanged: named here so that every catalog must hold it."""
+    return message
+
+
+class Message(NamedTuple):
+    """A message to the learner: its English ``text`` (marked with ``N_``) with ``{fields}``, and their ``values``
+    (a whole number is a count, written with its thousands grouped)."""
+
+    text: str
+    values: dict[str, object]
+
+    def __str__(self) -> str:
+        """The message in English, as a log or a test reads it: "The sentence has 1,200 characters; …"."""
+        return self.text.format(**{k: f"{v:,}" if isinstance(v, int) else v for k, v in self.values.items()})
+
+
+def message(text: str, **values: object) -> Message:
+    """``Message(text, values)``: ``message(N_("Row {row} has no name."), row=3)``."""
+    return Message(text, values)
