@@ -18,14 +18,24 @@ def N_(message: str) -> str:
 
 class Message(NamedTuple):
     """A message to the learner: its English ``text`` (marked with ``N_``) with ``{fields}``, and their ``values``
-    (a whole number is a count, written with its thousands grouped)."""
+    (a whole number is a count, written with its thousands grouped; a tuple of them is a list)."""
 
     text: str
     values: dict[str, object]
 
     def __str__(self) -> str:
-        """The message in English, as a log or a test reads it: "The sentence has 1,200 characters; …"."""
-        return self.text.format(**{k: f"{v:,}" if isinstance(v, int) else v for k, v in self.values.items()})
+        """The message in English, as a log or a test reads it: "The sentence has 1,200 characters; …" (a tuple of
+        numbers listed: "1, 2 and 3")."""
+        return self.text.format(**{k: _english(v) for k, v in self.values.items()})
+
+
+def _english(value: object) -> object:
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, tuple):
+        items = [str(_english(v)) for v in value]
+        return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+    return value
 
 
 def message(text: str, **values: object) -> Message:

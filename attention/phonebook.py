@@ -178,6 +178,27 @@ def clean_entries(rows: list[tuple[object, object]]) -> tuple[list[str], list[st
     return names, phones, [str(m) for m in messages]
 
 
+def _repeated(names: list[str], rows: list[int]) -> list[Message]:
+    """A message for each name the lookup holds more than once (compared as ``fold`` compares them), in the order the
+    names first occur: each copy gets the same score, so the hard lookup takes the first and the soft lookup weighs
+    their numbers equally."""
+    copies: dict[str, list[int]] = {}
+    for name, row in zip(names, rows, strict=True):
+        copies.setdefault(fold(name), []).append(row)
+    out = []
+    for held in copies.values():
+        if len(held) == 2:
+            out.append(message(N_("“{name}” appears twice (rows {first} and {row}): both get the same score, so the "
+                                  "hard lookup returns the first (row {first}) and the soft lookup gives both numbers "
+                                  "the same weight."), name=names[rows.index(held[1])], first=held[0], row=held[1]))
+        elif len(held) > 2:
+            out.append(message(N_("“{name}” appears {count} times (rows {rows}): they all get the same score, so the "
+                                  "hard lookup returns the first (row {first}) and the soft lookup gives their numbers "
+                                  "the same weight."), name=names[rows.index(held[0])], count=len(held),
+                               rows=tuple(held), first=held[0]))
+    return out
+
+
 def clean_book(rows: list[tuple[object, object]]) -> Book:
     """The usable rows of an edited phonebook, and a message for each row that was left out.
 
@@ -195,7 +216,6 @@ def clean_book(rows: list[tuple[object, object]]) -> Book:
     names: list[str] = []
     phones: list[str] = []
     messages: list[Message] = []
-    seen: dict[str, int] = {}
     used_rows: list[int] = []
     for row, (name, phone) in enumerate(rows, start=1):
         name = "" if name is None or (isinstance(name, float) and np.isnan(name)) else visible(str(name).strip())
@@ -209,17 +229,10 @@ def clean_book(rows: list[tuple[object, object]]) -> Book:
             messages.append(message(N_("Row {row} (“{name}”) has no digits in its number, so it was left out."),
                                     row=row, name=name))
             continue
-        folded = fold(name)
-        if folded in seen:
-            messages.append(message(
-                N_("“{name}” appears twice (rows {first} and {row}): both get the same score, so the hard lookup "
-                   "returns the first (row {first}) and the soft lookup gives both numbers the same weight."),
-                name=name, first=seen[folded], row=row))
-        else:
-            seen[folded] = row
         names.append(name)
         phones.append(phone)
         used_rows.append(row)
+    messages += _repeated(names[:MAX_ENTRIES], used_rows[:MAX_ENTRIES])
     if len(names) > MAX_ENTRIES:
         messages.append(message(N_("The phonebook holds {names} names; a lookup uses the first {most} (rows "
                                    "1–{last}). Rows {next} onwards stay in the table but are left out of the lookup."),

@@ -559,7 +559,8 @@ def test_measuring_a_steps_time_shows_the_table_and_where_the_cache_pays(smollm2
     assert_no_exception(at)
     frame = shown_table(at, "gen-timing")
     assert list(frame.index) == ["1", "2", "4", "8", "16", "32", "64", "128"]
-    assert any(m.value.startswith("**Why the time saves less.**") for m in at.markdown)
+    # the heading says the time saved less only where the numbers below it show so (a busy machine may not)
+    assert any(m.value.startswith(("**Why the time saves less.**", "**Time and work.**")) for m in at.markdown)
 
 
 def test_the_head_open_above_is_switched_off_and_back_on_with_one_button(minilm):

@@ -38,6 +38,7 @@ SAME_AS_ENGLISH |= {("es", "{axis}: {labels}"), ("es", "{title}: {picture}"), ("
                     ("es", "{name}: {values}."), ("es", "{answers}."), ("fr", "{answers}.")}
 SAME_AS_ENGLISH |= {(lang, "id") for lang in ("es", "fr", "zh")}  # a token's id in the vocabulary
 SAME_AS_ENGLISH |= {(lang, "Adam") for lang in ("es", "fr", "zh")}  # an optimiser's name
+SAME_AS_ENGLISH |= {("es", "{marked}: {tiles}."), ("es", "{joined}; {alone}."), ("fr", "token ↓ · dimension →")}
 SAME_AS_ENGLISH |= {("es", "{doing}… {share} ({seconds} s)"), ("fr", "{doing}… {share} ({seconds} s)"),
                     ("es", "{strategy}: {share}")}  # a progress bar's line; a name and its number
 SAME_AS_ENGLISH |= {("es", "{measure}, {side}"), ("fr", "{measure}, {side}"), ("es", "{box}: {why}"),

@@ -193,3 +193,67 @@ def test_a_trained_run_writes_its_numbers_as_each_language_does(lang, monkeypatc
         assert len(shares) == 2 and all(x.endswith("%" if lang == "zh" else "\u00a0%") for x in shares), verdict
         assert not (lang == "zh" and any(" %" in x or "\u00a0%" in x for x in shares)), verdict
         assert "held-out" not in verdict  # its words: the catalog's
+
+
+SMOLLM2 = "SmolLM2 (SmolLM2-135M-Instruct, a Llama decoder)"
+
+
+@pytest.mark.parametrize(("page", "link"), [
+    ("real_model", {}), ("real_model", {"rm_off": "L2 H3", "rm_sink": "true"}),
+    ("real_model", {"rm_model": SMOLLM2, "rm_top_k": "5", "rm_top_p": "0.9", "rm_off": "L3 H2"}),
+    ("real_model", {"rm_model": SMOLLM2, "rm_top_p": "0.5"}), ("generate", {}),
+    ("generate", {"gen_count": "1"})])
+def test_a_real_model_page_reads_only_catalog_text_in_the_pseudo_language(page, link):
+    """The real models' pages: every word but the model's own tokens (a table's row labels, as the model splits the
+    sentence and writes) was marked by a catalog."""
+    with i18n.speaking(i18n.PSEUDO):
+        at = open_app(page, lang="qps", **link)
+        assert not at.exception
+        tokens = {word for panel in view_panels(at).values() for row in panel.get("rows", [])
+                  for word in WORD.findall(str(row))}
+        found = {text[:120]: left for text in page_texts(at) + panel_texts(at)
+                 if (left := [w for w in english_left(text) if w not in tokens])}
+    assert not found, found
+
+
+def test_the_language_menu_changes_the_language_and_keeps_the_page_its_settings_and_the_link(monkeypatch):
+    """Once languages are offered, the sidebar's menu chooses one: the next run writes the same step of the same
+    sentence in it, and the link says so (lang=…); the browser's language until then."""
+    import ui.i18n
+
+    monkeypatch.setattr(ui.i18n, "OFFERED", (*i18n.LANGUAGES,))
+    at = open_app("", sentence="Hola mundo", step="5")
+    menu = at.selectbox(key="lang_menu")
+    assert menu.value == "en" and "lang" not in at.query_params  # the browser's (English under AppTest)
+    menu.set_value("fr").run()
+    assert not at.exception
+    assert at.selectbox(key="lang_menu").value == "fr"
+    with i18n.speaking("fr"):
+        assert at.title[0].value == i18n.t("Self-attention, step by step") != "Self-attention, step by step"
+    assert at.session_state["step"] == 5 and at.session_state["sentence"] == "Hola mundo"
+    assert at.query_params["lang"] == "fr"
+    at.selectbox(key="lang_menu").set_value("en").run()  # and back: English, named in the link
+    assert at.title[0].value == "Self-attention, step by step" and at.query_params["lang"] == "en"
+
+
+def test_no_language_menu_while_english_is_the_only_language_offered():
+    at = open_app("")
+    assert not [s for s in at.selectbox if s.key == "lang_menu"]
+
+
+def test_a_picture_cached_across_sessions_is_drawn_in_each_readers_language(monkeypatch):
+    """The every-head picture is cached across sessions (a class draws it once): a Spanish reader's picture was
+    shown to the next reader in another language (its title and text alternative), found by the pseudo-language
+    test when a Spanish test happened to run first."""
+    import ui.i18n
+
+    monkeypatch.setattr(ui.i18n, "OFFERED", (*i18n.LANGUAGES,))
+    titles = {}
+    for lang in ("es", "en"):
+        with i18n.speaking(lang):
+            at = open_app("real_model", lang=lang, sentence="Ceci est un test")
+            assert not at.exception
+            titles[lang] = view_panels(at)["rm-model-view"]["figure"]["title"]
+    with i18n.speaking("es"):
+        assert titles["es"] == i18n.t("Every head's α, layers {first}–{last}", first=1, last=6)
+    assert titles["en"] == "Every head's α, layers 1–6"

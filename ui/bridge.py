@@ -24,14 +24,14 @@ from ui.links import default
 from ui.matrix_editor import EDIT_STATE, LINK_STATE, hand_edited
 from ui.models import attentions_of, open_model, pick_head
 from ui.walkthrough import STEPS, steps_for
-from viz.i18n import N_, said, t
+from viz.i18n import N_, decimal, nt, said, sentences, t
 from viz.labels import markdown_text
 
 WALKTHROUGH, REAL_MODEL = "lessons/walkthrough.py", "lessons/real_model.py"
 _NOTE = "_bridge"
 SHORT = {"minilm": N_("MiniLM (an encoder)"), "smollm2": N_("SmolLM2 (a decoder)")}
 TITLES = [title for title, _, _ in STEPS]
-MEASURE = ("How focused α's rows are (each row's entropy as a share of its largest, averaged over the rows with two "
+MEASURE = N_("How focused α's rows are (each row's entropy as a share of its largest, averaged over the rows with two "
            "keys or more: 1 = every key weighted equally, 0 = one key takes all)")
 OFFER = N_("The same step in a model that learned, on your sentence, opened on its most focused head that is not an "
            "attention sink (if every head is one, the most focused of all; if no query has two keys to choose from, "
@@ -55,15 +55,15 @@ def weights_words(preset: str, seed: int | None) -> str:
     hand-edited matrices, on either preset). ``seed`` None leaves the seed unnamed: the real-model page does not read
     the seed (ui.settings.USED_BY), so its way back names none and its content stays the same whatever the seed."""
     if preset == "random" and seed is None:
-        return "seeded random W_Q, W_K, W_V"
-    return {"random": f"seeded random W_Q, W_K, W_V (seed {seed})",
-            "identity": "the identity preset's W_Q, W_K, W_V (W = I)",
-            "custom": "your hand-edited W_Q, W_K, W_V"}[preset]
+        return t("seeded random W_Q, W_K, W_V")
+    return {"random": lambda: t("seeded random W_Q, W_K, W_V (seed {seed})", seed=seed),
+            "identity": lambda: t("the identity preset's W_Q, W_K, W_V (W = I)"),
+            "custom": lambda: t("your hand-edited W_Q, W_K, W_V")}[preset]()
 
 
 def _sees(causal: bool) -> str:
-    return ("causal (each query sees itself and the tokens before it)" if causal else
-            "unmasked (each query sees every token)")
+    return (t("causal (each query sees itself and the tokens before it)") if causal else
+            t("unmasked (each query sees every token)"))
 
 
 def mask_words(walkthrough_causal: bool, name: str) -> str:
@@ -71,56 +71,59 @@ def mask_words(walkthrough_causal: bool, name: str) -> str:
     causal = MODELS[name].kind == "decoder"
     if walkthrough_causal == causal:
         return ""
-    return (f" The walkthrough's head is {_sees(walkthrough_causal)}, {_model(name)}'s is {_sees(causal)}: each row's "
-            "share is taken over the keys that row sees.")
+    return t("The walkthrough's head is {walkthrough}, {model}'s is {model_mask}: each row's share is taken over the "
+             "keys that row sees.", walkthrough=_sees(walkthrough_causal), model=_model(name), model_mask=_sees(causal))
 
 
 def _sink_place(name: str, tokens: list[str] | tuple[str, ...]) -> str:
     if MODELS[name].kind == "decoder":
-        return (f"the first token, “{markdown_text(tokens[0])}” (the start of your sentence: {_model(name)} adds no "
-                "special token)")
-    return f"[CLS] and [SEP] (the special tokens {_model(name)} adds at the start and the end)"
+        return t("the first token, “{token}” (the start of your sentence: {model} adds no special token)",
+                 token=markdown_text(tokens[0]), model=_model(name))
+    return t("[CLS] and [SEP] (the special tokens {model} adds at the start and the end)", model=_model(name))
 
 
-def _even(best: Informative, n: int) -> str:
-    """Where an even spread would put more than half the weight on the sinks (an encoder's one-word sentence:
-    [CLS] and [SEP] are 2 of its 3 keys), the rule's second half, that share as a fraction of the keys; else ""."""
+def _where(name: str, tokens: list[str] | tuple[str, ...], best: Informative) -> str:
+    """Where the sink share is taken; where an even spread would put more than half the weight on the sinks (an
+    encoder's one-word sentence: [CLS] and [SEP] are 2 of its 3 keys), the rule's second half, that share as a
+    fraction of the keys."""
+    place = _sink_place(name, tokens)
     if best.sink_at <= SINK:
-        return ""
-    even = Fraction(best.sink_at).limit_denominator(n)
-    return f", and more than the {even} an even spread over the keys would put there"
+        return t("averaged over the rows with two keys or more, on {place}", place=place)
+    even = Fraction(best.sink_at).limit_denominator(len(tokens))
+    return t("averaged over the rows with two keys or more, on {place}, and more than the {even} an even spread over "
+             "the keys would put there", place=place, even=str(even))
 
 
 def choice_words(name: str, tokens: list[str] | tuple[str, ...], best: Informative) -> str:
     """Why this head was opened, with the counts of ``most_informative_head`` (the measure the page states)."""
     model, heads = _model(name), best.heads
     if best.share is None:
-        return (f" Your sentence is one {model} token, so no query has two keys to choose from: no head is more "
-                "focused than another and none is an attention sink, so this is the model's first head.")
-    where = f"averaged over the rows with two keys or more, on {_sink_place(name, tokens)}{_even(best, len(tokens))}"
+        return t("Your sentence is one {model} token, so no query has two keys to choose from: no head is more focused "
+                 "than another and none is an attention sink, so this is the model's first head.", model=model)
+    where = _where(name, tokens, best)
     if best.sinks == 0:
-        return (f" None of {model}'s {heads} heads is an attention sink here (more than half its weight, {where}): "
-                f"this head is the most focused of all {heads}.")
+        return t("None of {model}'s {heads} heads is an attention sink here (more than half its weight, {where}): this "
+                 "head is the most focused of all {heads}.", model=model, heads=heads, where=where)
     if best.sinks == heads:
-        return (f" All {heads} of {model}'s heads put more than half their weight, {where}: every one is an "
-                f"attention sink, so none was passed over, and this head is the most focused of all {heads}.")
+        return t("All {heads} of {model}'s heads put more than half their weight, {where}: every one is an attention "
+                 "sink, so none was passed over, and this head is the most focused of all {heads}.", model=model,
+                 heads=heads, where=where)
     one = best.sinks == 1
-    sinks = f"{best.sinks} {'puts more than half its' if one else 'put more than half their'} weight"
     more = best.sinks_more_focused
-    them = ("it is not more focused than this head" if one and more == 0 else
-            "it is more focused than this head" if one else
-            "none of them is more focused than this head" if more == 0 else
-            "1 of them is more focused than this head" if more == 1 else
-            f"{more} of them are more focused than this head")
+    them = ((t("it is not more focused than this head") if more == 0 else t("it is more focused than this head"))
+            if one else t("none of them is more focused than this head") if more == 0 else
+            nt("{n} of them is more focused than this head", "{n} of them are more focused than this head", more))
     others = heads - best.sinks
-    this = ("This is the one head that is not a sink." if others == 1 else
-            f"This head is the most focused of the other {others}.")
-    sink = "an attention sink" if one else "attention sinks"
-    return f" Of {model}'s {heads} heads, {sinks}, {where}: {sink}, passed over ({them}). {this}"
+    this = (t("This is the one head that is not a sink.") if others == 1 else
+            t("This head is the most focused of the other {others}.", others=others))
+    return sentences(nt("Of {model}'s {heads} heads, {n} puts more than half its weight, {where}: an attention sink, "
+                        "passed over ({them}).",
+                        "Of {model}'s {heads} heads, {n} put more than half their weight, {where}: attention sinks, "
+                        "passed over ({them}).", best.sinks, model=model, heads=heads, where=where, them=them), this)
 
 
 def _share(value: float | None) -> str:
-    return "not measured (no query sees two keys)" if value is None else f"{value:.2f}"
+    return t("not measured (no query sees two keys)") if value is None else decimal(f"{value:.2f}")
 
 
 def _verdict(walkthrough: float | None, trained: float | None) -> str:
@@ -128,32 +131,36 @@ def _verdict(walkthrough: float | None, trained: float | None) -> str:
     if walkthrough is None or trained is None:
         return ""
     if _share(trained) == _share(walkthrough):
-        return " At two decimals the two heads are equally focused."
+        return t("At two decimals the two heads are equally focused.")
     if trained < walkthrough:
         # not "it has learned where to look": the trained head is the most focused of many, the walkthrough's one
         # draw, and the most focused of as many random heads can be more focused still (the audit of issue 43)
-        return " The trained head's rows are more focused than the walkthrough's."
-    return " Here the trained head is no more focused than the walkthrough's."
+        return t("The trained head's rows are more focused than the walkthrough's.")
+    return t("Here the trained head is no more focused than the walkthrough's.")
 
 
 def to_trained_text(note: dict, tokens: list[str] | tuple[str, ...], trained: float | None) -> str:
     """On the real model's head, after the bridge from the walkthrough: the sentence that says what changed."""
     name, layer, head = note["model"], note["layer"], note["head"]
-    return (f"**From the walkthrough to {_model(name)}, on “{markdown_text(note['sentence'])}”.** {MEASURE}: the "
-            f"walkthrough's head, with {weights_words(note['preset'], note['seed'])}, {_share(note['walkthrough'])}; "
-            f"{_model(name)}, layer {layer + 1}, head {head + 1}, {_share(trained)}."
-            f"{mask_words(note['causal'], name)}{choice_words(name, tokens, Informative(*note['best']))}"
-            f"{_verdict(note['walkthrough'], trained)}")
+    text = t("**From the walkthrough to {model}, on “{sentence}”.** {measure}: the walkthrough's head, with {weights}, "
+             "{walkthrough}; {model}, layer {layer}, head {head}, {trained}.", model=_model(name),
+             sentence=markdown_text(note["sentence"]), measure=t(MEASURE),
+             weights=weights_words(note["preset"], note["seed"]), walkthrough=_share(note["walkthrough"]),
+             layer=layer + 1, head=head + 1, trained=_share(trained))
+    return sentences(text, mask_words(note["causal"], name), choice_words(name, tokens, Informative(*note["best"])),
+                     _verdict(note["walkthrough"], trained))
 
 
 def to_walkthrough_text(note: dict, trace: AttentionTrace) -> str:
     """On the walkthrough, after the bridge from a real head: the sentence that says what changed."""
     name = note["model"]
     walkthrough = entropy_share(trace.weights, trace.mask)
-    return (f"**From {_model(name)} to the walkthrough, on “{markdown_text(trace.sentence)}”.** {MEASURE}: "
-            f"{_model(name)}, layer {note['layer'] + 1}, head {note['head'] + 1}, {_share(note['trained'])}; the "
-            f"walkthrough's head, with {weights_words(trace.preset, trace.seed)}, {_share(walkthrough)}."
-            f"{mask_words(trace.causal, name)}{_verdict(walkthrough, note['trained'])}")
+    text = t("**From {model} to the walkthrough, on “{sentence}”.** {measure}: {model}, layer {layer}, head {head}, "
+             "{trained}; the walkthrough's head, with {weights}, {walkthrough}.", model=_model(name),
+             sentence=markdown_text(trace.sentence), measure=t(MEASURE), layer=note["layer"] + 1,
+             head=note["head"] + 1, trained=_share(note["trained"]), weights=weights_words(trace.preset, trace.seed),
+             walkthrough=_share(walkthrough))
+    return sentences(text, mask_words(trace.causal, name), _verdict(walkthrough, note["trained"]))
 
 
 def offer_trained(trace: AttentionTrace, step: int) -> None:
@@ -177,7 +184,7 @@ def _to_trained(trace: AttentionTrace, step: int, name: str) -> None:
         tokens, weights = attentions_of(name, trace.sentence)  # (a sentence the model can't take: SentenceError)
     except (ModelMissing, SentenceError) as why:
         st.error(t("{model} can't open this sentence: {why}", model=MODELS[name].title,
-                   why=said(why.message) if isinstance(why, SentenceError) else why),
+                   why=said(why.message)),
                  icon=":material/error:")
         return
     best = choose_head(name, tokens, weights)
@@ -206,7 +213,7 @@ def walkthrough_preset() -> str:
 
 def offer_random(trace: AttentionTrace, name: str, layer: int, head: int, step: int) -> None:
     """Under a real head's step: the same step in the walkthrough, with its own W_Q, W_K, W_V, on the same sentence."""
-    label = f"The same step in the walkthrough, with {weights_words(walkthrough_preset(), None)}"
+    label = t("The same step in the walkthrough, with {weights}", weights=weights_words(walkthrough_preset(), None))
     if st.button(label, key="bridge_random", icon=":material/compare_arrows:"):
         st.session_state["step"] = _walkthrough_step(trace, step)
         st.session_state["all_steps"] = False  # "the same step": the walkthrough opens on that one step

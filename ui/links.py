@@ -312,6 +312,7 @@ DISPLAY_ONLY = (
     r"export_matrix", r"download-.*",  # downloads
     r"edit-.*", r"w_(q|k|v).*",  # the editor's grids and paste boxes: their result is the link's w
     r"book_editor",  # the phonebook's table: its rows are the link's book
+    r"lang_menu",  # the language menu: its choice is the link's lang
     r"rm_scan_layers", r"rm_scan", r"rm_scan_cancel", r"rm_induction", r"rm_induction_off", r"rm_gallery_\d+",
     r"rm_back", r"rm_off_open", r"rm_draw_again", r"bridge_.*",  # bridge_*: to a trained model and back
     r"lt_next",  # the learn page's Next saved step (it sets lt_step, which is in the link)

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attention.pretrained import MODELS, load
+from attention.pretrained import MODELS, ModelMissing, load
 from attention.pretrained.gallery import INDUCTION_HEAD, INDUCTION_HEADS, induction_prompt
 from attention.sampling import Sampling, draw, processed
 from ui import arrival, background
 from ui.settings import MAX_SEED, replace_sentence
+from viz import i18n
 from viz import pretrained as P
 from viz import sampling as S
-from viz.labels import count as count_of
+from viz.i18n import nt, said, t
 
 LAYERS_PER_PAGE = P.LAYERS_PER_PAGE  # the every-head view of the decoder's 30 layers, a page at a time
 
@@ -43,8 +44,10 @@ def head_of(name: str, sentence: str, layer: int, head: int):
 
 @st.cache_data(max_entries=32, max_size="30MB", show_spinner=False)
 def model_view_of(name: str, sentence: str, first: int, stop: int, off: frozenset = frozenset(),
-                  sink_hidden: bool = False):
-    """The every-head picture (30–50 ms to draw): a class on one sentence draws it once."""
+                  sink_hidden: bool = False, lang: str = i18n.ENGLISH):
+    """The every-head picture (30–50 ms to draw): a class on one sentence draws it once, in each language it is read
+    in (``lang``, the running language: its title and text alternative are words; cached across sessions, a
+    picture drawn for one reader's language was shown to the next, found by the pseudo-language test)."""
     return P.model_view(attentions_of(name, sentence).weights, MODELS[name], range(first, stop), off=off,
                         sink_hidden=sink_hidden)
 
@@ -240,12 +243,25 @@ def _shorter(prompt: str, count: int):
                  if (done := background.result(("generate", prompt, fewer))) is not None), None)
 
 
+def missing_text(missing: ModelMissing) -> str:
+    """A missing model's message in the reader's language, the model named as the pages name it (its title
+    translated: "MiniLM (all-MiniLM-L6-v2, un codificador BERT)")."""
+    message = missing.message
+    if "model" in message.values:
+        message = message._replace(values={**message.values, "model": t(str(message.values["model"]))})
+    return said(message)
+
+
 def writing_text(job: background.Job, count: int) -> str:
     """What a writing job's progress bar says it does: all ``count`` tokens, or the ones it adds to a text written
     already (known once the worker has taken it up)."""
-    written = (f"{count_of(count - job.about, 'more token')} ({job.about} of the {count} written already)" if job.about
-               else count_of(count, 'token'))
-    return f"Writing {written}, and checking each against a pass over the whole sequence"
+    if job.about:
+        return nt("Writing {n} more token ({about} of the {count} written already), and checking each against a pass "
+                  "over the whole sequence", "Writing {n} more tokens ({about} of the {count} written already), and "
+                  "checking each against a pass over the whole sequence", count - job.about, about=job.about,
+                  count=count)
+    return nt("Writing {n} token, and checking each against a pass over the whole sequence",
+              "Writing {n} tokens, and checking each against a pass over the whole sequence", count)
 
 
 def follow_last_step(last: int) -> None:

@@ -14,8 +14,9 @@ from typing import TypeVar
 import streamlit as st
 
 from attention import MAX_CHARS, MAX_TOKENS, SentenceError, tokenize
+from ui import i18n as session_language
 from ui.components import text_box
-from viz.i18n import N_, listed, nt, said, t, whole
+from viz.i18n import N_, language, listed, nt, said, t, whole
 from viz.labels import markdown_text
 
 DEFAULT_SENTENCE = "This forum is awesome"
@@ -100,11 +101,36 @@ def settings_used(page: str) -> frozenset[str]:
     return USED_BY.get(page, frozenset(SETTING_NAMES))
 
 
+# each language named in itself, never translated: a reader who cannot read the page's language finds their own
+LANGUAGE_NAMES = {"en": "English", "es": "Español", "fr": "Français", "zh": "简体中文"}
+
+
+def _language_menu(sb) -> None:
+    """The language of the app, at the top of the sidebar, once more than one is offered (ui.i18n.OFFERED): the
+    browser's until the learner or a link chooses (the link's lang). Every other setting is kept: the next run
+    writes the same page, step and numbers in the chosen language."""
+    offered = session_language.OFFERED  # (read at each run: a test offers more)
+    if len(offered) < 2:
+        return
+    st.session_state[LANGUAGE_MENU] = language()  # the running language: the link's, the menu's or the browser's
+    sb.selectbox(":material/translate: " + t("Language"), offered, key=LANGUAGE_MENU, format_func=LANGUAGE_NAMES.get,
+                 on_change=_choose_language)
+
+
+LANGUAGE_MENU = "lang_menu"
+
+
+def _choose_language() -> None:
+    """The menu's callback: the chosen language, for this run and the link (ui.i18n.begin reads it)."""
+    st.session_state[session_language.LANG_STATE] = st.session_state[LANGUAGE_MENU]
+
+
 def draw_shared_sidebar(page: str = "") -> Shared:
     """The sentence, seed, d_model and positional-encoding controls, bound to the URL; those the ``page``
     (its address) does not read are disabled, and a caption names them."""
     sb = st.sidebar
     sb.title("Attention Lab")
+    _language_menu(sb)
     used = settings_used(page)
     sentence = text_box(  # longer text could never be shown, and would make links too long to open
         t("Sentence"), key="sentence", limit=MAX_CHARS, container=sb, value=DEFAULT_SENTENCE, persist_state="session",

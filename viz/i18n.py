@@ -135,8 +135,12 @@ def bound(function: Callable[..., str]) -> Callable[..., str]:
 
 def said(message: Message) -> str:
     """An engine's message (``attention.messages``) in the running language, its counts written as the language
-    groups thousands (``whole``)."""
-    return t(message.text, **{k: whole(v) if isinstance(v, int) else v for k, v in message.values.items()})
+    groups thousands (``whole``), a tuple of them as the language lists them (``listed``)."""
+    def written(value: object) -> object:
+        if isinstance(value, tuple):
+            return listed([str(written(v)) for v in value])
+        return whole(value) if isinstance(value, int) else value
+    return t(message.text, **{k: written(v) for k, v in message.values.items()})
 
 
 def N_(message: str) -> str:
@@ -196,6 +200,16 @@ def whole(number: int) -> str:
     if abs(number) < 10 ** (3 + _MIN_GROUPING.get(language(), 1) - 1) and abs(number) >= 1000:
         return str(number)
     return format_decimal(number, locale=_babel_locale())
+
+
+def grouped(number: float, decimals: int) -> str:
+    """A number at ``decimals`` decimals (already rounded as it is shown), with the running language's grouping of
+    thousands and decimal sign: 1,234.5 in English, 1 234,5 in French, 1234,5 but 12.345,5 in Spanish."""
+    text = f"{number:.{decimals}f}"
+    whole_part, _, part = text.partition(".")
+    sign = "-" if whole_part.startswith("-") else ""
+    grouped_whole = whole(abs(int(whole_part)))
+    return sign + grouped_whole + (decimal("." + part) if part else "")
 
 
 _MIN_GROUPING = {"es": 2}  # CLDR's minimumGroupingDigits where it is not 1 (of the languages with a catalog)

@@ -14,11 +14,13 @@ import pandas as pd
 
 from attention.sampling import Draw, Processed, Sampling
 from viz import arithmetic, svg
+from viz.i18n import N_, decimal, enumeration, nt, numbers, sentences, t, whole
 from viz.labels import format_number, markdown_text
 from viz.scaling import RAW_COLOUR, SCALED_COLOUR
+from viz.tables import WORD_COLUMNS
 
 SHOWN = 12  # tokens drawn and listed: the likeliest under the model
-CUT = "cut"
+CUT = N_("cut")
 
 
 @dataclass(frozen=True)
@@ -186,40 +188,43 @@ def after_decimals(s: Sampled) -> int:
 
 def sampling_figure(s: Sampled) -> svg.Svg:
     """Two bars a token: the model's p and the p sampled from; a token cut by top-k or top-p has no second bar."""
-    after = [bar_label(p) if kept else CUT for p, kept in zip(s.after, s.kept, strict=True)]  # two decimals: side
+    after = [bar_label(p) if kept else t(CUT) for p, kept in zip(s.after, s.kept, strict=True)]  # two decimals: side
     top = float(max(s.before.max(), s.after.max()))  # by side they fit; the table has more
     return svg.bars(list(s.tokens), [
-        svg.Series("the model's p", s.before.tolist(), RAW_COLOUR, [bar_label(p) for p in s.before]),
-        svg.Series(f"p sampled from ({settings_text(s.sampling)})", s.after.tolist(), SCALED_COLOUR, after,
-                   outline=True),  # filled and outlined: told apart without colour
-    ], title="The next token's probabilities, before and after", x_title="next token (the model's likeliest first)",
-        y_title="p", y_range=(0.0, min(1.0, top * 1.25) or 1.0), show_legend=True)
+        svg.Series(t("the model's p"), s.before.tolist(), RAW_COLOUR, [bar_label(p) for p in s.before]),
+        svg.Series(t("p sampled from ({settings})", settings=settings_text(s.sampling)), s.after.tolist(),
+                   SCALED_COLOUR, after, outline=True),  # filled and outlined: told apart without colour
+    ], title=t("The next token's probabilities, before and after"),
+        x_title=t("next token (the model's likeliest first)"), y_title="p",
+        y_range=(0.0, min(1.0, top * 1.25) or 1.0), show_legend=True)
 
 
 def bar_label(p: float) -> str:
     """A bar's label, at two decimals; a probability above 0 that would read 0.00 reads "<0.01"."""
     text = format_number(p, 2)
-    return "<0.01" if p > 0 and text == "0.00" else text
+    return "<" + decimal("0.01") if p > 0 and text == format_number(0.0, 2) else text
 
 
 def sampling_frame(s: Sampled) -> pd.DataFrame:
     """The numbers of the chart: each token's p, its p at T (over the whole vocabulary), and the p sampled from
     ("cut" where removed), written as ``probability`` writes them."""
     d = arithmetic.places(after_decimals(s))
-    return pd.DataFrame({
+    frame = pd.DataFrame({
         "next token": list(s.tokens),
-        "p": [probability(float(p), rest=rest).text for p, rest in zip(s.before, s.rests[0], strict=True)],
-        f"p at T = {s.sampling.temperature:g}": [probability(float(p), rest=rest).text
-                                                 for p, rest in zip(s.tempered, s.rests[1], strict=True)],
-        "p sampled from": [probability(float(p), d, rest).text if kept else CUT
+        "p": [decimal(probability(float(p), rest=rest).text) for p, rest in zip(s.before, s.rests[0], strict=True)],
+        f"p at T = {decimal(f'{s.sampling.temperature:g}')}": [
+            decimal(probability(float(p), rest=rest).text) for p, rest in zip(s.tempered, s.rests[1], strict=True)],
+        "p sampled from": [decimal(probability(float(p), d, rest).text) if kept else t(CUT)
                            for p, rest, kept in zip(s.after, s.rests[2], s.kept, strict=True)],
     }, index=pd.RangeIndex(1, len(s.tokens) + 1, name="rank"))
+    frame.attrs[WORD_COLUMNS] = True  # (its "p at T = …": maths, shown as it is)
+    return frame
 
 
 def settings_text(sampling: Sampling) -> str:
-    top_k = "top-k off" if sampling.top_k <= 0 else f"top-k {sampling.top_k}"
-    top_p = "top-p off" if sampling.top_p >= 1 else f"top-p {sampling.top_p:g}"
-    return f"T {sampling.temperature:g}, {top_k}, {top_p}"
+    top_k = t("top-k off") if sampling.top_k <= 0 else f"top-k {sampling.top_k}"
+    top_p = t("top-p off") if sampling.top_p >= 1 else f"top-p {decimal(f'{sampling.top_p:g}')}"
+    return enumeration([f"T {decimal(f'{sampling.temperature:g}')}", top_k, top_p])
 
 
 def _share(s: Sampled) -> tuple[Written, Written, str, Written]:
@@ -239,7 +244,7 @@ def _share(s: Sampled) -> tuple[Written, Written, str, Written]:
 
 def _operand(w: Written) -> str:
     """A written number as a factor: "1 − 2.0 × 10⁻⁷" in parentheses."""
-    return f"({w.text})" if " − " in w.text else w.text
+    return f"({decimal(w.text)})" if " − " in w.text else decimal(w.text)
 
 
 def _places(p: float) -> int:
@@ -251,36 +256,48 @@ def kept_text(s: Sampled) -> str:
     """Markdown: how many tokens each cut left, what top-p measured, and what renormalising does, measured on this
     distribution."""
     k, p = s.sampling.top_k, s.sampling.top_p
-    parts = [f"Of the vocabulary's {s.vocabulary:,} tokens, "]
+    vocabulary = whole(s.vocabulary)
     if k <= 0 and p >= 1:
-        parts.append("none is cut: every token can be drawn, with its probability at T.")
-        return "".join(parts)
-    count = f"**{s.kept_count:,} token{'s' if s.kept_count != 1 else ''}**"
-    ties = " (tied logits are kept together)" if s.after_top_k > k else ""
+        return t("Of the vocabulary's {vocabulary} tokens, none is cut: every token can be drawn, with its probability "
+                 "at T.", vocabulary=vocabulary)
+    count = nt("**{count} token**", "**{count} tokens**", s.kept_count, count=whole(s.kept_count))
+    tied = s.after_top_k > k
     if k > 0 and p < 1:
         kept, left, relation, share = _share(s)
-        parts.append(f"top-k keeps the {s.after_top_k:,} with the largest logits{ties}, which hold {left.text} of "
-                     f"the probability at T. Top-p then measures what top-k left, renormalised: each of their "
-                     f"probabilities divided by {left.text}, so that they add up to 1. It keeps the fewest "
-                     f"likeliest of them whose renormalised probabilities add up to at least {p:g}: {count}, "
-                     f"holding {_operand(kept)} ÷ {_operand(left)} {relation} {share.text} of what top-k left "
-                     f"({kept.text} of the probability at T).")
+        values = dict(vocabulary=vocabulary, top_k=whole(s.after_top_k), left=decimal(left.text),
+                      top_p=decimal(f"{p:g}"), count=count, kept=_operand(kept), left_operand=_operand(left),
+                      relation=relation, share=decimal(share.text), kept_at_t=decimal(kept.text))
+        said = (t("Of the vocabulary's {vocabulary} tokens, top-k keeps the {top_k} with the largest logits (tied "
+                  "logits are kept together), which hold {left} of the probability at T.", **values) if tied else
+                t("Of the vocabulary's {vocabulary} tokens, top-k keeps the {top_k} with the largest logits, which "
+                  "hold {left} of the probability at T.", **values))
+        said = sentences(said, t("Top-p then measures what top-k left, renormalised: each of their probabilities "
+                                 "divided by {left}, so that they add up to 1. It keeps the fewest likeliest of them "
+                                 "whose renormalised probabilities add up to at least {top_p}: {count}, holding "
+                                 "{kept} ÷ {left_operand} {relation} {share} of what top-k left ({kept_at_t} of the "
+                                 "probability at T).", **values))
     else:
         kept = probability(s.kept_mass, rest=s.kept_rest)
+        values = dict(vocabulary=vocabulary, top_k=whole(s.after_top_k), top_p=decimal(f"{p:g}"), count=count,
+                      kept=decimal(kept.text))
         if k > 0:
-            parts.append(f"top-k keeps the {s.after_top_k:,} with the largest logits{ties}")
+            said = (t("Of the vocabulary's {vocabulary} tokens, top-k keeps the {top_k} with the largest logits (tied "
+                      "logits are kept together): {count}, holding {kept} of the probability at T.", **values) if tied
+                    else t("Of the vocabulary's {vocabulary} tokens, top-k keeps the {top_k} with the largest logits: "
+                           "{count}, holding {kept} of the probability at T.", **values))
         else:
-            parts.append(f"top-p keeps the fewest likeliest of them whose probabilities at T add up to at least {p:g}")
-        parts.append(f": {count}, holding {kept.text} of the probability at T.")
-    parts.append(f" Their probabilities at T are divided by {kept.text}, so that they add up to 1, and every other "
-                 "token's becomes 0.")
+            said = t("Of the vocabulary's {vocabulary} tokens, top-p keeps the fewest likeliest of them whose "
+                     "probabilities at T add up to at least {top_p}: {count}, holding {kept} of the probability at T.",
+                     **values)
+    said = sentences(said, t("Their probabilities at T are divided by {kept}, so that they add up to 1, and every "
+                             "other token's becomes 0.", kept=decimal(kept.text)))
     if _all_kept_shown(s):
-        every = {1: "it", 2: "both"}.get(s.kept_count, f"all {s.kept_count}")
-        parts.append(f" In the table, which shows {every}, the column “p sampled from” adds up to 1 as written."
-                     if after_decimals(s) > 0 else
-                     f" In the table, which shows {every}, the column “p sampled from” adds up to ≈ 1: each number "
-                     "is rounded.")
-    return "".join(parts)
+        every = {1: t("it"), 2: t("both")}.get(s.kept_count) or t("all {count}", count=s.kept_count)
+        said = sentences(said, t("In the table, which shows {every}, the column “p sampled from” adds up to 1 as "
+                                 "written.", every=every) if after_decimals(s) > 0 else
+                         t("In the table, which shows {every}, the column “p sampled from” adds up to ≈ 1: each "
+                           "number is rounded.", every=every))
+    return said
 
 
 def draw_decimals(s: Sampled, p: Written, fewest: int) -> tuple[int, str]:
@@ -318,16 +335,17 @@ def draw_text(s: Sampled, seed: int) -> str:
     d, relation = draw_decimals(s, p, column)
     u, a, b = (fixed(v, d) for v in (s.u, s.slice_start, s.slice_end))
     token = markdown_text(s.drawn)
+    at = dict(u=decimal(u.text), a=decimal(a.text), b=decimal(b.text), p=decimal(p.text))
     if relation:
-        length = f"{b.text} − {a.text} {relation} {p.text}, its p sampled from"
+        length = t("{b} − {a} {relation} {p}, its p sampled from", relation=relation, **at)
     else:  # the float ends: p within 10⁻¹⁶ of a rounding boundary of its last digit, or a sliver after many floats
         difference = format(Context(prec=d + 10).subtract(Decimal(b.text), Decimal(a.text)), "f")  # exact
-        why = ("its slice ends at p held as a 64-bit float, about 16 significant digits, and that float is not p"
+        why = (t("its slice ends at p held as a 64-bit float, about 16 significant digits, and that float is not p")
                if s.slice_start == 0 else  # the first slice: no sum (the third audit: 1 − 2.2 × 10⁻²⁷ is no float)
-               "the slices' ends are running sums held as 64-bit floats, rounded to about 16 significant digits")
-        length = (f"{b.text} − {a.text} = {difference}; its p sampled from is {p.text}, which no number of decimals "
-                  f"gives here: {why}")
-    return (f"**The draw (seed {seed}):** u = {u.text}, a number drawn uniformly from [0, 1). Laid end to end, "
-            "likeliest first, each kept token takes a slice of [0, 1) as long as its probability; u falls in "
-            f"“{token}”'s slice, [{a.text}, {b.text}) ({length}), so the next token is **“{token}”**. Another seed "
-            "draws another u.")
+               t("the slices' ends are running sums held as 64-bit floats, rounded to about 16 significant digits"))
+        length = t("{b} − {a} = {difference}; its p sampled from is {p}, which no number of decimals gives here: "
+                   "{why}", difference=decimal(difference), why=why, **at)
+    return t("**The draw (seed {seed}):** u = {u}, a number drawn uniformly from [0, 1). Laid end to end, likeliest "
+             "first, each kept token takes a slice of [0, 1) as long as its probability; u falls in “{token}”'s "
+             "slice, [{slice}) ({length}), so the next token is **“{token}”**. Another seed draws another u.",
+             seed=seed, u=at["u"], token=token, slice=numbers([at["a"], at["b"]]), length=length)

@@ -43,7 +43,14 @@ def matrix_frame(
 # frames (the CSV and the tests read them so) and shown in the reader's language (``header``). A frame whose columns
 # are words, not tokens, says so (``WORD_COLUMNS``); a token is never translated, even one spelt "token".
 HEADERS = frozenset({N_("position i"), N_("token"), N_("id"), N_("bias"), N_("query ↓ · key →"), N_("term"),
-                     N_("in \\ out"), N_("Concat dim ↓ · output dim →"), N_("rank")})
+                     N_("in \\ out"), N_("Concat dim ↓ · output dim →"), N_("rank"),
+                     # a real model's tables (viz.pretrained)
+                     N_("layer"), N_("head"), N_("every head on"), N_("heads switched off"), N_("drop in log p"),
+                     N_("p with it off"), N_("next token"), N_("probability"),
+                     # writing with a cache (viz.generation)
+                     N_("written"), N_("reads"), N_("cache: M mult-adds"), N_("whole: M mult-adds"), N_("cache: ms"),
+                     N_("whole: ms"), N_("cache: MB read"), N_("whole: MB read"), N_("tokens read"),
+                     N_("p sampled from"), N_("token ↓ · dimension →")})
 
 
 WORD_COLUMNS = "word_columns"  # frame.attrs: its columns are HEADERS words (position i, token, id)

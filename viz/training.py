@@ -26,7 +26,7 @@ from attention.training import (
 from viz import svg
 from viz.arithmetic import average
 from viz.figures import HEAD_COLOURS, heatmap, query_key_figure
-from viz.i18n import N_, clauses, decimal, enumeration, nt, t
+from viz.i18n import N_, clauses, decimal, nt, numbers, t
 from viz.i18n import percent as percent_sign
 from viz.labels import dim_labels, format_number
 from viz.tables import matrix_frame
@@ -229,8 +229,8 @@ def score_split_text(run: Run, split: dict[str, Array], example: int) -> str:
     allowed = np.tril(np.ones((n, n), dtype=bool))
     shown, how = SPLIT_SHOWN[run.task.name]
     spreads = {name: row_spread(z, allowed) for name, z in split.items()}
-    said = enumeration([f"{name} {two(spreads[name])}" for name in split if name in shown])
-    left = enumeration([f"{name} {two(spreads[name])}" for name in split if name not in shown])
+    said = numbers([f"{name} {two(spreads[name])}" for name in split if name in shown])  # "; " beside 0,73
+    left = numbers([f"{name} {two(spreads[name])}" for name in split if name not in shown])
     return t("Since x = e + p, each score has four parts: z = e·B·eᵀ + e·B·pᵀ + p·B·eᵀ + p·B·pᵀ. Of these, {how}; the "
              "others are not drawn. How much each part moves the scores within a row (its largest spread over the keys "
              "a row may see), measured on held-out sequence {example}: drawn, {drawn}; not drawn, {left}.",

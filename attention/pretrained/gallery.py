@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from attention.focus import model_sinks
+from attention.messages import N_
 from attention.pretrained.common import Array
 
 # The family most claims are measured over: varied, and some chosen to break a claim (one word said
@@ -111,6 +112,7 @@ class GalleryHead:
     family: tuple[str, ...]  # the sentences the job was measured over
     holds_on: int  # on how many of them the measure reaches ``at_least`` (the job text says so)
     needs: str = ""  # what a sentence needs for the measure, said when it lacks it
+    name: str = ""  # the job in a few words, the start of ``job`` (the every-head view's tooltip)
 
 
 def induction_family(count: int = 24) -> tuple[str, ...]:
@@ -147,41 +149,45 @@ def induction_prompt(seed: int, said: int = 4) -> tuple[str, str]:
 
 GALLERY = (
     GalleryHead("minilm", 0, 2, "The cat sat on the mat because it was tired",
-                "Looks at the previous token: every row but the first puts nearly all its weight (at least 0.95) one "
-                "place to the left, on each of the 24 test sentences; the first row, [CLS], has nothing to its left "
-                "and looks at itself.",
-                on_previous, "mean weight on the previous token", 0.95, TEST_SENTENCES, 24),
+                N_("Looks at the previous token: every row but the first puts nearly all its weight (at least 0.95) "
+                   "one place to the left, on each of the 24 test sentences; the first row, [CLS], has nothing to its "
+                   "left and looks at itself."),
+                on_previous, N_("mean weight on the previous token"), 0.95, TEST_SENTENCES, 24,
+                name=N_("Looks at the previous token")),
     GalleryHead("minilm", 1, 8, "one two three four five six seven eight",
-                "Leans towards the next token: its rows put at least 0.35 of their weight there on average, on each "
-                "of the 24 test sentences, and on most of them over half the rows have their largest weight there. "
-                "Less sharp than the previous-token head above, which puts nearly all its weight on its neighbour.",
-                on_next, "mean weight on the next token", 0.35, TEST_SENTENCES, 24),
+                N_("Leans towards the next token: its rows put at least 0.35 of their weight there on average, on each "
+                   "of the 24 test sentences, and on most of them over half the rows have their largest weight there. "
+                   "Less sharp than the previous-token head above, which puts nearly all its weight on its neighbour."),
+                on_next, N_("mean weight on the next token"), 0.35, TEST_SENTENCES, 24,
+                name=N_("Leans towards the next token")),
     GalleryHead("minilm", 2, 7, "This forum is awesome",
-                "Parks on [CLS]: its rows put at least 0.7 of their weight on the first token on average, on each of "
-                "the 24 test sentences (an attention sink: a place for a head's weight when it has nothing better "
-                "to look at).",
-                on_first, "mean weight on [CLS]", 0.7, TEST_SENTENCES, 24),
+                N_("Parks on [CLS]: its rows put at least 0.7 of their weight on the first token on average, on each "
+                   "of the 24 test sentences (an attention sink: a place for a head's weight when it has nothing "
+                   "better to look at)."),
+                on_first, N_("mean weight on [CLS]"), 0.7, TEST_SENTENCES, 24, name=N_("Parks on [CLS]")),
     GalleryHead("minilm", 5, 11, "The cat sat on the mat because it was soft",
-                "From “it”, looks back at a noun: on each of the 20 test sentences with “it”, its largest weight "
-                "(apart from [CLS] and [SEP]) is on a noun before it. But not reliably the noun “it” refers to: "
-                "here “it” is the mat, and the head still looks at “cat”, as it does when “it” is the cat.",
-                pronoun_weight, "the weight of “it” on the token it looks at most", None, PRONOUN_SENTENCES, 20,
-                needs="the word “it”"),
+                N_("From “it”, looks back at a noun: on each of the 20 test sentences with “it”, its largest weight "
+                   "(apart from [CLS] and [SEP]) is on a noun before it. But not reliably the noun “it” refers to: "
+                   "here “it” is the mat, and the head still looks at “cat”, as it does when “it” is the cat."),
+                pronoun_weight, N_("the weight of “it” on the token it looks at most"), None, PRONOUN_SENTENCES, 20,
+                needs=N_("the word “it”"), name=N_("From “it”, looks back at a noun")),
     GalleryHead("smollm2", 18, 6,
                 "The violet tractor sermon pickle orbit lantern. The violet tractor sermon pickle orbit lantern.",
-                "An induction head: on a repeated sequence, each token looks at the token that followed it last "
-                "time (A B … A → B), which lets the model continue the pattern: a mean weight of at least 0.65 "
-                "there, on each of the 24 test sequences (six random words said twice).",
-                induction, "mean weight on the token after the previous occurrence", 0.65, induction_family(), 24,
-                needs="a token that occurred before"),
+                N_("An induction head: on a repeated sequence, each token looks at the token that followed it last "
+                   "time (A B … A → B), which lets the model continue the pattern: a mean weight of at least 0.65 "
+                   "there, on each of the 24 test sequences (six random words said twice)."),
+                induction, N_("mean weight on the token after the previous occurrence"), 0.65, induction_family(), 24,
+                needs=N_("a token that occurred before"), name=N_("An induction head")),
     GalleryHead("smollm2", 16, 0, "The cat sat on the mat because it was tired",
-                "Looks at the previous token, as MiniLM's layer 1, head 3 does, less sharply: at least 0.75 of the "
-                "weight on average, on 22 of the 23 test sentences of two or more tokens. Not on “the the the the”, "
-                "where every earlier token is the same word.",
-                on_previous, "mean weight on the previous token", 0.75, TEST_SENTENCES, 22),
+                N_("Looks at the previous token, as MiniLM's layer 1, head 3 does, less sharply: at least 0.75 of the "
+                   "weight on average, on 22 of the 23 test sentences of two or more tokens. Not on “the the the the”, "
+                   "where every earlier token is the same word."),
+                on_previous, N_("mean weight on the previous token"), 0.75, TEST_SENTENCES, 22,
+                name=N_("Looks at the previous token")),
     GalleryHead("smollm2", 18, 8, "This forum is awesome and everyone here is kind",
-                "An attention sink: the rows after the first put nearly all their weight (at least 0.9) on the first "
-                "token, on 21 of the 23 test sentences of two or more tokens (not on “one two three …” or “the the "
-                "the the”). Most of this model's heads do this much of the time.",
-                on_first, "mean weight on the first token", 0.9, TEST_SENTENCES, 21),
+                N_("An attention sink: the rows after the first put nearly all their weight (at least 0.9) on the "
+                   "first token, on 21 of the 23 test sentences of two or more tokens (not on “one two three …” or "
+                   "“the the the the”). Most of this model's heads do this much of the time."),
+                on_first, N_("mean weight on the first token"), 0.9, TEST_SENTENCES, 21,
+                name=N_("An attention sink")),
 )

@@ -263,12 +263,14 @@ class SmolLM2:
         check_length(tokens, "SmolLM2")
         return list(encoding.ids), tokens
 
-    def spaces(self, sentence: str) -> tuple[int, list[str]]:
-        """How the sentence's spaces were tokenized: (how many start the token after them, the tokens
-        that follow each space that is a token of its own, as shown)."""
+    def spaces(self, sentence: str) -> tuple[int, list[str | None]]:
+        """How the sentence's spaces were tokenized: (how many spaces start a token that holds more than spaces,
+        the token after each token made of spaces alone, as shown: None where the sentence ends there). Spaces
+        are counted, not tokens: "a   b" is a | ␣␣ | ␣b, one space in "␣b" and a token of two spaces."""
         raw = self.tokenizer.encode(check_sentence(sentence)).tokens  # byte-level: "Ġ" is a space
-        joined = sum(t.startswith("Ġ") and len(t) > 1 for t in raw)
-        alone = [self.show(raw[k + 1]) if k + 1 < len(raw) else "the end" for k, t in enumerate(raw) if t == "Ġ"]
+        joined = sum(len(t) - len(t.lstrip("Ġ")) for t in raw if t.lstrip("Ġ"))
+        alone = [self.show(raw[k + 1]) if k + 1 < len(raw) else None for k, t in enumerate(raw)
+                 if t and not t.lstrip("Ġ")]
         return joined, alone
 
     def theta(self) -> Array:

@@ -108,7 +108,7 @@ def test_the_scans_sentence_writes_p_before_and_after_as_the_drop_gives_them(p, 
         assert written.decimals(d) == 6
     else:
         assert abs(value - float(after)) < 0.5 * 10.0 ** -written.decimals(after)
-    helped = int(re.search(r"(\d+) lower it by more than 0.1", text).group(1))
+    helped = int(re.search(r"(\d+) lowers? it by more than 0.1", text).group(1))
     assert helped == sum(written.value(format_number(x, 3)) > written.value("0.1") for x in drops.ravel())
 
 
