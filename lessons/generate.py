@@ -22,7 +22,7 @@ from ui.models import (
     timing_job,
     writing_text,
 )
-from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
+from ui.settings import first_sentence, shared, usable_sentence
 from ui.walkthrough import render_steps, steps_for
 from viz import generation as G
 from viz.i18n import N_, t
@@ -38,7 +38,7 @@ except ModelMissing as missing:
     st.error(missing_text(missing), icon=":material/download:")
     st.stop()
 model = model_named("smollm2")
-prompt = usable_sentence(settings.sentence, memory="_last_gen_prompt", default=DEFAULT_SENTENCE, check=model.tokenize)
+prompt = usable_sentence(settings.sentence, memory="_last_gen_prompt", default=first_sentence(), check=model.tokenize)
 # In a form: the model writes when the learner presses Write (or lets go of the slider and presses Enter), not at
 # every arrow key on the way (three presses from 8 to 5 wrote three times, ~36 s on a busy machine; issue 35).
 with st.form("gen_form", border=False, enter_to_submit=True):

@@ -37,7 +37,7 @@ from ui.models import (
     switch_off_induction_heads,
     toggle_head_off,
 )
-from ui.settings import DEFAULT_SENTENCE, shared, usable_sentence
+from ui.settings import first_sentence, shared, usable_sentence
 from ui.walkthrough import lines_panel, render_steps, steps_for
 from viz import figures as F
 from viz import pretrained as P
@@ -60,7 +60,7 @@ except ModelMissing as missing:
 model = model_named(name)
 if name == "smollm2":
     st.caption(t(P.QUANTIZED))
-sentence = usable_sentence(settings.sentence, memory=f"_last_rm_sentence_{name}", default=DEFAULT_SENTENCE,
+sentence = usable_sentence(settings.sentence, memory=f"_last_rm_sentence_{name}", default=first_sentence(),
                            check=model.tokenize)
 tokens, weights = attentions_of(name, sentence)
 n = len(tokens)

@@ -91,7 +91,9 @@ def set_control(kind: str, widget, data) -> None:
             widget.set_value(read_option(key, label) if key in SETTINGS else label)
     elif kind == "select_slider":
         options = [o for o in widget.options if key not in SLOW or o in SLOW[key]]
-        widget.set_value(data.draw(st.sampled_from(options), label=key))
+        label = data.draw(st.sampled_from(options), label=key)
+        # the value the label shows (a label written by a format_func, "0.001" or "2,000", is not the value)
+        widget.set_value(read_option(key, label) if key in SETTINGS else label)
     elif kind == "slider":
         low, high, step = widget.min, widget.max, widget.step
         if isinstance(low, int) and isinstance(step, int):

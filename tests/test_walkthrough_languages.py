@@ -257,3 +257,44 @@ def test_a_picture_cached_across_sessions_is_drawn_in_each_readers_language(monk
     with i18n.speaking("es"):
         assert titles["es"] == i18n.t("Every head's α, layers {first}–{last}", first=1, last=6)
     assert titles["en"] == "Every head's α, layers 1–6"
+
+
+@pytest.mark.parametrize(("lang", "tokens"), [("es", ["Este", "foro", "es", "genial"]),
+                                              ("fr", ["Ce", "forum", "est", "génial"]),
+                                              ("zh", ["这", "个", "论", "坛", "很", "棒"]), ("en", SENTENCE.split())])
+def test_a_new_session_starts_on_its_languages_example_and_its_link_names_it(lang, tokens, monkeypatch):
+    """The example sentence in the reader's language when the link names none (English's is the link's default,
+    left out of it); any other is written into the link, so that a shared link or a class shows every reader, in
+    any language, the same sentence and numbers."""
+    import ui.i18n
+
+    monkeypatch.setattr(ui.i18n, "OFFERED", (*i18n.LANGUAGES,))
+    with i18n.speaking(lang):
+        at = open_app("", lang=lang, step="1")
+        assert not at.exception
+        assert at.text_input(key="sentence").value == ("".join(tokens) if lang == "zh" else " ".join(tokens))
+        assert [row[1] for row in view_panels(at)["tokens"]["values"]] == tokens  # step 1's table
+        link = dict(at.query_params)
+    assert ("sentence" in link) == (lang != "en")
+    with i18n.speaking("en"):  # the link, opened by an English reader: the same sentence
+        again = open_app("", **{**link, "lang": "en"})
+        assert again.text_input(key="sentence").value == at.text_input(key="sentence").value
+
+
+def test_a_missing_models_message_names_the_model_and_its_licence_in_the_readers_language(monkeypatch):
+    """The engine names a missing model by its English title; the page writes the title and licence as the reader's
+    language does, its size with the language's digits, and the command as it is."""
+    import importlib.util
+
+    from attention.pretrained import ModelMissing, package_dir
+    from ui.models import missing_text
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(ModelMissing) as missing:
+        package_dir("minilm")
+    assert "MiniLM (all-MiniLM-L6-v2, a BERT encoder)" in str(missing.value)  # the log's English
+    with i18n.speaking("es"):
+        text = missing_text(missing.value)
+        assert i18n.t("MiniLM (all-MiniLM-L6-v2, a BERT encoder)") in text
+        assert i18n.t("Apache-2.0 (model card; the package says MIT)") in text and "requirements-models.txt" in text
+    assert "BERT encoder" not in text and "model card" not in text

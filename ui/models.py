@@ -244,11 +244,11 @@ def _shorter(prompt: str, count: int):
 
 
 def missing_text(missing: ModelMissing) -> str:
-    """A missing model's message in the reader's language, the model named as the pages name it (its title
-    translated: "MiniLM (all-MiniLM-L6-v2, un codificador BERT)")."""
+    """A missing model's message in the reader's language, the model and its licence named as the pages name them
+    (translated: "MiniLM (all-MiniLM-L6-v2, un codificador BERT)")."""
     message = missing.message
-    if "model" in message.values:
-        message = message._replace(values={**message.values, "model": t(str(message.values["model"]))})
+    words = {key: t(str(message.values[key])) for key in ("model", "licence") if key in message.values}
+    message = message._replace(values={**message.values, **words})
     return said(message)
 
 

@@ -19,7 +19,10 @@ from ui.components import text_box
 from viz.i18n import N_, language, listed, nt, said, t, whole
 from viz.labels import markdown_text
 
-DEFAULT_SENTENCE = "This forum is awesome"
+DEFAULT_SENTENCE = "This forum is awesome"  # the link's default: a link without a sentence means this one
+# The sentence a session starts with when its link names none, in the reader's language (issue 45); any other than
+# DEFAULT_SENTENCE is written into the link, so a shared link or a class shows every reader the same sentence
+EXAMPLE_SENTENCES = {"es": "Este foro es genial", "fr": "Ce forum est génial", "zh": "这个论坛很棒"}
 DEFAULT_SEED = 42
 DEFAULT_D_MODEL = 8
 MAX_SEED = 999_999
@@ -46,10 +49,15 @@ def _new_seed() -> None:
 REPLACED = "_replaced_sentence"  # (the learner's sentence, the example that replaced it)
 
 
+def first_sentence() -> str:
+    """The example sentence in the running language (``EXAMPLE_SENTENCES``), else DEFAULT_SENTENCE."""
+    return EXAMPLE_SENTENCES.get(language(), DEFAULT_SENTENCE)
+
+
 def replace_sentence(example: str) -> None:
     """A callback's: put an example into the sentence box, and keep the learner's own sentence so that the
     sidebar can say what happened and offer it back (in every lesson: the sentence is shared)."""
-    mine = st.session_state.get("sentence", DEFAULT_SENTENCE)
+    mine = st.session_state.get("sentence", first_sentence())
     if mine != example:
         earlier = st.session_state.get(REPLACED)
         # a second example after the first: the learner's sentence is still the one they typed
@@ -133,7 +141,7 @@ def draw_shared_sidebar(page: str = "") -> Shared:
     _language_menu(sb)
     used = settings_used(page)
     sentence = text_box(  # longer text could never be shown, and would make links too long to open
-        t("Sentence"), key="sentence", limit=MAX_CHARS, container=sb, value=DEFAULT_SENTENCE, persist_state="session",
+        t("Sentence"), key="sentence", limit=MAX_CHARS, container=sb, value=first_sentence(), persist_state="session",
         help=t("Words and punctuation become tokens; at most {tokens} tokens and {chars} characters.",
                tokens=MAX_TOKENS, chars=whole(MAX_CHARS)),
         disabled="sentence" not in used,
@@ -237,7 +245,7 @@ def trace_or_explain(shared: Shared, trace: Callable[..., T], **options) -> T:
     shared settings and ``options``. The learner's text stays in the box untouched, and the rest of
     the page keeps working.
     """
-    sentence = usable_sentence(shared.sentence, memory=_LAST_GOOD, default=DEFAULT_SENTENCE)
+    sentence = usable_sentence(shared.sentence, memory=_LAST_GOOD, default=first_sentence())
     return trace(sentence, d_model=shared.d_model, seed=shared.seed, positional=shared.positional,
                  causal=shared.causal, **options)
 
@@ -258,7 +266,10 @@ def usable_sentence(text: str, *, memory: str, default: str, label: str = "",
         check(text)
     except SentenceError as error:
         last = st.session_state.get(memory, default)
-        why = markdown_text(said(error.message))
+        message = error.message  # its example, the reader's language's (the engine names the English one)
+        if "example" in message.values:
+            message = message._replace(values={**message.values, "example": first_sentence()})
+        why = markdown_text(said(message))
         why = t("{box}: {why}", box=t(label), why=why) if label else why
         until = t("Until then the lesson shows the last sentence that worked: “{sentence}”.",
                   sentence=markdown_text(last))

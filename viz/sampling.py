@@ -212,12 +212,12 @@ def sampling_frame(s: Sampled) -> pd.DataFrame:
     frame = pd.DataFrame({
         "next token": list(s.tokens),
         "p": [decimal(probability(float(p), rest=rest).text) for p, rest in zip(s.before, s.rests[0], strict=True)],
-        f"p at T = {decimal(f'{s.sampling.temperature:g}')}": [
+        t("p at T = {temperature}", temperature=decimal(f"{s.sampling.temperature:g}")): [
             decimal(probability(float(p), rest=rest).text) for p, rest in zip(s.tempered, s.rests[1], strict=True)],
         "p sampled from": [decimal(probability(float(p), d, rest).text) if kept else t(CUT)
                            for p, rest, kept in zip(s.after, s.rests[2], s.kept, strict=True)],
     }, index=pd.RangeIndex(1, len(s.tokens) + 1, name="rank"))
-    frame.attrs[WORD_COLUMNS] = True  # (its "p at T = …": maths, shown as it is)
+    frame.attrs[WORD_COLUMNS] = True  # (its "p at T = …" is written in the reader's language already)
     return frame
 
 

