@@ -29,7 +29,7 @@ from ui.training import cancel_training, finished_run, start_training, training_
 from ui.walkthrough import STEPS, render_steps
 from viz import tables as T
 from viz import training as V
-from viz.i18n import bound, decimal, enumeration, nt, t, whole
+from viz.i18n import bound, decimal, enumeration, nt, t
 
 EXAMPLES = 6  # held-out sequences the learner can pick from
 
@@ -55,7 +55,7 @@ with st.container(border=True):
     rate = right.select_slider(t("Learning rate η"), LEARNING_RATES, value=default("lt_lr"), key="lt_lr",
                                persist_state="session", format_func=bound(lambda r: decimal(f"{r:g}")))
     steps = far.select_slider(t("Steps"), RUN_LENGTHS, value=default("lt_steps"), key="lt_steps",
-                              persist_state="session", format_func=bound(whole),
+                              persist_state="session",  # a step's number as every text names it: 2000
                               help=t("Each step trains on a fresh batch of 64 sequences."))
     st.caption(t("Seed {seed} (in the sidebar): the same settings always give the same run. This page always adds "
                  "positional encodings and uses the causal mask; the sidebar's switches are for the other lessons.",
@@ -100,7 +100,7 @@ else:
     map_slot = st.container()  # the model map, under the verdict: filled once the head below is chosen
 
     kept = list(run.snapshot_steps)
-    saved = enumeration([whole(k) for k in kept[:2]] + (["…", whole(kept[-1])] if len(kept) > 2 else []))
+    saved = enumeration([str(k) for k in kept[:2]] + (["…", str(kept[-1])] if len(kept) > 2 else []))
     from_link = "lt_step" in ui.linked_keys()  # a link's step, not yet looked at: it wins over step 0
     ui.forget_stale_choice("lt_step", kept, label=t("Training step"),
                            why=t("this run saved steps {steps}", steps=saved), default=kept[0])

@@ -263,14 +263,14 @@ def test_a_picture_cached_across_sessions_is_drawn_in_each_readers_language(monk
                                               ("fr", ["Ce", "forum", "est", "génial"]),
                                               ("zh", ["这", "个", "论", "坛", "很", "棒"]), ("en", SENTENCE.split())])
 def test_a_new_session_starts_on_its_languages_example_and_its_link_names_it(lang, tokens, monkeypatch):
-    """The example sentence in the reader's language when the link names none (English's is the link's default,
-    left out of it); any other is written into the link, so that a shared link or a class shows every reader, in
-    any language, the same sentence and numbers."""
+    """A visit whose link names no lesson setting opens on the example sentence in the reader's language; a session
+    that does not read English names its sentence in its link, so that a shared link or a class shows every reader,
+    in any language, the same sentence and numbers."""
     import ui.i18n
 
     monkeypatch.setattr(ui.i18n, "OFFERED", (*i18n.LANGUAGES,))
     with i18n.speaking(lang):
-        at = open_app("", lang=lang, step="1")
+        at = open_app("", lang=lang)
         assert not at.exception
         assert at.text_input(key="sentence").value == ("".join(tokens) if lang == "zh" else " ".join(tokens))
         assert [row[1] for row in view_panels(at)["tokens"]["values"]] == tokens  # step 1's table
@@ -298,3 +298,24 @@ def test_a_missing_models_message_names_the_model_and_its_licence_in_the_readers
         assert i18n.t("MiniLM (all-MiniLM-L6-v2, a BERT encoder)") in text
         assert i18n.t("Apache-2.0 (model card; the package says MIT)") in text and "requirements-models.txt" in text
     assert "BERT encoder" not in text and "model card" not in text
+
+
+@pytest.mark.parametrize("lang", ["es", "zh"])
+def test_a_link_that_names_a_state_but_no_sentence_means_the_english_example_to_every_reader(lang, monkeypatch):
+    """An English learner's link at step 5 leaves the sentence out: a Spanish or Chinese reader sees the same sentence
+    and numbers, not their own example; and a learner reading Spanish who types the English example keeps it in
+    their link (found by the review: both opened on "Este foro es genial")."""
+    import ui.i18n
+
+    monkeypatch.setattr(ui.i18n, "OFFERED", (*i18n.LANGUAGES,))
+    english = open_app("", step="5")
+    assert "sentence" not in english.query_params
+    with i18n.speaking(lang):
+        reader = open_app("", lang=lang, **dict(english.query_params))
+        assert reader.text_input(key="sentence").value == SENTENCE
+        assert view_panels(reader)["scores"]["values"] == view_panels(english)["scores"]["values"]
+        mine = open_app("", lang=lang)
+        mine.text_input(key="sentence").input(SENTENCE).run()
+        link = dict(mine.query_params)
+        assert link["sentence"] == SENTENCE
+        assert open_app("", **link).text_input(key="sentence").value == SENTENCE

@@ -28,8 +28,8 @@ from attention.training import HEADS, LEARNING_RATES, RUN_LENGTHS, TASKS
 from ui import background
 from ui.i18n import LANG_STATE, OFFERED, acceptable
 from ui.matrix_editor import LINK_PATTERN, LINK_STATE, MAX_EDITS_CHARS
-from ui.settings import D_MODEL_RANGE, DEFAULT_D_MODEL, DEFAULT_SEED, DEFAULT_SENTENCE, MAX_SEED, SHOWN
-from viz.i18n import N_, nt, sentences, t, whole
+from ui.settings import BARE_VISIT, D_MODEL_RANGE, DEFAULT_D_MODEL, DEFAULT_SEED, DEFAULT_SENTENCE, MAX_SEED, SHOWN
+from viz.i18n import ENGLISH, N_, language, nt, sentences, t, whole
 from viz.labels import markdown_text
 from viz.pretrained import layer_pages
 
@@ -398,6 +398,9 @@ def clean_link() -> None:
         _say(problems)
         return
     linked = st.session_state.setdefault("_linked", set())  # ui.components.forget_stale_choice names them
+    # a visit whose link names no lesson setting (the app's address, perhaps with lang) opens on the reader's
+    # language's example sentence; any other link is a state, whose sentence is the English example if it names none
+    st.session_state[BARE_VISIT] = not any(key in SETTINGS and key not in READER_SETTINGS for key in url())
     for key, text in url().items():
         if key in SETTINGS:
             linked.add(key)
@@ -452,7 +455,7 @@ def link(page: str | None = None) -> dict[str, str | list[str]]:
     for key in (*SHARED_SETTINGS, *PAGE_SETTINGS.get(page, ()), *READER_SETTINGS):
         setting = SETTINGS[key]
         held = shown[key] if key in shown else st.session_state.get(setting.key_of(key))
-        if held is None or (setting.default is not ALWAYS and held == setting.default):
+        if held is None or (setting.default is not ALWAYS and held == setting.default and not named(key)):
             continue
         if setting.many:
             if texts := [text for text in map(partial(_written, setting), held) if text is not None]:
@@ -460,6 +463,14 @@ def link(page: str | None = None) -> dict[str, str | list[str]]:
         elif (text := _written(setting, held)) is not None:
             out[key] = text
     return out
+
+
+def named(key: str) -> bool:
+    """Whether the link names ``key`` even at its default: the sentence, in a session that does not read English. A
+    link without a sentence means the English example to every reader (``ui.settings.first_sentence``), but a link
+    that names nothing else opens on the reader's own language's example: a Spanish learner's "This forum is awesome"
+    is named, so that their link reopens it (found by the review of the examples)."""
+    return key == "sentence" and language() != ENGLISH
 
 
 def _written(setting: Setting, value: Any) -> str | None:

@@ -49,8 +49,15 @@ def _new_seed() -> None:
 REPLACED = "_replaced_sentence"  # (the learner's sentence, the example that replaced it)
 
 
+BARE_VISIT = "_bare_visit"  # the session's first link named no lesson setting (set by ui.links.clean_link)
+
+
 def first_sentence() -> str:
-    """The example sentence in the running language (``EXAMPLE_SENTENCES``), else DEFAULT_SENTENCE."""
+    """The sentence a session shows when it has none: the example in the running language (``EXAMPLE_SENTENCES``)
+    for a visit whose link named no lesson setting, else DEFAULT_SENTENCE (a link that names a state but no sentence
+    means the English example, whoever reads it: a shared link shows every reader the same numbers)."""
+    if not st.session_state.get(BARE_VISIT, True):
+        return DEFAULT_SENTENCE
     return EXAMPLE_SENTENCES.get(language(), DEFAULT_SENTENCE)
 
 
@@ -129,8 +136,25 @@ LANGUAGE_MENU = "lang_menu"
 
 
 def _choose_language() -> None:
-    """The menu's callback: the chosen language, for this run and the link (ui.i18n.begin reads it)."""
-    st.session_state[session_language.LANG_STATE] = st.session_state[LANGUAGE_MENU]
+    """The menu's callback: the chosen language, for this run and the link (ui.i18n.begin reads it).
+
+    Every setting is set again to its own value, so that the next run sends each menu its label in the new language:
+    Streamlit passes a menu's choice between browser and server as its label, and sends none when the chosen option
+    keeps its place; the browser then sent back the old language's label ("Plain SGD", "0.003"), which no option
+    names any more, and the next click reset the menu to its default (found in Chromium by the review of the menu;
+    AppTest does not pass labels). A question's chosen answer (a radio holding its option's place) likewise."""
+    from ui.links import SETTINGS  # (ui.links reads this module's defaults: imported when the menu is used)
+
+    state = st.session_state
+    state[session_language.LANG_STATE] = state[LANGUAGE_MENU]
+    held = {setting.key_of(key) for key, setting in SETTINGS.items()}
+    answers = {key for key in state if isinstance(key, str) and key.startswith(QUESTION_PREFIXES)
+               and isinstance(state[key], int) and not isinstance(state[key], bool)}
+    for key in (held | answers) & set(state.keys()):
+        state[key] = state[key]
+
+
+QUESTION_PREFIXES = ("ex-", "mh-ex-")  # a question's radio (ui.exercises.question_box): its option's place
 
 
 def draw_shared_sidebar(page: str = "") -> Shared:
