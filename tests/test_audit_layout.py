@@ -67,5 +67,5 @@ def test_a_new_run_after_a_setting_change_opens_at_step_0():
     from tests.test_learn import open_learn
     at = open_learn(lt_run="true")
     at.select_slider(key="lt_step").set_value(300).run()
-    at.select_slider(key="lt_lr").set_value("0.03").run()
+    at.select_slider(key="lt_lr").set_value(0.03).run()  # a value (its label is the reader's: "0,03" in French)
     assert at.select_slider(key="lt_step").value == 0
