@@ -573,7 +573,7 @@ def test_the_head_open_above_is_switched_off_and_back_on_with_one_button(minilm)
     assert_no_exception(at)
     assert at.multiselect(key="rm_off").value == ["L2 H3"]
     assert at.query_params["rm_off"] in ("L2 H3", ["L2 H3"])  # one value reads as a string
-    assert "Switched off: " in view_panels(at)["rm-model-view"]["figure"]["alt"]
+    assert "Switched off: layer 2, head 3." in view_panels(at)["rm-model-view"]["figure"]["alt"]
     assert at.button(key="rm_off_open").label == "Switch layer 2, head 3 back on"
     at.button(key="rm_off_open").click().run()
     assert at.multiselect(key="rm_off").value == []

@@ -319,3 +319,24 @@ def test_a_link_that_names_a_state_but_no_sentence_means_the_english_example_to_
         link = dict(mine.query_params)
         assert link["sentence"] == SENTENCE
         assert open_app("", **link).text_input(key="sentence").value == SENTENCE
+
+
+@pytest.mark.parametrize("lang", ["es", "qps"])
+def test_a_cut_paste_is_told_in_the_readers_language_with_its_numbers(lang, monkeypatch):
+    """A paste over the box's limit is cut, and the message under the box is the catalog's, with the counts written
+    as the language groups thousands (1.200 is not grouped in Spanish: CLDR's minimum grouping)."""
+    import ui.i18n
+    from attention import MAX_CHARS
+
+    monkeypatch.setattr(ui.i18n, "OFFERED", (*i18n.LANGUAGES,))
+    with i18n.speaking(lang):
+        at = open_app("", lang=lang)
+        at.text_input(key="sentence").input("ab " * 4000).run()
+        assert not at.exception
+        message = next(w.value for w in at.warning if "1000" in w.value or "1,000" in w.value)
+        assert len(at.text_input(key="sentence").value) == MAX_CHARS
+        if lang == "qps":
+            assert not english_left(message), message
+        else:
+            assert message.endswith("; el cuadro conserva los primeros 1000.") and "12.000 caracteres" in message, \
+                message

@@ -10,7 +10,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from ui import view
-from viz.i18n import enumeration, t
+from viz.i18n import enumeration, t, whole
 from viz.labels import markdown_text
 from viz.steps import lesson_markdown
 from viz.svg import Svg
@@ -134,8 +134,9 @@ def text_box(label: str, *, key: str, limit: int, area: bool = False, container=
     widget = box.text_area if area else box.text_input
     value = widget(label, key=key, on_change=_cut, args=(key, limit), **options)
     if cut:
-        box.warning(f"{label.split(' (')[0]}: the text had {cut:,} characters; the box keeps the first {limit:,}.",
-                    icon=":material/content_cut:")
+        name = label.split(" (")[0].split("（")[0]  # the box's name without its explanation, in any language
+        box.warning(t("{box}: the text had {count} characters; the box keeps the first {limit}.", box=name,
+                      count=whole(cut), limit=whole(limit)), icon=":material/content_cut:")
     return value or ""
 
 

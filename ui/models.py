@@ -25,8 +25,19 @@ from viz.i18n import nt, said, t
 LAYERS_PER_PAGE = P.LAYERS_PER_PAGE  # the every-head view of the decoder's 30 layers, a page at a time
 
 
-@st.cache_resource(show_spinner="Loading the model (once per server)…")
 def model_named(name: str):
+    """The model ``name``, loaded once per server. A session's first call may be the load itself (seconds): it
+    says so in the reader's language, after Streamlit's half-second delay; later calls send nothing."""
+    if st.session_state.get(f"_has_{name}"):
+        return _loaded(name)
+    with st.spinner(t("Loading the model (once per server)…")):
+        model = _loaded(name)
+    st.session_state[f"_has_{name}"] = True
+    return model
+
+
+@st.cache_resource(show_spinner=False)  # (a cache's own spinner text is fixed when the module loads: English)
+def _loaded(name: str):
     return load(name)
 
 
@@ -34,12 +45,12 @@ def model_named(name: str):
 # short sentences take far less, so the byte bounds are what bind in a class typing long ones.
 @st.cache_data(max_entries=12, max_size="150MB", show_spinner=False)
 def attentions_of(name: str, sentence: str):
-    return model_named(name).attentions(sentence)
+    return _loaded(name).attentions(sentence)
 
 
 @st.cache_data(max_entries=8, max_size="100MB", show_spinner=False)
 def head_of(name: str, sentence: str, layer: int, head: int):
-    return model_named(name).head_trace(sentence, layer, head)
+    return _loaded(name).head_trace(sentence, layer, head)
 
 
 @st.cache_data(max_entries=32, max_size="30MB", show_spinner=False)
@@ -54,14 +65,14 @@ def model_view_of(name: str, sentence: str, first: int, stop: int, off: frozense
 
 @st.cache_data(max_entries=64, max_size="2MB", show_spinner=False)
 def next_of(name: str, sentence: str):
-    return model_named(name).next_tokens(sentence)
+    return _loaded(name).next_tokens(sentence)
 
 
 @st.cache_data(max_entries=64, max_size="4MB", show_spinner=False)
 def sampled_of(name: str, sentence: str, sampling: Sampling, seed: int) -> S.Sampled:
     """The decoder's next-token distribution after ``sampling`` and one draw with ``seed``, as the page shows them
     (a few numbers: not the 49,152 logits)."""
-    model = model_named(name)
+    model = _loaded(name)
     result = processed(model.recent(sentence).logits, sampling)
     return S.sampled(result, draw(result.after, seed), lambda i: model.show(model.vocabulary[i]))
 
@@ -132,13 +143,13 @@ def pick_head(layer: int, head: int) -> None:
 @st.cache_data(max_entries=16, max_size="20MB", show_spinner=False)
 def ablated_next_of(name: str, sentence: str, off: frozenset):
     """The five likeliest next tokens with the heads in ``off`` switched off (the decoder)."""
-    return model_named(name).next_tokens_without(sentence, off)
+    return _loaded(name).next_tokens_without(sentence, off)
 
 
 @st.cache_data(max_entries=8, max_size="60MB", show_spinner=False)
 def ablated_run_of(name: str, sentence: str, off: frozenset):
     """The encoder's run with the heads in ``off`` switched off: every layer's α and the sentence embedding."""
-    return model_named(name).ablated(sentence, off)
+    return _loaded(name).ablated(sentence, off)
 
 
 def head_options(info) -> list[str]:
@@ -181,7 +192,7 @@ def scan_job(name: str, sentence: str, layers: tuple[int, ...]) -> background.Jo
     """Every head of ``layers`` switched off in turn (seconds), in the background (ui/background.py): a class on
     one sentence scans it once. Its progress is the share of the work done, reported after every layer the
     variants run through (layer ℓ's nine variants run layers ℓ … last again)."""
-    model = model_named(name)
+    model = _loaded(name)
 
     def scan(job: background.Job):
         return model.scan(sentence, layers, lambda done, total: job.progress(done / total))
@@ -208,7 +219,7 @@ def generation_job(prompt: str, count: int) -> background.Job:
     written again). That one is chosen when the worker takes the job up (a text asked for before may have been
     written by then), and the job says how many tokens it went on from (``job.about``)."""
     key = ("generate", prompt, count)
-    model = model_named("smollm2")
+    model = _loaded("smollm2")
     if (kept := _kept_answer(model, prompt, count, _shorter(prompt, count))) is not None:
         return background.finished(key, kept)
 
@@ -287,7 +298,7 @@ def cancel_writing(prompt: str, count: int) -> None:
 
 @st.cache_data(max_entries=8, max_size="40MB", show_spinner=False)
 def step_trace_of(prompt: str, count: int, step: int, layer: int, head: int):
-    return model_named("smollm2").step_trace(generation_of(prompt, count), step, layer, head)
+    return _loaded("smollm2").step_trace(generation_of(prompt, count), step, layer, head)
 
 
 TIMED_LENGTHS = (1, 2, 4, 8, 16, 32, 64, 128)  # tokens read; 128 is the most the lesson's model reads here
@@ -297,7 +308,7 @@ def timing_job() -> background.Job:
     """SmolLM2's cached step and whole pass timed at each of TIMED_LENGTHS on this server (~5 s on an idle 2-core
     machine), beside the page: measured once a process, and shown to every learner who asks (the
     page says when). Its progress is the share of the tokens measured (a length's passes cost about its tokens)."""
-    model = model_named("smollm2")
+    model = _loaded("smollm2")
 
     def measure(job: background.Job) -> list[tuple[float, float]]:
         seconds = []

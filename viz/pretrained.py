@@ -45,7 +45,8 @@ def model_view(weights: np.ndarray, info: ModelInfo, layers: range, *, off: Off 
                      col_labels=[str(h + 1) for h in range(info.heads)], title=title, row_title=t("layer"),
                      col_title=t("head (in each tile: rows are queries, columns keys)"), zmax=1.0, tile=40,
                      marked=sorted((layer - layers.start, head) for layer, head in off if layer in layers),
-                     marked_as=t("Switched off"), names=(t("layer"), t("head")))
+                     marked_as=t("Switched off"),
+                     name_of=lambda layer, head: t("layer {layer}, head {head}", layer=layer, head=head))
 
 
 def head_label(layer: int, head: int) -> str:

@@ -26,7 +26,7 @@ import base64
 import functools
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from unicodedata import east_asian_width
@@ -415,13 +415,14 @@ def tiles(
     gap: int = 6,
     marked: Sequence[tuple[int, int]] = (),
     marked_as: str = "",
-    names: tuple[str, str] = ("", ""),
+    name_of: Callable[[str, str], str] | None = None,
 ) -> Svg:
     """Small multiples of same-sized matrices, ``z`` [rows, cols, n, m], on one Viridis scale 0 … zmax,
     drawn as one PNG inside the SVG (a model's 6 × 12 heads of 128 × 128 would be a million cells).
     Each tile is ``tile`` pixels wide; labels name the rows and columns of tiles. The tiles in
     ``marked`` (row, col) get a vermillion frame and a cross, and the text alternative names them as
-    ``marked_as`` ("Switched off"), each by ``names`` (a row's and a column's: "layer 3 head 7"). NaN cells
+    ``marked_as`` ("Switched off"), each by ``name_of(row label, column label)`` (the caller's words, e.g.
+    "layer 3, head 7"; the two labels by default). NaN cells
     (nothing to show) are drawn as 0. The words are the caller's, in the reader's language."""
     z = np.asarray(z, dtype=np.float64)
     n_rows, n_cols, n, m = z.shape
@@ -458,8 +459,8 @@ def tiles(
             row_title=row_title, row_labels=listing(row_labels), columns=nt("{n} column", "{n} columns", n_cols),
             col_title=col_title, col_labels=listing(col_labels), top=_short(zmax))
     if marked:
-        alt = sentences(alt, t("{marked}: {tiles}.", marked=marked_as or t("Marked"), tiles=listing(
-            [f"{names[0]} {row_labels[i]} {names[1]} {col_labels[j]}".strip() for i, j in marked])))
+        alt = sentences(alt, t("{marked}: {tiles}.", marked=marked_as or t("Marked"), tiles=clauses(  # a name may
+            [(name_of or "{} {}".format)(row_labels[i], col_labels[j]) for i, j in marked])))  # hold a comma
     return document("".join(out), max(left + w + 60, text_width(title, 15, bold=True) + 10), top + h + 8, alt,
                     Grid(left, top, tile, tile_h, tile + gap, tile_h + gap, n_rows, n_cols), title=title)
 
