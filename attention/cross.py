@@ -22,12 +22,35 @@ from attention.trace import Embedded, embed_sentence
 
 Array = npt.NDArray[np.float64]
 CROSS_PRESETS = ("random", "aligned")
-# A small English → French table for the "aligned" preset (lower-case words).
+# Small tables of English words and their translations for the "aligned" preset, one per target language (lower-case
+# words; each Chinese word is one character, as the tokenizer splits Chinese text: a character a token). The preset
+# pairs a target word with a source word that any table translates to it, so a target may be written in any of them.
 BILINGUAL = {
-    "this": "ce", "forum": "forum", "is": "est", "awesome": "génial", "the": "le", "cat": "chat", "sat": "assis",
-    "on": "sur", "mat": "tapis", "dog": "chien", "a": "un", "and": "et", "i": "je", "love": "aime", "you": "vous",
-    "attention": "attention", "we": "nous", "read": "lisons", "book": "livre", "good": "bon",
-    "black": "noir", "white": "blanc", "red": "rouge", "sleeps": "dort", "car": "voiture", "house": "maison",
+    "fr": {
+        "this": "ce", "forum": "forum", "is": "est", "awesome": "génial", "the": "le", "cat": "chat", "sat": "assis",
+        "on": "sur", "mat": "tapis", "dog": "chien", "a": "un", "and": "et", "i": "je", "love": "aime", "you": "vous",
+        "attention": "attention", "we": "nous", "read": "lisons", "book": "livre", "good": "bon",
+        "black": "noir", "white": "blanc", "red": "rouge", "sleeps": "dort", "car": "voiture", "house": "maison",
+    },
+    "es": {
+        "this": "este", "forum": "foro", "is": "es", "awesome": "genial", "the": "el", "cat": "gato", "on": "sobre",
+        "mat": "alfombra", "dog": "perro", "a": "un", "and": "y", "i": "yo", "love": "amo", "attention": "atención",
+        "we": "nosotros", "read": "leemos", "book": "libro", "good": "bueno", "black": "negro", "white": "blanco",
+        "red": "rojo", "sleeps": "duerme", "car": "coche", "house": "casa",
+    },
+    "zh": {
+        "this": "这", "is": "是", "awesome": "棒", "cat": "猫", "sat": "坐", "dog": "狗", "and": "和", "i": "我",
+        "love": "爱", "you": "你", "read": "读", "book": "书", "good": "好", "black": "黑", "white": "白", "red": "红",
+        "sleeps": "睡", "car": "车",
+    },
+}
+# Each table's example: an English source and its translation, whose word order differs from the English (French and
+# Spanish put the adjective after its noun; the Chinese has no article), so that the aligned α is not a plain diagonal,
+# which self-attention's own α could be mistaken for (issue 34)
+EXAMPLE_PAIRS = {
+    "fr": ("the black cat sleeps", "le chat noir dort"),
+    "es": ("the black cat sleeps", "el gato negro duerme"),
+    "zh": ("the black cat sleeps", "黑猫在睡觉"),
 }
 ALIGN_Z = 4.0  # the scaled score z = q·k/√d_k of a translation pair: its α ≈ e⁴/(e⁴ + rest) is near 1
 
@@ -71,13 +94,18 @@ class CrossAttentionTrace:
         return self.alignment.built
 
 
+def translates(source_word: str, target_word: str) -> bool:
+    """Whether a table gives ``target_word`` as the translation of ``source_word`` (in any case)."""
+    return any(table.get(source_word.lower()) == target_word.lower() for table in BILINGUAL.values())
+
+
 def translation_pairs(target: tuple[str, ...], source: tuple[str, ...]) -> list[tuple[int, int]]:
-    """(i, j) for each target token i that the bilingual table gives as the translation of source token j,
+    """(i, j) for each target token i that a bilingual table gives as the translation of source token j,
     one-to-one: the k-th "le" pairs with the k-th "the"; a word with no partner left has no pair."""
     taken: set[int] = set()
     pairs = []
     for i, t in enumerate(target):
-        j = next((j for j, s in enumerate(source) if j not in taken and BILINGUAL.get(s.lower()) == t.lower()), None)
+        j = next((j for j, s in enumerate(source) if j not in taken and translates(s, t)), None)
         if j is not None:
             taken.add(j)
             pairs.append((i, j))

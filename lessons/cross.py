@@ -7,13 +7,13 @@ message and the other one keeps working (the last usable text stands in for the 
 import streamlit as st
 
 from attention import MAX_CHARS
-from attention.cross import CROSS_PRESETS, trace_cross_attention
+from attention.cross import CROSS_PRESETS, EXAMPLE_PAIRS, trace_cross_attention
 from ui import components as ui
 from ui import model_map
 from ui.links import CROSS_PRESET_LABELS, default
 from ui.links import CROSS_SOURCE as SOURCE
 from ui.links import CROSS_TARGET as TARGET
-from ui.settings import shared, usable_sentence
+from ui.settings import first_example, shared, usable_sentence
 from viz import cross as C
 from viz import figures as F
 from viz import formulas as L
@@ -27,18 +27,19 @@ map_slot = st.container()  # filled once the trace is made from the boxes below
 settings = shared()
 
 
+first_target = first_example({lang: target for lang, (_, target) in EXAMPLE_PAIRS.items()}, TARGET)  # the reader's
 left, right = st.columns(2)
 ui.text_box(t("Source (keys and values: the sentence being read)"), key="ca_source", limit=MAX_CHARS, container=left,
             value=SOURCE, persist_state="session")
 ui.text_box(t("Target (queries: the sentence being written)"), key="ca_target", limit=MAX_CHARS, container=right,
-            value=TARGET, persist_state="session")
+            value=first_target, persist_state="session")
 left, right = st.columns(2)
 preset = left.radio("W_Q, W_K, W_V", CROSS_PRESETS, format_func=bound(lambda name: t(CROSS_PRESET_LABELS[name])),
                     key="ca_preset", persist_state="session", horizontal=True) or "random"
 d_k = right.slider("d_k", 1, 16, value=default("ca_dk"), key="ca_dk", persist_state="session")
 source = usable_sentence(st.session_state.get("ca_source") or "", memory="_last_ca_source", default=SOURCE,
                          label=N_("Source"), box="ca_source")
-target = usable_sentence(st.session_state.get("ca_target") or "", memory="_last_ca_target", default=TARGET,
+target = usable_sentence(st.session_state.get("ca_target") or "", memory="_last_ca_target", default=first_target,
                          label=N_("Target"), box="ca_target")
 trace = trace_cross_attention(target, source, d_model=settings.d_model, d_k=d_k, seed=settings.seed,
                               preset=preset, positional=settings.positional)
@@ -50,7 +51,7 @@ if preset == "aligned":
     st.info(C.alignment_text(trace), icon=":material/build:")
     for line in C.alignment_notes(trace, t_labels, s_labels):
         st.caption(line)
-    st.caption(C.table_words(), unsafe_allow_html=True)  # our own words, each French one marked as French
+    st.caption(C.table_words(), unsafe_allow_html=True)  # our own words, each translation marked with its language
 
 st.subheader(t("The shapes, as they flow"), divider="gray")
 st.latex(L.apart([rf"Q = X_t W_Q \in \mathbb{{R}}^{{{i} \times {d_k}}},",

@@ -281,6 +281,31 @@ def test_a_new_session_starts_on_its_languages_example_and_its_link_names_it(lan
         assert again.text_input(key="sentence").value == at.text_input(key="sentence").value
 
 
+@pytest.mark.parametrize(("lang", "target"), [("en", "le chat noir dort"), ("es", "el gato negro duerme"),
+                                              ("fr", "le chat noir dort"), ("zh", "黑猫在睡觉")])
+def test_cross_attention_opens_on_a_translation_into_the_readers_language(lang, target, monkeypatch):
+    """The cross lesson's example pair: the English source and its translation into the reader's language (French for
+    an English reader), aligned by the reader's table; a reader not of English names the target in the link, and an
+    English reader who opens that link sees the same pair and numbers."""
+    import ui.i18n
+    from attention.cross import BILINGUAL
+
+    monkeypatch.setattr(ui.i18n, "OFFERED", (*i18n.LANGUAGES,))
+    with i18n.speaking(lang):
+        at = open_app("cross", lang=lang)  # a bare visit, then the aligned preset chosen on the page
+        assert (at.text_input(key="ca_source").value, at.text_input(key="ca_target").value) == (CROSS_SOURCE, target)
+        at.radio(key="ca_preset").set_value("aligned").run()
+        assert not at.exception
+        table = "fr" if lang == "en" else lang
+        assert f'<span lang="{table}">{BILINGUAL[table]["cat"]}</span>' in " ".join(c.value for c in at.caption)
+        link = dict(at.query_params)
+    assert ("ca_target" in link) == (lang != "en") and "ca_source" not in link
+    with i18n.speaking("en"):
+        again = open_app("cross", **{**link, "lang": "en"})
+        assert again.text_input(key="ca_target").value == target
+        assert view_panels(again)["ca-weights"]["values"] == view_panels(at)["ca-weights"]["values"]
+
+
 def test_a_missing_models_message_names_the_model_and_its_licence_in_the_readers_language(monkeypatch):
     """The engine names a missing model by its English title; the page writes the title and licence as the reader's
     language does, its size with the language's digits, and the command as it is."""

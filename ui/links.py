@@ -22,6 +22,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from attention import MAX_CHARS, MAX_TOKENS
+from attention.cross import EXAMPLE_PAIRS
 from attention.phonebook import DEFAULT_BOOK
 from attention.pretrained.common import MODELS
 from attention.training import HEADS, LEARNING_RATES, RUN_LENGTHS, TASKS
@@ -53,9 +54,9 @@ PHONEBOOK_QUERY = "Jindrich"
 BOOK_CELL_CHARS = 200  # a phonebook's name or number, in a link
 MAX_BOOK_ROWS = 60  # rows of a phonebook in a link (the lookup reads the first 50 usable ones)
 BOOK_STATE = "_pb_book"  # the session key of the phonebook's rows, as the link writes them
-# A pair whose word order differs (French puts the adjective after its noun): an aligned α that is not a plain
-# diagonal, which self-attention's own α could be mistaken for (issue 34)
-CROSS_SOURCE, CROSS_TARGET = "the black cat sleeps", "le chat noir dort"
+CROSS_SOURCE, CROSS_TARGET = EXAMPLE_PAIRS["fr"]  # the link's default pair (a reader of Spanish or Chinese opens on
+# their language's, attention.cross.EXAMPLE_PAIRS, which the link then names)
+LANGUAGE_EXAMPLES = ("sentence", "ca_target")  # the texts a session opens on in its reader's language
 
 
 def _ruled(message: str, **fields: object) -> Callable:
@@ -466,11 +467,12 @@ def link(page: str | None = None) -> dict[str, str | list[str]]:
 
 
 def named(key: str) -> bool:
-    """Whether the link names ``key`` even at its default: the sentence, in a session that does not read English. A
-    link without a sentence means the English example to every reader (``ui.settings.first_sentence``), but a link
-    that names nothing else opens on the reader's own language's example: a Spanish learner's "This forum is awesome"
-    is named, so that their link reopens it (found by the review of the examples)."""
-    return key == "sentence" and language() != ENGLISH
+    """Whether the link names ``key`` even at its default: the sentence or cross-attention's target, in a session that
+    does not read English. A link without a sentence means the English example to every reader
+    (``ui.settings.first_example``), but a link that names nothing else opens on the reader's own language's example:
+    a Spanish learner's "This forum is awesome" is named, so that their link reopens it (found by the review of the
+    examples)."""
+    return key in LANGUAGE_EXAMPLES and language() != ENGLISH
 
 
 def _written(setting: Setting, value: Any) -> str | None:

@@ -52,13 +52,18 @@ REPLACED = "_replaced_sentence"  # (the learner's sentence, the example that rep
 BARE_VISIT = "_bare_visit"  # the session's first link named no lesson setting (set by ui.links.clean_link)
 
 
-def first_sentence() -> str:
-    """The sentence a session shows when it has none: the example in the running language (``EXAMPLE_SENTENCES``)
-    for a visit whose link named no lesson setting, else DEFAULT_SENTENCE (a link that names a state but no sentence
-    means the English example, whoever reads it: a shared link shows every reader the same numbers)."""
+def first_example(examples: dict[str, str], english: str) -> str:
+    """The text a session's box shows when it has none: the example in the running language (of ``examples``) for a
+    visit whose link named no lesson setting, else ``english`` (a link that names a state but not this text means the
+    English example, whoever reads it: a shared link shows every reader the same numbers)."""
     if not st.session_state.get(BARE_VISIT, True):
-        return DEFAULT_SENTENCE
-    return EXAMPLE_SENTENCES.get(language(), DEFAULT_SENTENCE)
+        return english
+    return examples.get(language(), english)
+
+
+def first_sentence() -> str:
+    """The sentence a session shows when it has none (``first_example`` of ``EXAMPLE_SENTENCES``)."""
+    return first_example(EXAMPLE_SENTENCES, DEFAULT_SENTENCE)
 
 
 def replace_sentence(example: str) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from attention.cross import ALIGN_Z, BILINGUAL, CrossAttentionTrace
-from viz.i18n import decimal, enumeration, nt, sentences, t
+from viz.i18n import N_, decimal, enumeration, language, nt, sentences, t
 from viz.labels import markdown_text
 
 
@@ -14,22 +14,40 @@ def _quoted(labels: list[str]) -> str:
     return enumeration([t("“{token}”", token=markdown_text(label)) for label in labels])
 
 
+TABLE_TEXTS = {  # each table's words, the others named: a reader sees their language's table (French in English)
+    "fr": N_("The table's {n} English → French pairs: {pairs}. It pairs English words with Spanish and Chinese ones "
+             "too."),
+    "es": N_("The table's {n} English → Spanish pairs: {pairs}. It pairs English words with French and Chinese ones "
+             "too."),
+    "zh": N_("The table's {n} English → Chinese pairs (a character each, as Chinese is split into tokens): {pairs}. "
+             "It pairs English words with French and Spanish ones too."),
+}
+
+
+def table_language() -> str:
+    """The table a reader is shown, and whose example pair the lesson opens on: their language's, else French."""
+    return language() if language() in BILINGUAL else "fr"
+
+
 def table_words() -> str:
-    """The bilingual table itself, so that a learner can write a pair it knows. Markdown with inline HTML (our own
-    words): each French word is marked `lang="fr"`, so that a screen reader says it in French (WCAG 3.1.2)."""
-    pairs = enumeration([f'{english} → <span lang="fr">{french}</span>'
-                         for english, french in sorted(BILINGUAL.items())])
-    return t("The table's {n} English → French pairs: {pairs}.", n=len(BILINGUAL), pairs=pairs)
+    """The reader's bilingual table itself (``table_language``), so that a learner can write a pair it knows.
+    Markdown with inline HTML (our own words): each translation is marked with its language (`lang="fr"`), so that a
+    screen reader says it in that language (WCAG 3.1.2)."""
+    lang = table_language()
+    pairs = enumeration([f'{english} → <span lang="{lang}">{word}</span>'
+                         for english, word in sorted(BILINGUAL[lang].items())])
+    return t(TABLE_TEXTS[lang], n=len(BILINGUAL[lang]), pairs=pairs)
 
 
 def alignment_text(trace: CrossAttentionTrace) -> str:
     """How many pairs the bilingual table gave, how many got a direction, and why the others did not."""
     a = trace.alignment
     text = sentences(
-        t("These W_Q and W_K were **constructed, not learned**: from a small English → French table, each translation "
-          "pair is given its own direction, so that the target word's query meets its source word's key with a scaled "
-          "score of {z}, and the keys of the other constructed pairs with 0.", z=decimal(f"{ALIGN_Z:g}")),
-        t("The table pairs {n} of your target words with a source word, each with one of its own.", n=len(a.pairs)))
+        t("These W_Q and W_K were **constructed, not learned**: from small tables of English words and their "
+          "translations, each translation pair is given its own direction, so that the target word's query meets its "
+          "source word's key with a scaled score of {z}, and the keys of the other constructed pairs with 0.",
+          z=decimal(f"{ALIGN_Z:g}")),
+        t("The tables pair {n} of your target words with a source word, each with one of its own.", n=len(a.pairs)))
     if a.pairs:
         text = sentences(text, nt("{built} of these pairs got a direction ({n} direction made).",
                                   "{built} of these pairs got a direction ({n} directions made).", a.directions,

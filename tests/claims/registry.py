@@ -941,7 +941,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "viz/cross.py": [
         ("with a scaled score of {z}, and the keys of the other constructed pairs with 0",
          f"{C}::test_each_constructed_pair_meets_at_the_stated_score_and_other_pairs_keys_at_zero"),
-        ("The table pairs {n} of your target words with a source word, each with one of its own",
+        ("The tables pair {n} of your target words with a source word, each with one of its own",
          f"{C}::test_the_table_pairs_each_word_once_with_the_kth_copy_of_its_translation"),
         ("directions fit ({which} is the limit)", f"{C}::test_at_most_min_d_model_d_k_directions_fit_and_the_limit_is_named"),
         ("No source word to pair with in the table for", f"{C}::test_words_without_a_pair_are_named_and_only_they"),

@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from attention import SentenceError, trace_self_attention
-from attention.cross import ALIGN_Z, BILINGUAL, trace_cross_attention
+from attention.cross import ALIGN_Z, BILINGUAL, EXAMPLE_PAIRS, trace_cross_attention
 from tests.claims.families import D_MODELS, SEEDS, SENTENCES
 from tests.claims.test_real_model_claims import APP
 from viz import cross as C
@@ -27,7 +27,12 @@ PAIRS = [("Ce forum est génial", "This forum is awesome"), ("le chat assis sur 
          ("le chat assis sur le tapis le chien", "the cat sat on the mat the dog"),
          ("nous aimons le bon livre", "we love the good book"), ("ce ce ce", "this"),
          ("forum forum", "forum forum forum"), ("je lisons", "i read"), ("tapis chat le", "the cat mat"),
-         ("et et", "and and and and")]
+         ("et et", "and and and and"),
+         # Spanish and Chinese targets, and a target mixing the three tables' words
+         ("el gato negro duerme", "the black cat sleeps"), ("黑猫在睡觉", "the black cat sleeps"),
+         ("este foro es genial", "This forum is awesome"), ("这个论坛很棒", "This forum is awesome"),
+         ("el perro y el gato", "the dog and the cat"), ("我爱你", "i love you"), ("el chat 狗", "the cat dog"),
+         ("un un", "a a a")]
 
 
 def aligned_family():
@@ -38,19 +43,19 @@ def aligned_family():
 
 
 def test_the_table_pairs_each_word_once_with_the_kth_copy_of_its_translation():
-    """"The table pairs N of your target words with a source word, each with one of its own": one-to-one,
+    """"The tables pair N of your target words with a source word, each with one of its own": one-to-one,
     in order (0dd9ac2 counted every combination: "8 pairs found" for 6 target words)."""
     for t in aligned_family():
         pairs = t.alignment.pairs
         assert len({i for i, _ in pairs}) == len({j for _, j in pairs}) == len(pairs) <= len(t.target.tokens)
         for i, j in pairs:
-            assert BILINGUAL[t.source.tokens[j].lower()] == t.target.tokens[i].lower()
+            assert t.target.tokens[i].lower() in [table.get(t.source.tokens[j].lower()) for table in BILINGUAL.values()]
             target, source = [w.lower() for w in t.target.tokens], [w.lower() for w in t.source.tokens]
             before = [k for k in range(i) if target[k] == target[i]]
             copies = [k for k in range(len(source)) if source[k] == source[j]]
             assert copies.index(j) == len(before)  # the k-th copy pairs with the k-th copy
         text = C.alignment_text(t)
-        assert f"The table pairs {len(pairs)} of your target word" in text
+        assert f"The tables pair {len(pairs)} of your target word" in text
 
 
 def test_each_constructed_pair_meets_at_the_stated_score_and_other_pairs_keys_at_zero():
@@ -155,31 +160,51 @@ def test_the_aligned_page_names_its_counts_and_limit():
     at = at.switch_page("lessons/cross.py").run()
     assert not at.exception
     text = " ".join(c.value for c in at.caption) + " ".join(i.value for i in at.info)
-    assert "The table pairs 4 of your target words" in text and "2 of these pairs got a direction" in text
+    assert "The tables pair 4 of your target words" in text and "2 of these pairs got a direction" in text
     assert "(d_model = 2 is the limit)" in text and "No source word" not in text
 
 
-def test_the_tables_pairs_listed_on_the_page_are_the_pairs_the_alignment_builds():
-    """"The table's N English → French pairs: …": every pair listed, each once, and each one a pair the aligned
-    preset builds when its two words are the sentences (so a learner who writes a listed pair sees it work)."""
-    french = re.findall(r'<span lang="fr">([^<]*)</span>', C.table_words())
-    assert sorted(french) == sorted(BILINGUAL.values())  # every French word marked as French (WCAG 3.1.2)
-    words = re.sub(r'<span lang="fr">([^<]*)</span>', r"\1", C.table_words())
-    listed = words.split(": ", 1)[1].rstrip(".").split(", ")
-    assert words.startswith(f"The table's {len(BILINGUAL)} English → French pairs")
-    assert len(listed) == len(set(listed)) == len(BILINGUAL)
+@pytest.mark.parametrize(("lang", "table"), [("en", "fr"), ("fr", "fr"), ("es", "es"), ("zh", "zh")])
+def test_the_tables_pairs_listed_on_the_page_are_the_pairs_the_alignment_builds(lang, table):
+    """"The table's N English → French pairs: …" (the reader's language's table; French to an English reader): every
+    pair listed, each once, each translation marked with its language, and each one a pair the aligned preset builds
+    when its two words are the sentences (so a learner who writes a listed pair sees it work)."""
+    from viz import i18n
+    with i18n.speaking(lang):
+        shown = C.table_words()
+    assert sorted(re.findall(rf'<span lang="{table}">([^<]*)</span>', shown)) == sorted(BILINGUAL[table].values())
+    words = re.sub(rf'<span lang="{table}">([^<]*)</span>', r"\1", shown)
+    listed = re.split(r"[:：]\s*", words, maxsplit=1)[1]
+    listed = re.split(r"[.。]", listed)[0].split("、" if lang == "zh" else ", ")
+    assert len(listed) == len(set(listed)) == len(BILINGUAL[table])
+    if lang == "en":
+        assert words.startswith(f"The table's {len(BILINGUAL[table])} English → French pairs")
     for pair in listed:
-        english, french = pair.split(" → ")
-        t = trace_cross_attention(french, english, d_k=8, seed=0, preset="aligned")
+        english, word = pair.split(" → ")
+        t = trace_cross_attention(word, english, d_k=8, seed=0, preset="aligned")
         assert t.alignment.built == ((0, 0),), pair
 
 
-def test_the_default_pair_reorders_so_the_aligned_weights_are_no_diagonal():
-    """The lesson's default sentences put their words in different orders (a plain diagonal is what self-attention
-    of a sentence with itself can look like): their aligned α peaks off the diagonal, at every seed and d_k ≥ 4."""
+def test_no_word_translates_two_english_words():
+    """The preset pairs a target word with a source word that any table translates to it: so no word may be the
+    translation of two English words across the tables (it would pair with either)."""
+    meaning: dict[str, str] = {}
+    for table in BILINGUAL.values():
+        for english, word in table.items():
+            assert meaning.setdefault(word, english) == english, word
+
+
+@pytest.mark.parametrize("lang", sorted(EXAMPLE_PAIRS))
+def test_the_default_pair_reorders_so_the_aligned_weights_are_no_diagonal(lang):
+    """Each language's example pair puts its words in different orders (a plain diagonal is what self-attention of a
+    sentence with itself can look like): every target word the tables pair peaks on its own source word, and some off
+    the diagonal, at every seed and d_k ≥ 4. The English reader's pair is the link's default."""
     from ui.links import CROSS_SOURCE, CROSS_TARGET
+    assert (CROSS_SOURCE, CROSS_TARGET) == EXAMPLE_PAIRS["fr"]
+    source, target = EXAMPLE_PAIRS[lang]
     for seed, d_k in itertools.product(SEEDS, (4, 8, 16)):
-        t = trace_cross_attention(CROSS_TARGET, CROSS_SOURCE, d_k=d_k, seed=seed, preset="aligned")
-        peaks = t.weights.argmax(axis=1)
-        assert (peaks != np.arange(len(peaks))).any()
-        assert sorted(peaks) == list(range(len(peaks)))  # each target word on its own source word
+        t = trace_cross_attention(target, source, d_k=d_k, seed=seed, preset="aligned")
+        pairs = t.alignment.built
+        assert len(pairs) >= 3 and pairs == t.alignment.pairs
+        assert all(t.weights[i].argmax() == j for i, j in pairs)
+        assert any(i != j for i, j in pairs)
