@@ -37,7 +37,7 @@ from ui.models import (
     switch_off_induction_heads,
     toggle_head_off,
 )
-from ui.settings import first_sentence, shared, usable_sentence
+from ui.settings import DEFAULT_SENTENCE, EXAMPLE_SENTENCES, first_sentence, replace_sentence, shared, usable_sentence
 from ui.walkthrough import lines_panel, render_steps, steps_for
 from viz import figures as F
 from viz import pretrained as P
@@ -73,6 +73,12 @@ if name == "minilm":
     st.caption(P.unknown_text(model.unknown_words(sentence)))
 else:
     st.caption(P.spaces_text(*model.spaces(sentence)))
+if example := EXAMPLE_SENTENCES.get(language()):  # a reader of another language: how the model splits theirs
+    st.caption(P.english_note(info.short, example, model.tokenize(example)[1], DEFAULT_SENTENCE,
+                              model.tokenize(DEFAULT_SENTENCE)[1]))
+    if sentence != DEFAULT_SENTENCE:
+        st.button(t("Try the English example"), key="rm_english", on_click=replace_sentence, args=(DEFAULT_SENTENCE,),
+                  icon=":material/translate:")
 
 st.subheader(t("Every head at once"), divider="gray")
 pages = P.layer_pages(info)

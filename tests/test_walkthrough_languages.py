@@ -365,3 +365,43 @@ def test_a_cut_paste_is_told_in_the_readers_language_with_its_numbers(lang, monk
         else:
             assert message.endswith("; el cuadro conserva los primeros 1000.") and "12.000 caracteres" in message, \
                 message
+
+
+@pytest.mark.parametrize("lang", ["es", "fr", "zh"])
+@pytest.mark.parametrize("model", ["minilm", "smollm2"])
+def test_a_real_model_says_it_learned_english_and_splits_the_readers_example_with_its_own_tokenizer(lang, model,
+                                                                                                  monkeypatch):
+    """A reader of another language reads that the model was trained mostly on English, and how its own tokenizer
+    splits their language's example and the English one (the tokenizer's tokens and counts, [CLS] and [SEP]
+    included as the tokens table shows them); a button puts the English example in the box, and the sidebar offers
+    the reader's sentence back."""
+    import ui.i18n
+    from attention.pretrained import MODELS
+    from ui.models import model_named
+    from ui.settings import DEFAULT_SENTENCE, EXAMPLE_SENTENCES
+    from viz.labels import markdown_text
+
+    monkeypatch.setattr(ui.i18n, "OFFERED", (*i18n.LANGUAGES,))
+    example = EXAMPLE_SENTENCES[lang]
+    with i18n.speaking(lang):
+        at = open_app("real_model", lang=lang)
+        at.radio(key="rm_model").set_value(model).run()
+        assert not at.exception and at.text_input(key="sentence").value == example  # a bare visit: their example
+        tokenizer = model_named(model)
+        heading = i18n.t("**{model} was trained mostly on English text.**", model=MODELS[model].short)
+        note = next(c.value for c in at.caption if c.value.startswith(heading))
+        counts = []
+        for sentence in (example, DEFAULT_SENTENCE):
+            pieces = tokenizer.tokenize(sentence)[1]
+            assert ' | '.join(markdown_text(piece) for piece in pieces) in note, (pieces, note)
+            counts.append(len(pieces))
+        said = i18n.t("Its tokenizer splits “{example}” into {n} tokens ({tokens}) and “{english}” into {m} "
+                      "({english_tokens}).")  # the reader's words, its counts read from where they stand
+        pattern = re.escape(said).replace(r"\{n\}", r"(\d+)").replace(r"\{m\}", r"(\d+)")
+        pattern = re.sub(r"\\\{[a-z_]+\\\}", ".*", pattern)
+        assert [int(x) for x in re.search(pattern, note).groups()] == counts, note
+        at.button(key="rm_english").click().run()
+        assert not at.exception
+        assert at.text_input(key="sentence").value == DEFAULT_SENTENCE
+        assert "rm_english" not in [b.key for b in at.button]  # the English example needs no button to it
+        assert example in at.sidebar.info[0].value and at.sidebar.button(key="sentence_back")

@@ -47,7 +47,7 @@ def _walkthrough_step(trace: AttentionTrace, step: int) -> int:
 
 def _model(name: str) -> str:
     """The model's short name: "SmolLM2"."""
-    return MODELS[name].title.split(" (")[0]
+    return MODELS[name].short
 
 
 def weights_words(preset: str, seed: int | None) -> str:

@@ -196,6 +196,21 @@ def unknown_text(words: list[str]) -> str:
              "{words}.", count=len(words), words=listed)
 
 
+def english_note(model: str, example: str, tokens: list[str], english: str, english_tokens: list[str]) -> str:
+    """Markdown, for a reader of another language: the model learned mostly from English, and how its tokenizer
+    splits that language's example and the English one (its own tokens, escaped, counted as its tokens table counts
+    them: [CLS] and [SEP] included)."""
+    def split(pieces: list[str]) -> str:
+        return " | ".join(markdown_text(piece) for piece in pieces)
+
+    return sentences(
+        t("**{model} was trained mostly on English text.**", model=model),
+        t("Its tokenizer splits “{example}” into {n} tokens ({tokens}) and “{english}” into {m} ({english_tokens}).",
+          example=markdown_text(example), n=len(tokens), tokens=split(tokens), english=markdown_text(english),
+          m=len(english_tokens), english_tokens=split(english_tokens)),
+        t("Its heads learned from English, so the English example shows them on the kind of text they know."))
+
+
 def spaces_text(joined: int, alone: list[str | None]) -> str:
     """Markdown: how the learner's spaces were tokenized (``SmolLM2.spaces``: spaces that start a token with more in
     it, and the token after each token made of spaces alone; the tokens escaped)."""

