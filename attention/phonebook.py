@@ -157,6 +157,32 @@ DEFAULT_BOOK = (
     ("Anna", "212 121 212"),
     ("Jan", "909 808 707"),
 )
+# Each language's book and the name its lesson looks up (the others read DEFAULT_BOOK and "Jindrich"): a name typed
+# without its accent, closest to the accented one, then a short form, names that share an ending or a beginning,
+# and names that share nothing. Chinese keeps DEFAULT_BOOK: a Chinese name is two or three characters and each
+# trigram of "#name#" holds two of them, so two-character names that differ in one character, or three-character
+# names that differ in the middle one ("王小明", "王晓明"), share no trigram: a book of them could not show a near
+# spelling being close (docs/decisions.md).
+EXAMPLE_BOOKS = {
+    "es": ("Sebastian", (
+        ("Sebastián", "612 345 678"),
+        ("Sebas", "699 111 222"),
+        ("Sébastien", "633 250 410"),
+        ("Cristian", "655 432 109"),
+        ("Ana", "611 212 121"),
+        ("Juan", "622 707 808"),
+        ("Lucía", "644 909 303"),
+    )),
+    "fr": ("Francois", (
+        ("François", "06 12 34 56 78"),
+        ("Franck", "06 77 88 99 00"),
+        ("Françoise", "06 49 30 12 34"),
+        ("Francesco", "06 32 16 54 98"),
+        ("Louis", "06 03 55 01 10"),
+        ("Anne", "06 21 21 21 21"),
+        ("Jean", "06 90 80 70 60"),
+    )),
+}
 
 
 MAX_ENTRIES = 50  # a lookup over more names draws too many bars to read, and a pasted list can be huge

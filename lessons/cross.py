@@ -7,7 +7,7 @@ message and the other one keeps working (the last usable text stands in for the 
 import streamlit as st
 
 from attention import MAX_CHARS
-from attention.cross import CROSS_PRESETS, EXAMPLE_PAIRS, trace_cross_attention
+from attention.cross import CROSS_PRESETS, trace_cross_attention
 from ui import components as ui
 from ui import model_map
 from ui.links import CROSS_PRESET_LABELS, default
@@ -27,7 +27,7 @@ map_slot = st.container()  # filled once the trace is made from the boxes below
 settings = shared()
 
 
-first_target = first_example({lang: target for lang, (_, target) in EXAMPLE_PAIRS.items()}, TARGET)  # the reader's
+first_target = first_example("ca_target", TARGET)  # the reader's language's, on a bare visit
 left, right = st.columns(2)
 ui.text_box(t("Source (keys and values: the sentence being read)"), key="ca_source", limit=MAX_CHARS, container=left,
             value=SOURCE, persist_state="session")

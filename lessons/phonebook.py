@@ -8,6 +8,7 @@ from ui import components as ui
 from ui import model_map
 from ui.links import BOOK_CELL_CHARS, BOOK_STATE, MAX_BOOK_ROWS, PHONEBOOK_QUERY_CHARS, book_in_link, default
 from ui.links import PHONEBOOK_TEMPERATURES as TEMPERATURES
+from ui.settings import first_example
 from viz import formulas as L
 from viz import phonebook as P
 from viz.i18n import decimal, said, t
@@ -22,7 +23,7 @@ with left:
     # The editor's rows start from the link's (or, back on this page, the session's last) and the page keeps
     # the edited rows where the link reads them: the editor itself keeps only its changes, while drawn.
     if "book" not in st.session_state:
-        st.session_state["_pb_base"] = st.session_state.get(BOOK_STATE, default("book"))
+        st.session_state["_pb_base"] = st.session_state.get(BOOK_STATE, first_example("book", default("book")))
     book = st.data_editor(
         pd.DataFrame(st.session_state["_pb_base"], columns=["name", "phone"]), num_rows="dynamic", key="book",
         width="stretch",
@@ -31,8 +32,8 @@ with left:
         hide_index=True,
     )
 with right:
-    query = ui.text_box(t("Look up the name"), key="pb_query", limit=PHONEBOOK_QUERY_CHARS, value=default("pb_query"),
-                        persist_state="session")
+    query = ui.text_box(t("Look up the name"), key="pb_query", limit=PHONEBOOK_QUERY_CHARS,
+                        value=first_example("pb_query", default("pb_query")), persist_state="session")
     temperature = st.select_slider(t("Temperature T"), TEMPERATURES, value=default("pb_temperature"),
                                    key="pb_temperature", persist_state="session")
 

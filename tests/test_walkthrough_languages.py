@@ -285,8 +285,8 @@ def test_a_new_session_starts_on_its_languages_example_and_its_link_names_it(lan
                                               ("fr", "le chat noir dort"), ("zh", "黑猫在睡觉")])
 def test_cross_attention_opens_on_a_translation_into_the_readers_language(lang, target, monkeypatch):
     """The cross lesson's example pair: the English source and its translation into the reader's language (French for
-    an English reader), aligned by the reader's table; a reader not of English names the target in the link, and an
-    English reader who opens that link sees the same pair and numbers."""
+    an English reader), aligned by the reader's table; a reader whose pair is not the link's default names the target
+    in the link, and an English reader who opens that link sees the same pair and numbers."""
     import ui.i18n
     from attention.cross import BILINGUAL
 
@@ -299,11 +299,36 @@ def test_cross_attention_opens_on_a_translation_into_the_readers_language(lang, 
         table = "fr" if lang == "en" else lang
         assert f'<span lang="{table}">{BILINGUAL[table]["cat"]}</span>' in " ".join(c.value for c in at.caption)
         link = dict(at.query_params)
-    assert ("ca_target" in link) == (lang != "en") and "ca_source" not in link
+    assert ("ca_target" in link) == (target != CROSS_TARGET) and "ca_source" not in link  # named if not the default
     with i18n.speaking("en"):
         again = open_app("cross", **{**link, "lang": "en"})
         assert again.text_input(key="ca_target").value == target
         assert view_panels(again)["ca-weights"]["values"] == view_panels(at)["ca-weights"]["values"]
+
+
+@pytest.mark.parametrize("lang", ["es", "fr", "zh", "en"])
+def test_the_phonebook_opens_on_its_languages_names_and_its_link_reopens_them(lang, monkeypatch):
+    """Spanish and French readers open the phonebook on their language's book and name (Chinese and English readers on
+    the Czech one: attention.phonebook.EXAMPLE_BOOKS says why); the link names them, so an English reader who opens
+    it sees the same book, name and weights."""
+    import ui.i18n
+    from attention.phonebook import DEFAULT_BOOK, EXAMPLE_BOOKS
+    from ui.links import PHONEBOOK_QUERY
+
+    monkeypatch.setattr(ui.i18n, "OFFERED", (*i18n.LANGUAGES,))
+    query, book = EXAMPLE_BOOKS.get(lang, (PHONEBOOK_QUERY, DEFAULT_BOOK))
+    with i18n.speaking(lang):
+        at = open_app("phonebook", lang=lang)
+        assert not at.exception
+        assert at.text_input(key="pb_query").value == query
+        assert [tuple(row) for row in at.session_state["_pb_book"]] == list(book)
+        link = dict(at.query_params)
+    assert ("book" in link) == ("pb_query" in link) == (lang in EXAMPLE_BOOKS)
+    with i18n.speaking("en"):
+        again = open_app("phonebook", **{**link, "lang": "en"})
+        assert again.text_input(key="pb_query").value == query
+        numbers = [[row[0], row[1], *row[3:]] for row in view_panels(at)["pb-lookup"]["values"]]  # not the words
+        assert [[row[0], row[1], *row[3:]] for row in view_panels(again)["pb-lookup"]["values"]] == numbers
 
 
 def test_a_missing_models_message_names_the_model_and_its_licence_in_the_readers_language(monkeypatch):

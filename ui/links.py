@@ -29,7 +29,16 @@ from attention.training import HEADS, LEARNING_RATES, RUN_LENGTHS, TASKS
 from ui import background
 from ui.i18n import LANG_STATE, OFFERED, acceptable
 from ui.matrix_editor import LINK_PATTERN, LINK_STATE, MAX_EDITS_CHARS
-from ui.settings import BARE_VISIT, D_MODEL_RANGE, DEFAULT_D_MODEL, DEFAULT_SEED, DEFAULT_SENTENCE, MAX_SEED, SHOWN
+from ui.settings import (
+    BARE_VISIT,
+    D_MODEL_RANGE,
+    DEFAULT_D_MODEL,
+    DEFAULT_SEED,
+    DEFAULT_SENTENCE,
+    EXAMPLES,
+    MAX_SEED,
+    SHOWN,
+)
 from viz.i18n import ENGLISH, N_, language, nt, sentences, t, whole
 from viz.labels import markdown_text
 from viz.pretrained import layer_pages
@@ -56,7 +65,6 @@ MAX_BOOK_ROWS = 60  # rows of a phonebook in a link (the lookup reads the first 
 BOOK_STATE = "_pb_book"  # the session key of the phonebook's rows, as the link writes them
 CROSS_SOURCE, CROSS_TARGET = EXAMPLE_PAIRS["fr"]  # the link's default pair (a reader of Spanish or Chinese opens on
 # their language's, attention.cross.EXAMPLE_PAIRS, which the link then names)
-LANGUAGE_EXAMPLES = ("sentence", "ca_target")  # the texts a session opens on in its reader's language
 
 
 def _ruled(message: str, **fields: object) -> Callable:
@@ -467,12 +475,13 @@ def link(page: str | None = None) -> dict[str, str | list[str]]:
 
 
 def named(key: str) -> bool:
-    """Whether the link names ``key`` even at its default: the sentence or cross-attention's target, in a session that
-    does not read English. A link without a sentence means the English example to every reader
-    (``ui.settings.first_example``), but a link that names nothing else opens on the reader's own language's example:
-    a Spanish learner's "This forum is awesome" is named, so that their link reopens it (found by the review of the
-    examples)."""
-    return key in LANGUAGE_EXAMPLES and language() != ENGLISH
+    """Whether the link names ``key`` even at its default: a text whose example in the session's language is not the
+    link's default (``ui.settings.EXAMPLES``: the sentence, cross-attention's target, the phonebook's book and name).
+    A link without it means the English example to every reader (``ui.settings.first_example``), but a link that names
+    nothing else opens on the reader's own language's example: a Spanish learner's "This forum is awesome" is named,
+    so that their link reopens it (found by the review of the examples)."""
+    default = SETTINGS[key].default
+    return language() != ENGLISH and EXAMPLES.get(key, {}).get(language(), default) != default
 
 
 def _written(setting: Setting, value: Any) -> str | None:

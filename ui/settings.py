@@ -9,11 +9,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import streamlit as st
 
 from attention import MAX_CHARS, MAX_TOKENS, SentenceError, tokenize
+from attention.cross import EXAMPLE_PAIRS
+from attention.phonebook import EXAMPLE_BOOKS
 from ui import i18n as session_language
 from ui.components import text_box
 from viz.i18n import N_, language, listed, nt, said, t, whole
@@ -23,6 +25,13 @@ DEFAULT_SENTENCE = "This forum is awesome"  # the link's default: a link without
 # The sentence a session starts with when its link names none, in the reader's language (issue 45); any other than
 # DEFAULT_SENTENCE is written into the link, so a shared link or a class shows every reader the same sentence
 EXAMPLE_SENTENCES = {"es": "Este foro es genial", "fr": "Ce forum est génial", "zh": "这个论坛很棒"}
+# Every text a session opens on in its reader's language, by its setting's key (the link names it: ui.links.named)
+EXAMPLES: dict[str, dict[str, Any]] = {
+    "sentence": EXAMPLE_SENTENCES,
+    "ca_target": {lang: target for lang, (_, target) in EXAMPLE_PAIRS.items()},  # the English source is every reader's
+    "pb_query": {lang: query for lang, (query, _) in EXAMPLE_BOOKS.items()},
+    "book": {lang: [list(row) for row in book] for lang, (_, book) in EXAMPLE_BOOKS.items()},
+}
 DEFAULT_SEED = 42
 DEFAULT_D_MODEL = 8
 MAX_SEED = 999_999
@@ -52,18 +61,18 @@ REPLACED = "_replaced_sentence"  # (the learner's sentence, the example that rep
 BARE_VISIT = "_bare_visit"  # the session's first link named no lesson setting (set by ui.links.clean_link)
 
 
-def first_example(examples: dict[str, str], english: str) -> str:
-    """The text a session's box shows when it has none: the example in the running language (of ``examples``) for a
-    visit whose link named no lesson setting, else ``english`` (a link that names a state but not this text means the
-    English example, whoever reads it: a shared link shows every reader the same numbers)."""
+def first_example(key: str, english: Any) -> Any:
+    """What a session's ``key`` shows when it has none: the example in the running language (``EXAMPLES``) for a
+    visit whose link named no lesson setting, else ``english``, the link's default (a link that names a state but
+    not this means the English example, whoever reads it: a shared link shows every reader the same numbers)."""
     if not st.session_state.get(BARE_VISIT, True):
         return english
-    return examples.get(language(), english)
+    return EXAMPLES[key].get(language(), english)
 
 
 def first_sentence() -> str:
-    """The sentence a session shows when it has none (``first_example`` of ``EXAMPLE_SENTENCES``)."""
-    return first_example(EXAMPLE_SENTENCES, DEFAULT_SENTENCE)
+    """The sentence a session shows when it has none (``first_example``)."""
+    return first_example("sentence", DEFAULT_SENTENCE)
 
 
 def replace_sentence(example: str) -> None:

@@ -198,11 +198,11 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "assets/es/phonebook/00_intro.md": "no claim about numbers: the analogy is set up; the numbers come in the next texts",
     "assets/es/phonebook/01_hard_soft.md": [
         ("(«Jan» → #ja, jan, an#)",
-         "tests.claims.test_first_lessons_claims::test_a_name_is_the_counts_of_its_trigrams_and_jindrich_shares_five_with_jindrich"),
+         "tests.claims.test_first_lessons_claims::test_a_name_is_the_counts_of_its_trigrams_and_the_lessons_query_shares_the_stated_triples"),
         ("Vale 1 si la grafía es la misma, es mayor que 0 exactamente cuando dos nombres comparten un trío",
          "tests.test_phonebook::test_scores_depend_only_on_shared_trigrams"),
-        ("(cinco tríos compartidos)",
-         "tests.claims.test_first_lessons_claims::test_a_name_is_the_counts_of_its_trigrams_and_jindrich_shares_five_with_jindrich"),
+        ("(seis tríos compartidos)",
+         "tests.claims.test_first_lessons_claims::test_a_name_is_the_counts_of_its_trigrams_and_the_lessons_query_shares_the_stated_triples"),
     ],
     "assets/es/phonebook/02_temperature.md": [
         ("se reparten el peso a partes iguales, y la búsqueda suave tiende, en cambio, a la media de sus números",
@@ -280,11 +280,11 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "assets/fr/phonebook/00_intro.md": "no claim about numbers: the analogy is set up; the numbers come in the next texts",
     "assets/fr/phonebook/01_hard_soft.md": [
         ("(« Jan » → #ja, jan, an#)",
-         "tests.claims.test_first_lessons_claims::test_a_name_is_the_counts_of_its_trigrams_and_jindrich_shares_five_with_jindrich"),
+         "tests.claims.test_first_lessons_claims::test_a_name_is_the_counts_of_its_trigrams_and_the_lessons_query_shares_the_stated_triples"),
         ("Il vaut 1 pour une orthographe identique, il est supérieur à 0 si et seulement si les deux noms ont un triplet en commun",
          "tests.test_phonebook::test_scores_depend_only_on_shared_trigrams"),
         ("(cinq triplets en commun)",
-         "tests.claims.test_first_lessons_claims::test_a_name_is_the_counts_of_its_trigrams_and_jindrich_shares_five_with_jindrich"),
+         "tests.claims.test_first_lessons_claims::test_a_name_is_the_counts_of_its_trigrams_and_the_lessons_query_shares_the_stated_triples"),
     ],
     "assets/fr/phonebook/02_temperature.md": [
         ("ils se partagent le poids à parts égales, et la recherche souple tend alors plutôt vers la moyenne de leurs numéros",
@@ -362,11 +362,11 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "assets/zh/phonebook/00_intro.md": "no claim about numbers: the analogy is set up; the numbers come in the next texts",
     "assets/zh/phonebook/01_hard_soft.md": [
         ("（“Jan” → #ja, jan, an#）",
-         "tests.claims.test_first_lessons_claims::test_a_name_is_the_counts_of_its_trigrams_and_jindrich_shares_five_with_jindrich"),
+         "tests.claims.test_first_lessons_claims::test_a_name_is_the_counts_of_its_trigrams_and_the_lessons_query_shares_the_stated_triples"),
         ("拼写相同时分数为 1；当且仅当两个名字有共同的三元组时，分数大于 0",
          "tests.test_phonebook::test_scores_depend_only_on_shared_trigrams"),
         ("（有五个共同的三元组）",
-         "tests.claims.test_first_lessons_claims::test_a_name_is_the_counts_of_its_trigrams_and_jindrich_shares_five_with_jindrich"),
+         "tests.claims.test_first_lessons_claims::test_a_name_is_the_counts_of_its_trigrams_and_the_lessons_query_shares_the_stated_triples"),
     ],
     "assets/zh/phonebook/02_temperature.md": [
         ("它们就平分权重，软查找趋向的则是它们号码的平均值",
@@ -796,10 +796,10 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     # --- phonebook ---------------------------------------------------------------------------------
     "assets/phonebook/00_intro.md": NO_CLAIM + ": the analogy is set up; the numbers come in the next texts",
     "assets/phonebook/01_hard_soft.md": [
-        ("(“Jan” → #ja, jan, an#)", f"{F}::test_a_name_is_the_counts_of_its_trigrams_and_jindrich_shares_five_with_jindrich"),
+        ("(“Jan” → #ja, jan, an#)", f"{F}::test_a_name_is_the_counts_of_its_trigrams_and_the_lessons_query_shares_the_stated_triples"),
         ("It is 1 for the same spelling, above 0 exactly when two names share a triple",
          "tests.test_phonebook::test_scores_depend_only_on_shared_trigrams"),
-        ("(five shared triples)", f"{F}::test_a_name_is_the_counts_of_its_trigrams_and_jindrich_shares_five_with_jindrich"),
+        ("(five shared triples)", f"{F}::test_a_name_is_the_counts_of_its_trigrams_and_the_lessons_query_shares_the_stated_triples"),
     ],
     "assets/phonebook/02_temperature.md": [
         ("they share the weight equally, and the soft lookup tends to the average of their numbers instead",

@@ -137,10 +137,28 @@ def test_with_scaling_the_weights_stay_spread_and_the_gradient_alive_for_every_d
 # --- phonebook -----------------------------------------------------------------------------------
 
 
-def test_a_name_is_the_counts_of_its_trigrams_and_jindrich_shares_five_with_jindrich():
-    """ "“Jan” → #ja, jan, an#"; "“Jindrich” is close to “Jindřich” (five shared triples)"."""
+NEAR_NAMES = {"en": ("Jindřich", 5), "es": ("Sebastián", 6), "fr": ("François", 5), "zh": ("Jindřich", 5)}
+
+
+@pytest.mark.parametrize("lang", sorted(NEAR_NAMES))
+def test_a_name_is_the_counts_of_its_trigrams_and_the_lessons_query_shares_the_stated_triples(lang):
+    """ "“Jan” → #ja, jan, an#"; "“Jindrich” is close to “Jindřich” (five shared triples)", and in Spanish
+    "«Sebastian» … «Sebastián» (seis …)", in French "« Francois » … « François » (cinq …)": the name each language's
+    lesson looks up (its text quotes it), and the closest name in that language's book, by the hard lookup."""
+    from attention.phonebook import DEFAULT_BOOK, EXAMPLE_BOOKS
+    from ui.links import PHONEBOOK_QUERY
+    from viz.steps import lesson_text
+
     assert name_ngrams("Jan") == ["#ja", "jan", "an#"]
-    assert len(shared_ngrams("Jindrich", "Jindřich")) == 5
+    query, book = EXAMPLE_BOOKS.get(lang, (PHONEBOOK_QUERY, DEFAULT_BOOK))
+    near, shared = NEAR_NAMES[lang]
+    assert len(shared_ngrams(query, near)) == shared
+    names, phones = [name for name, _ in book], [phone for _, phone in book]
+    result = lookup(names, phones, query)
+    assert not result.exact and result.best == (names.index(near),)
+    text = " ".join(lesson_text(f"phonebook/{name}", lang) for name in ("00_intro", "01_hard_soft")).replace(
+        "\u00a0", " ")
+    assert query in text and near in text
 
 
 def test_as_t_grows_the_answer_blends_more_numbers():
