@@ -422,7 +422,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "assets/fr/walkthrough/01_tokens.md": [
         ("Un token qui apparaît deux fois, écrit de la même façon, majuscules comprises, reçoit donc deux fois le même id",
          "tests.claims.test_first_lessons_claims::test_a_word_that_appears_twice_gets_the_same_id"),
-        ("« The » et « the » sont deux tokens avec deux id",
+        ("« Le » et « le » sont deux tokens avec deux id",
          "tests.claims.test_first_lessons_claims::test_a_word_that_appears_twice_gets_the_same_id"),
         ("(et la même couleur dans le graphique)",
          "tests.test_figures::test_tokens_figure_colours_repeats_alike"),
@@ -530,7 +530,7 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "assets/es/walkthrough/01_tokens.md": [
         ("un token que aparece dos veces, escrito igual, mayúsculas incluidas, recibe el mismo id las dos veces",
          "tests.claims.test_first_lessons_claims::test_a_word_that_appears_twice_gets_the_same_id"),
-        ("«The» y «the» son dos tokens con dos ids",
+        ("«El» y «el» son dos tokens con dos ids",
          "tests.claims.test_first_lessons_claims::test_a_word_that_appears_twice_gets_the_same_id"),
         ("(y el mismo color en el gráfico)",
          "tests.test_figures::test_tokens_figure_colours_repeats_alike"),

@@ -31,13 +31,17 @@ def traces(**options):
 
 def test_a_word_that_appears_twice_gets_the_same_id():
     """Step 1: "a token that appears twice, spelt the same, capitals included, gets the same id twice" and "“The”
-    and “the” are two tokens with two ids" (the colour: tests/test_figures.py)."""
+    and “the” are two tokens with two ids", and the Spanish and French texts' «El»/«el», « Le »/« le » (the colour:
+    tests/test_figures.py)."""
     for t in traces():
         for a, b in itertools.combinations(range(t.n), 2):
             assert (t.token_ids[a] == t.token_ids[b]) == (t.tokens[a] == t.tokens[b])
     t = trace_self_attention("The cat saw the cat.", d_model=8, d_k=4, seed=0)  # the audit's sentence (issue 47)
     assert t.tokens[0] == "The" and t.tokens[3] == "the" and t.token_ids[0] != t.token_ids[3]
     assert t.token_ids[1] == t.token_ids[4]
+    for capital, small in (("El", "el"), ("Le", "le")):  # the Spanish and French texts' own pair
+        t = trace_self_attention(f"{capital} gato vio {small} gato", seed=0)
+        assert t.tokens[0] == capital and t.tokens[3] == small and t.token_ids[0] != t.token_ids[3]
 
 
 def test_the_same_word_gets_the_same_row_wherever_it_stands_and_positions_tell_copies_apart():
