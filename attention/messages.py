@@ -16,9 +16,15 @@ def N_(message: str) -> str:
     return message
 
 
+class Word(str):
+    """A message's value that is itself an ``N_``-marked message (a model's title, its licence): the English here, the
+    reader's language where the page writes the message (``viz.i18n.said`` translates it)."""
+
+
 class Message(NamedTuple):
     """A message to the learner: its English ``text`` (marked with ``N_``) with ``{fields}``, and their ``values``
-    (a whole number is a count, written with its thousands grouped; a tuple of them is a list)."""
+    (a whole number is a count, written with its thousands grouped; a tuple of them is a list; a ``Word`` is
+    translated)."""
 
     text: str
     values: dict[str, object]

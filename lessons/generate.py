@@ -16,7 +16,6 @@ from ui.models import (
     cancel_writing,
     follow_last_step,
     generation_job,
-    missing_text,
     model_named,
     step_trace_of,
     timing_job,
@@ -25,7 +24,7 @@ from ui.models import (
 from ui.settings import first_sentence, shared, usable_sentence
 from ui.walkthrough import render_steps, steps_for
 from viz import generation as G
-from viz.i18n import N_, t
+from viz.i18n import N_, said, t
 from viz.labels import markdown_text
 
 st.title(t("Writing with a key/value cache"))
@@ -35,7 +34,7 @@ info = MODELS["smollm2"]
 try:
     package_dir("smollm2")  # a missing package: its message says how to install it, and the page stops here
 except ModelMissing as missing:
-    st.error(missing_text(missing), icon=":material/download:")
+    st.error(said(missing.message), icon=":material/download:")
     st.stop()
 model = model_named("smollm2")
 prompt = usable_sentence(settings.sentence, memory="_last_gen_prompt", default=first_sentence(), check=model.tokenize)

@@ -25,7 +25,6 @@ from ui.models import (
     head_of,
     head_options,
     heads_switched_off,
-    missing_text,
     model_chosen,
     model_named,
     model_view_of,
@@ -42,7 +41,7 @@ from ui.walkthrough import lines_panel, render_steps, steps_for
 from viz import figures as F
 from viz import pretrained as P
 from viz import tables as T
-from viz.i18n import N_, bound, decimal, language, nt, t
+from viz.i18n import N_, bound, decimal, language, nt, said, t
 
 st.title(t("A real model"))
 ui.lesson("real_model/00_intro")
@@ -55,7 +54,7 @@ info = MODELS[name]
 try:
     package_dir(name)  # a missing package: its message says how to install it, and the page stops here
 except ModelMissing as missing:
-    st.error(missing_text(missing), icon=":material/download:")
+    st.error(said(missing.message), icon=":material/download:")
     st.stop()
 model = model_named(name)
 if name == "smollm2":

@@ -337,14 +337,13 @@ def test_a_missing_models_message_names_the_model_and_its_licence_in_the_readers
     import importlib.util
 
     from attention.pretrained import ModelMissing, package_dir
-    from ui.models import missing_text
 
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     with pytest.raises(ModelMissing) as missing:
         package_dir("minilm")
     assert "MiniLM (all-MiniLM-L6-v2, a BERT encoder)" in str(missing.value)  # the log's English
     with i18n.speaking("es"):
-        text = missing_text(missing.value)
+        text = i18n.said(missing.value.message)
         assert i18n.t("MiniLM (all-MiniLM-L6-v2, a BERT encoder)") in text
         assert i18n.t("Apache-2.0 (model card; the package says MIT)") in text and "requirements-models.txt" in text
     assert "BERT encoder" not in text and "model card" not in text

@@ -22,7 +22,7 @@ from attention.tokens import SentenceError
 from ui import arrival
 from ui.links import default
 from ui.matrix_editor import EDIT_STATE, LINK_STATE, hand_edited
-from ui.models import attentions_of, missing_text, open_model, pick_head
+from ui.models import attentions_of, open_model, pick_head
 from ui.walkthrough import STEPS, steps_for
 from viz.i18n import N_, decimal, nt, said, sentences, t
 from viz.labels import markdown_text
@@ -184,7 +184,7 @@ def _to_trained(trace: AttentionTrace, step: int, name: str) -> None:
         tokens, weights = attentions_of(name, trace.sentence)  # (a sentence the model can't take: SentenceError)
     except (ModelMissing, SentenceError) as why:
         st.error(t("{model} can't open this sentence: {why}", model=t(MODELS[name].title),
-                   why=missing_text(why) if isinstance(why, ModelMissing) else said(why.message)),
+                   why=said(why.message)),
                  icon=":material/error:")
         return
     best = choose_head(name, tokens, weights)

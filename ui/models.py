@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attention.pretrained import MODELS, ModelMissing, load
+from attention.pretrained import MODELS, load
 from attention.pretrained.gallery import INDUCTION_HEAD, INDUCTION_HEADS, induction_prompt
 from attention.sampling import Sampling, draw, processed
 from ui import arrival, background
@@ -20,7 +20,7 @@ from ui.settings import MAX_SEED, replace_sentence
 from viz import i18n
 from viz import pretrained as P
 from viz import sampling as S
-from viz.i18n import nt, said, t
+from viz.i18n import nt, t
 
 LAYERS_PER_PAGE = P.LAYERS_PER_PAGE  # the every-head view of the decoder's 30 layers, a page at a time
 
@@ -252,15 +252,6 @@ def _shorter(prompt: str, count: int):
     """The longest text written after ``prompt`` with fewer than ``count`` tokens, if one is kept, else None."""
     return next((done for fewer in range(count - 1, 0, -1)
                  if (done := background.result(("generate", prompt, fewer))) is not None), None)
-
-
-def missing_text(missing: ModelMissing) -> str:
-    """A missing model's message in the reader's language, the model and its licence named as the pages name them
-    (translated: "MiniLM (all-MiniLM-L6-v2, un codificador BERT)")."""
-    message = missing.message
-    words = {key: t(str(message.values[key])) for key in ("model", "licence") if key in message.values}
-    message = message._replace(values={**message.values, **words})
-    return said(message)
 
 
 def writing_text(job: background.Job, count: int) -> str:

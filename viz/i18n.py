@@ -35,7 +35,7 @@ from babel.lists import format_list
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 
-from attention.messages import Message
+from attention.messages import Message, Word
 
 ENGLISH = "en"
 PSEUDO = "qps"  # the pseudo-language of the tests (qps: "pseudo", the code Windows and Android use for one)
@@ -135,10 +135,13 @@ def bound(function: Callable[..., str]) -> Callable[..., str]:
 
 def said(message: Message) -> str:
     """An engine's message (``attention.messages``) in the running language, its counts written as the language
-    groups thousands (``whole``), a tuple of them as the language lists them (``listed``)."""
+    groups thousands (``whole``), a tuple of them as the language lists them (``listed``), its words (``Word``)
+    translated."""
     def written(value: object) -> object:
         if isinstance(value, tuple):
             return listed([str(written(v)) for v in value])
+        if isinstance(value, Word):
+            return t(value)
         return whole(value) if isinstance(value, int) else value
     return t(message.text, **{k: written(v) for k, v in message.values.items()})
 

