@@ -36,11 +36,15 @@ def written_frame(gen, multiply_adds: Callable[..., int]) -> pd.DataFrame:
                 nt("“{token}”, {n} key", "“{token}”, {n} keys", at + 1, token=labels[at]))
         rows.append({"written": labels[gen.prompt + k], "p": gen.probabilities[k], "reads": read,
                      "cache: M mult-adds": grouped(with_cache / 10, 1), "whole: M mult-adds": grouped(without / 10, 1),
-                     "cache: ms": round(1000 * gen.seconds_cached[k]),
-                     "whole: ms": round(1000 * gen.seconds_recomputed[k])})
+                     "cache: ms": _ms(gen.seconds_cached[k]), "whole: ms": _ms(gen.seconds_recomputed[k])})
     frame = pd.DataFrame(rows, index=pd.RangeIndex(1, len(rows) + 1, name="token"))
     frame.attrs[WORD_COLUMNS] = True
     return frame
+
+
+def _ms(seconds: float) -> int:
+    """A step's time as the table shows it: whole milliseconds."""
+    return round(1000 * seconds)
 
 
 def _work(gen, multiply_adds: Callable[..., int]) -> list[tuple[int, int]]:
@@ -120,8 +124,7 @@ def work_text(gen, multiply_adds: Callable[..., int]) -> str:
     if not work:
         return t("Write at least two tokens to compare the work: the first comes from the prompt's pass either way.")
     tenths = [sum(w[side] for w in work) for side in (0, 1)]
-    frame = written_frame(gen, multiply_adds).iloc[1:]
-    ms = [int(frame[c].sum()) for c in ("cache: ms", "whole: ms")]
+    ms = [sum(map(_ms, seconds[1:])) for seconds in (gen.seconds_cached, gen.seconds_recomputed)]  # as the table
     fewer = f"{tenths[1] / tenths[0]:.1f}" if tenths[0] else "–"
     work_said = nt("The table's {n} row after the first adds up to **{cached}** million multiply-adds with the cache "
                    "against **{whole}** million recomputing: {fewer}× fewer.",
