@@ -54,11 +54,13 @@ def weights_words(preset: str, seed: int | None) -> str:
     """The walkthrough's W_Q, W_K, W_V as they are: ``preset`` is a trace's ("random", "identity", or "custom" for
     hand-edited matrices, on either preset). ``seed`` None leaves the seed unnamed: the real-model page does not read
     the seed (ui.settings.USED_BY), so its way back names none and its content stays the same whatever the seed."""
-    if preset == "random" and seed is None:
+    if preset == "identity":
+        return t("the identity preset's W_Q, W_K, W_V (W = I)")
+    if preset == "custom":
+        return t("your hand-edited W_Q, W_K, W_V")
+    if seed is None:
         return t("seeded random W_Q, W_K, W_V")
-    return {"random": lambda: t("seeded random W_Q, W_K, W_V (seed {seed})", seed=seed),
-            "identity": lambda: t("the identity preset's W_Q, W_K, W_V (W = I)"),
-            "custom": lambda: t("your hand-edited W_Q, W_K, W_V")}[preset]()
+    return t("seeded random W_Q, W_K, W_V (seed {seed})", seed=seed)
 
 
 def _sees(causal: bool) -> str:
