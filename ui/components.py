@@ -143,18 +143,26 @@ def text_box(label: str, *, key: str, limit: int, area: bool = False, container=
 _MENU_LABELS = "_menu_labels"  # per menu (a selectbox's key): the labels it was last drawn with
 
 
+def resend_labels(keys) -> None:
+    """Set each widget of ``keys`` the session holds to its own value, so that the next run sends the browser its
+    label again. Streamlit passes a menu's choice between browser and server as its label, not its option, and sends
+    the browser no new label when the chosen option keeps its place: when the labels change (a new sentence's tokens,
+    another language), the browser would send the old label back, which no option names any more."""
+    state = st.session_state
+    for key in set(keys) & set(state.keys()):
+        state[key] = state[key]
+
+
 def keep_menu_in_step(key: str, options: Sequence, labels: Sequence[str], *, default) -> None:
     """Before drawing the selectbox ``key`` whose options are shown by ``labels`` (one each, "3 · sat": a
     number and " · " first, as this app's menus are) when those labels change with other settings (a query
     menu names the sentence's tokens, a generation step what it reads).
 
-    Streamlit passes a menu's choice between browser and server as its label, not its option, and sends the
-    browser no new label when the chosen option keeps its place in the list: after a new sentence the
-    browser kept "1 · The" where the menu now said "1 · This", sent it back, and a later run read it against
-    labels that lacked it, as the value itself: text where the page holds a number (the link crashed on
-    int("1 · The"), issue 43). So when the labels change, the choice is set again here, and Streamlit
-    sends the browser its new label; a label held as the value is read back as the option its number
-    names now (the place the learner chose), or ``default`` if there is none."""
+    After a new sentence the browser kept "1 · The" where the menu now said "1 · This" (``resend_labels`` says
+    why), sent it back, and a later run read it against labels that lacked it, as the value itself: text where the
+    page holds a number (the link crashed on int("1 · The"), issue 43). So when the labels change, the choice is
+    set again here; a label held as the value is read back as the option its number names now (the place the
+    learner chose), or ``default`` if there is none."""
     options, labels = list(options), list(labels)
     drawn = st.session_state.setdefault(_MENU_LABELS, {})
     before, drawn[key] = drawn.get(key), labels
@@ -166,7 +174,7 @@ def keep_menu_in_step(key: str, options: Sequence, labels: Sequence[str], *, def
         st.session_state[key] = next((o for o, label in zip(options, labels, strict=True)
                                       if label.split(" · ", 1)[0] == number), default)
     elif before is not None and before != labels and held in options:
-        st.session_state[key] = held  # the same choice, set again: the browser is sent its new label
+        resend_labels([key])
 
 
 def forget_stale_choice(key: str, options, *, label: str, why: str, default) -> None:

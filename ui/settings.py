@@ -17,7 +17,7 @@ from attention import MAX_CHARS, MAX_TOKENS, SentenceError, tokenize
 from attention.cross import EXAMPLE_PAIRS
 from attention.phonebook import EXAMPLE_BOOKS
 from ui import i18n as session_language
-from ui.components import text_box
+from ui.components import resend_labels, text_box
 from viz.i18n import N_, language, listed, nt, said, t, whole
 from viz.labels import markdown_text
 
@@ -152,20 +152,17 @@ LANGUAGE_MENU = "lang_menu"
 def _choose_language() -> None:
     """The menu's callback: the chosen language, for this run and the link (ui.i18n.begin reads it).
 
-    Every setting is set again to its own value, so that the next run sends each menu its label in the new language:
-    Streamlit passes a menu's choice between browser and server as its label, and sends none when the chosen option
-    keeps its place; the browser then sent back the old language's label ("Plain SGD", "0.003"), which no option
-    names any more, and the next click reset the menu to its default (found in Chromium by the review of the menu;
-    AppTest does not pass labels). A question's chosen answer (a radio holding its option's place) likewise."""
+    Every setting and a question's chosen answer (a radio holding its option's place) are set again to their own
+    values (``ui.components.resend_labels``), so that the next run sends each menu its label in the new language:
+    else the browser sent back the old language's label ("Plain SGD", "0.003"), and the next click reset the menu
+    to its default (found in Chromium by the review of the menu; AppTest does not pass labels)."""
     from ui.links import SETTINGS  # (ui.links reads this module's defaults: imported when the menu is used)
 
     state = st.session_state
     state[session_language.LANG_STATE] = state[LANGUAGE_MENU]
-    held = {setting.key_of(key) for key, setting in SETTINGS.items()}
     answers = {key for key in state if isinstance(key, str) and key.startswith(QUESTION_PREFIXES)
                and isinstance(state[key], int) and not isinstance(state[key], bool)}
-    for key in (held | answers) & set(state.keys()):
-        state[key] = state[key]
+    resend_labels({setting.key_of(key) for key, setting in SETTINGS.items()} | answers)
 
 
 QUESTION_PREFIXES = ("ex-", "mh-ex-")  # a question's radio (ui.exercises.question_box): its option's place
