@@ -41,16 +41,17 @@ BILINGUAL = {
     "zh": {
         "this": "这", "is": "是", "awesome": "棒", "cat": "猫", "sat": "坐", "dog": "狗", "and": "和", "i": "我",
         "love": "爱", "you": "你", "read": "读", "book": "书", "good": "好", "black": "黑", "white": "白", "red": "红",
-        "sleeps": "睡", "car": "车",
+        "sleeps": "睡", "car": "车", "he": "他", "at": "在", "home": "家",
     },
 }
 # Each table's example: an English source and its translation, whose word order differs from the English (French and
-# Spanish put the adjective after its noun; the Chinese has no article), so that the aligned α is not a plain diagonal,
-# which self-attention's own α could be mistaken for (issue 34)
+# Spanish put the adjective after its noun; Chinese says where before what is done, "他在家睡觉", he at home sleeps),
+# so that the aligned α crosses rather than runs down a diagonal, which self-attention's own α could be mistaken for
+# (issue 34); every source word has its translation, so that no key is left unconstructed
 EXAMPLE_PAIRS = {
     "fr": ("the black cat sleeps", "le chat noir dort"),
     "es": ("the black cat sleeps", "el gato negro duerme"),
-    "zh": ("the black cat sleeps", "黑猫在睡觉"),
+    "zh": ("he sleeps at home", "他在家睡觉"),
 }
 ALIGN_Z = 4.0  # the scaled score z = q·k/√d_k of a translation pair: its α ≈ e⁴/(e⁴ + rest) is near 1
 
@@ -61,11 +62,12 @@ class Alignment(NamedTuple):
     pairs: tuple[tuple[int, int], ...]  # (i, j): target token i translates source token j, one-to-one, in order
     built: tuple[tuple[int, int], ...]  # the pairs that got a direction (the first that fit)
     left_out: tuple[tuple[int, int], ...]  # pairs the table has but no direction was left for
+    clashed: tuple[tuple[int, int], ...]  # pairs whose target or source vector already points along another pair's
     directions: int  # directions made: pairs whose two vectors are the same as another pair's share one
     limit: int  # min(d_model, d_k): how many directions can be made exactly
 
 
-NO_ALIGNMENT = Alignment((), (), (), 0, 0)
+NO_ALIGNMENT = Alignment((), (), (), (), 0, 0)
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,8 @@ def aligned_projections(target: Embedded, source: Embedded, d_k: int, seed: int)
     between the directions of different pairs.
 
     Each pair p gets a direction e_p in ℝ^{d_k} (pairs whose target vectors and source vectors are the
-    same, as two "le"/"the" pairs are without positional encodings, share one); W_Q maps the target
+    same, as two "le"/"the" pairs are without positional encodings, share one; a pair whose target or source vector
+    already has a direction with another partner gets none, as one vector cannot point two ways); W_Q maps the target
     word's vector to √c·e_p and W_K the source word's to √c·e_p, by least squares
     (``np.linalg.lstsq``), so the pair's dot product is c = ALIGN_Z·√d_k. At most min(d_model, d_k)
     directions fit exactly; the pairs after them are left out. W_V is seeded random, as in the other
@@ -128,14 +131,24 @@ def aligned_projections(target: Embedded, source: Embedded, d_k: int, seed: int)
     limit = min(d_model, d_k)
     w_v = random_projections(d_model, d_k, seed).w_v
     direction_of: dict[bytes, int] = {}  # the two vectors of a pair -> its direction
-    built, left_out, rows = [], [], []
+    pointed_t, pointed_s = set(), set()  # the target and source vectors a direction was made for
+    built, left_out, clashed, rows = [], [], [], []
     for i, j in pairs:
-        both = target.x[i].tobytes() + source.x[j].tobytes()
-        if both not in direction_of and len(direction_of) < limit:
+        x_t, x_s = target.x[i].tobytes(), source.x[j].tobytes()
+        both = x_t + x_s
+        if both in direction_of:  # copies of a pair already built (no positional encodings): its direction
+            built.append((i, j))
+        elif x_t in pointed_t or x_s in pointed_s:  # one vector cannot point two ways ("le" and "el" to "the")
+            clashed.append((i, j))
+        elif len(direction_of) < limit:
             direction_of[both] = len(direction_of)
+            pointed_t.add(x_t)
+            pointed_s.add(x_s)
             rows.append((i, j))
-        (built if both in direction_of else left_out).append((i, j))
-    alignment = Alignment(tuple(pairs), tuple(built), tuple(left_out), len(direction_of), limit)
+            built.append((i, j))
+        else:
+            left_out.append((i, j))
+    alignment = Alignment(tuple(pairs), tuple(built), tuple(left_out), tuple(clashed), len(direction_of), limit)
     if not rows:
         return Projections(np.zeros((d_model, d_k)), np.zeros((d_model, d_k)), w_v), alignment
     codes = np.sqrt(ALIGN_Z * np.sqrt(d_k)) * np.eye(d_k)[: len(rows)]  # [p, d_k]

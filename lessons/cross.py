@@ -27,17 +27,17 @@ map_slot = st.container()  # filled once the trace is made from the boxes below
 settings = shared()
 
 
-first_target = first_example("ca_target", TARGET)  # the reader's language's, on a bare visit
+first_source, first_target = first_example("ca_source", SOURCE), first_example("ca_target", TARGET)  # the reader's
 left, right = st.columns(2)
 ui.text_box(t("Source (keys and values: the sentence being read)"), key="ca_source", limit=MAX_CHARS, container=left,
-            value=SOURCE, persist_state="session")
+            value=first_source, persist_state="session")
 ui.text_box(t("Target (queries: the sentence being written)"), key="ca_target", limit=MAX_CHARS, container=right,
             value=first_target, persist_state="session")
 left, right = st.columns(2)
 preset = left.radio("W_Q, W_K, W_V", CROSS_PRESETS, format_func=bound(lambda name: t(CROSS_PRESET_LABELS[name])),
                     key="ca_preset", persist_state="session", horizontal=True) or "random"
 d_k = right.slider("d_k", 1, 16, value=default("ca_dk"), key="ca_dk", persist_state="session")
-source = usable_sentence(st.session_state.get("ca_source") or "", memory="_last_ca_source", default=SOURCE,
+source = usable_sentence(st.session_state.get("ca_source") or "", memory="_last_ca_source", default=first_source,
                          label=N_("Source"), box="ca_source")
 target = usable_sentence(st.session_state.get("ca_target") or "", memory="_last_ca_target", default=first_target,
                          label=N_("Target"), box="ca_target")

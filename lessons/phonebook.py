@@ -15,7 +15,8 @@ from viz.i18n import decimal, said, t
 from viz.labels import markdown_text
 
 st.title(t("The phonebook: keys are not values"))
-ui.lesson("phonebook/00_intro")
+shown_query = st.session_state.get("pb_query") or first_example("pb_query", default("pb_query"))  # the box's name
+ui.lesson("phonebook/00_intro", query=markdown_text(shown_query.strip() or default("pb_query")))
 map_slot = st.container()  # filled once the book and the query are read
 
 left, right = st.columns([3, 2])

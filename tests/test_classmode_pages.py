@@ -23,6 +23,7 @@ from classmode.store import Store
 from tests.table_reading import values_of, view_panels
 from tests.test_pages import APP, TIMEOUT, assert_no_exception
 from ui.classmode import code_from
+from ui.settings import LANGUAGE_NAMES
 from viz import classmode as V
 from viz import i18n
 
@@ -1126,7 +1127,8 @@ def test_the_teachers_desk_sidebar_and_projector_read_only_catalog_text_in_the_p
         desk = desk.selectbox(key="cm_extra_who").set_value(ANN).run()
     shown = V.shown_of(question)
     data = [code, "Ann", "Bob", question["prompt"], *map(str, question["options"]),
-            *([shown.title, shown.text()] if shown else []), "Attention Lab", "CSV", "d_model", "QR"]
+            *([shown.title, shown.text()] if shown else []), "Attention Lab", "CSV", "d_model", "QR",
+            *LANGUAGE_NAMES.values()]  # the language menu names each language in itself, never translated
     english = {text: words for text in shown_texts(desk) if (words := words_outside_the_catalog(text, data))}
     assert not english, english
     assert i18n.pseudo("Question {number} is open.").format(number=1) in texts(desk)

@@ -15,6 +15,7 @@ from tests.driving import open_app
 from tests.table_reading import view_panels
 from tests.test_classmode_pages import shown_texts
 from ui.links import CROSS_SOURCE, CROSS_TARGET
+from ui.settings import LANGUAGE_NAMES
 from viz import figures as F
 from viz import i18n, svg
 from viz import tables as T
@@ -25,7 +26,8 @@ SENTENCE = "This forum is awesome"
 # and the formats' (d_model, W_Q, softmax …)
 KEPT = [*SENTENCE.split(), *CROSS_SOURCE.split(), *CROSS_TARGET.split(), "Attention Lab", "d_model", "d_k", "W_Q",
         "W_K", "W_V", "softmax", "Embed", "Attention", "Att", "RoPE", "CSV", "JSON", "HTML", "MiniLM", "SmolLM2",
-        "LayerNorm", "ij", "mathrm", "operatorname", "frac", "sqrt", "left", "right", "top", "qps"]
+        "LayerNorm", "ij", "mathrm", "operatorname", "frac", "sqrt", "left", "right", "top", "qps",
+        *LANGUAGE_NAMES.values()]  # the language menu names each language in itself, never translated
 WORD = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -281,9 +283,10 @@ def test_a_new_session_starts_on_its_languages_example_and_its_link_names_it(lan
         assert again.text_input(key="sentence").value == at.text_input(key="sentence").value
 
 
-@pytest.mark.parametrize(("lang", "target"), [("en", "le chat noir dort"), ("es", "el gato negro duerme"),
-                                              ("fr", "le chat noir dort"), ("zh", "黑猫在睡觉")])
-def test_cross_attention_opens_on_a_translation_into_the_readers_language(lang, target, monkeypatch):
+@pytest.mark.parametrize(("lang", "source", "target"), [
+    ("en", "the black cat sleeps", "le chat noir dort"), ("es", "the black cat sleeps", "el gato negro duerme"),
+    ("fr", "the black cat sleeps", "le chat noir dort"), ("zh", "he sleeps at home", "他在家睡觉")])
+def test_cross_attention_opens_on_a_translation_into_the_readers_language(lang, source, target, monkeypatch):
     """The cross lesson's example pair: the English source and its translation into the reader's language (French for
     an English reader), aligned by the reader's table; a reader whose pair is not the link's default names the target
     in the link, and an English reader who opens that link sees the same pair and numbers."""
@@ -293,16 +296,17 @@ def test_cross_attention_opens_on_a_translation_into_the_readers_language(lang, 
     monkeypatch.setattr(ui.i18n, "OFFERED", (*i18n.LANGUAGES,))
     with i18n.speaking(lang):
         at = open_app("cross", lang=lang)  # a bare visit, then the aligned preset chosen on the page
-        assert (at.text_input(key="ca_source").value, at.text_input(key="ca_target").value) == (CROSS_SOURCE, target)
+        assert (at.text_input(key="ca_source").value, at.text_input(key="ca_target").value) == (source, target)
         at.radio(key="ca_preset").set_value("aligned").run()
         assert not at.exception
         table = "fr" if lang == "en" else lang
         assert f'<span lang="{table}">{BILINGUAL[table]["cat"]}</span>' in " ".join(c.value for c in at.caption)
         link = dict(at.query_params)
-    assert ("ca_target" in link) == (target != CROSS_TARGET) and "ca_source" not in link  # named if not the default
+    assert ("ca_target" in link) == (target != CROSS_TARGET)  # named where not the link's default
+    assert ("ca_source" in link) == (source != CROSS_SOURCE)
     with i18n.speaking("en"):
         again = open_app("cross", **{**link, "lang": "en"})
-        assert again.text_input(key="ca_target").value == target
+        assert (again.text_input(key="ca_source").value, again.text_input(key="ca_target").value) == (source, target)
         assert view_panels(again)["ca-weights"]["values"] == view_panels(at)["ca-weights"]["values"]
 
 

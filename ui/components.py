@@ -89,12 +89,16 @@ def in_a_class() -> bool:
     return st.session_state.get("_cm_student") is not None
 
 
-def lesson(name: str) -> None:
-    """Show a lesson text from assets/<name>.md (our own text, never user input).
+def lesson(name: str, **fields: str) -> None:
+    """Show a lesson text from assets/<name>.md (our own text, never user input), each ``{field}`` in it replaced by
+    the Markdown given (escape a learner's text: ``viz.labels.markdown_text``), so that the text names what the page
+    shows ("people whose name is like “Anna”", the name in the box).
 
     On a class's student's page (ui.classmode) a lesson's intro is folded away, so that the page opens
     on what the teacher is showing, not on the text above it."""
     text = lesson_markdown(name)
+    for field, value in fields.items():  # not str.format: the texts' TeX has braces of its own
+        text = text.replace("{" + field + "}", value)
     if name.endswith("/00_intro") and in_a_class():
         with st.expander(t("About this lesson"), icon=":material/info:"):
             st.markdown(text)

@@ -28,7 +28,8 @@ EXAMPLE_SENTENCES = {"es": "Este foro es genial", "fr": "Ce forum est génial", 
 # Every text a session opens on in its reader's language, by its setting's key (the link names it: ui.links.named)
 EXAMPLES: dict[str, dict[str, Any]] = {
     "sentence": EXAMPLE_SENTENCES,
-    "ca_target": {lang: target for lang, (_, target) in EXAMPLE_PAIRS.items()},  # the English source is every reader's
+    "ca_source": {lang: source for lang, (source, _) in EXAMPLE_PAIRS.items()},  # English, for every reader
+    "ca_target": {lang: target for lang, (_, target) in EXAMPLE_PAIRS.items()},
     "pb_query": {lang: query for lang, (query, _) in EXAMPLE_BOOKS.items()},
     "book": {lang: [list(row) for row in book] for lang, (_, book) in EXAMPLE_BOOKS.items()},
 }

@@ -15,12 +15,13 @@ def _quoted(labels: list[str]) -> str:
 
 
 TABLE_TEXTS = {  # each table's words, the others named: a reader sees their language's table (French in English)
-    "fr": N_("The table's {n} English → French pairs: {pairs}. It pairs English words with Spanish and Chinese ones "
-             "too."),
-    "es": N_("The table's {n} English → Spanish pairs: {pairs}. It pairs English words with French and Chinese ones "
-             "too."),
+    "fr": N_("The table's {n} English → French pairs: {pairs}. The preset also pairs English words with their Spanish "
+             "and Chinese translations, from tables not listed here."),
+    "es": N_("The table's {n} English → Spanish pairs: {pairs}. The preset also pairs English words with their French "
+             "and Chinese translations, from tables not listed here."),
     "zh": N_("The table's {n} English → Chinese pairs (a character each, as Chinese is split into tokens): {pairs}. "
-             "It pairs English words with French and Spanish ones too."),
+             "The preset also pairs English words with their French and Spanish translations, from tables not listed "
+             "here."),
 }
 
 
@@ -66,6 +67,12 @@ def alignment_notes(trace: CrossAttentionTrace, t_labels: list[str], s_labels: l
         notes.append(t("Only min(d_model, d_k) = {limit} directions fit ({which} is the limit), so these pairs got "
                        "none and their weights mean nothing here: {listed}.", limit=a.limit, which=which,
                        listed=listed))
+    if a.clashed:
+        listed = _quoted([f"{t_labels[i]} → {s_labels[j]}" for i, j in a.clashed])
+        notes.append(t("Without positional encodings the copies of a word are one vector, and one vector cannot point "
+                       "two ways: these pairs share a word with a pair built before them, with another partner, so "
+                       "they got no direction and their weights mean nothing here: {listed}. Switch positional "
+                       "encodings on (sidebar) to tell the copies apart.", listed=listed))
     paired = {i for i, _ in a.pairs}
     unpaired = [t_labels[i] for i in range(len(t_labels)) if i not in paired]
     if unpaired:
