@@ -49,10 +49,12 @@ node_modules/.installed: package.json package-lock.json | chromium
 
 chromium:
 	@if [ ! -x $(CHROMIUM) ] || [ ! -x /usr/sbin/nginx ] || ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 \
-			|| ! command -v node >/dev/null || ! command -v npm >/dev/null; then \
-		echo "Installing Debian's chromium, nginx, postgresql, nodejs and npm for the browser, replica, class-mode and view tests"; \
+			|| ! command -v node >/dev/null || ! command -v npm >/dev/null \
+			|| [ ! -e /usr/share/fonts/truetype/wqy/wqy-microhei.ttc ]; then \
+		echo "Installing Debian's chromium, a Chinese font, nginx, postgresql, nodejs and npm for the browser, replica, class-mode and view tests"; \
 		$(SUDO) apt-get update -qq && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-dejavu-core nginx-light postgresql \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-dejavu-core fonts-wqy-microhei \
+			nginx-light postgresql \
 			$$(command -v node >/dev/null || echo nodejs) $$(command -v npm >/dev/null || echo npm); \
 	fi
 

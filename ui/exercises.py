@@ -32,7 +32,7 @@ def offer_to_class(build: Callable[[], Sequence[Question]], open_step: int | Non
     with speaking(ENGLISH):
         stored = build()
     built = {}
-    for lang in i18n_ui.OFFERED:  # the languages a student may read (none but English yet: nothing more to build)
+    for lang in i18n_ui.OFFERED:  # the languages a student may read
         if lang != ENGLISH:
             with speaking(lang):
                 built[lang] = {q.key: q for q in build()}

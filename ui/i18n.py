@@ -13,10 +13,11 @@ from viz import i18n
 
 LANG_STATE = "_lang"  # the language the link or the menu chose (None: the browser's); the link's ``lang``
 RUN_LANGUAGE = "_lang_run"  # the language this session's runs write in, set at the top of every full run
-# The languages a learner may choose. A language joins when every page passes the pseudo-language test and its
-# catalog holds every message (tests/test_i18n.py); until then its catalog is work in progress, and a link's
-# ``lang`` naming it is refused with the link's usual warning.
-OFFERED = (i18n.ENGLISH,)
+# The languages a learner may choose: every language with a catalog. A new catalog joins once every page passes the
+# pseudo-language test, the catalog holds every message (tests/test_i18n.py), its lesson texts and examples are in,
+# and the browser tests pass in it (tests/browser/test_languages_browser.py); a link's ``lang`` naming a language not
+# offered is refused with the link's usual warning.
+OFFERED = (*i18n.LANGUAGES,)
 
 
 _MEMO = "_attention_lab_language"  # the run's language, kept on its ScriptRunContext (one a run, never shared)

@@ -98,8 +98,9 @@ def grid_cell(page, editor: str, row: int, col: int) -> str:
 TABLE_CLOSE = """([sel, want, tol]) => {
   const rows = Array.from(document.querySelectorAll(sel)).map(r => Array.from(r.querySelectorAll('th, td')).slice(1)
     .map(c => parseFloat(c.innerText.trim().replace('−', '-'))));
-  return rows.length === want.length
-    && rows.every((r, i) => r.length === want[i].length && r.every((v, j) => Math.abs(v - want[i][j]) <= tol));
+  const same = (v, w) => (Number.isNaN(v) && (w === null || Number.isNaN(w))) || Math.abs(v - w) <= tol;  // a masked
+  return rows.length === want.length  // cell (no number) matches a NaN, as numpy's assert_allclose matches them
+    && rows.every((r, i) => r.length === want[i].length && r.every((v, j) => same(v, want[i][j])));
 }"""
 
 

@@ -5,29 +5,17 @@ label ("Plain SGD", "0.003"), which no option named any more, and the next click
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.server import streamlit_server
-
 pytestmark = pytest.mark.browser
 
-OFFER_ALL = Path(__file__).parent / "offer_all"  # its sitecustomize offers every language (as OFFERED will)
 
-
-@pytest.fixture(scope="module")
-def served():
-    with streamlit_server(env={"PYTHONPATH": str(OFFER_ALL)}) as base:
-        yield base
-
-
-def test_switching_the_language_keeps_every_choice_through_the_next_click(browser, served):
+def test_switching_the_language_keeps_every_choice_through_the_next_click(browser, base_url):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     try:
         page = context.new_page()
-        page.goto(served + "/learn?lt_opt=Plain+SGD&lt_lr=0.003")
+        page.goto(base_url + "/learn?lt_opt=Plain+SGD&lt_lr=0.003")
         page.wait_for_selector(".st-key-lt_opt input")
         page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]")
         page.locator(".st-key-lang_menu").click()
