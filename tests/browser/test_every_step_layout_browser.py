@@ -144,12 +144,24 @@ def choose(key: str, option: str, *, starts: bool = False) -> Callable:
     the option whose name starts so, as the cache lesson's "1 · reads “…”, writes “…”")."""
     def go(page) -> None:
         box = page.locator(f".st-key-{key} input")
-        box.click()
-        box.fill(option)
         name = re.compile("^" + re.escape(option)) if starts else option
-        page.get_by_role("option", name=name, exact=not starts).first.wait_for()
+        found = page.get_by_role("option", name=name, exact=not starts).first
+        for attempt in range(CHOOSE_TRIES):  # a rerun that redraws the menu closes its list (seen beside a test run)
+            page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]")
+            box.click()
+            box.fill(option)
+            try:
+                found.wait_for(timeout=TIMEOUT_MS / CHOOSE_TRIES)
+                break
+            except PlaywrightTimeout:
+                if attempt == CHOOSE_TRIES - 1:
+                    raise
+                page.keyboard.press("Escape")  # then open the list again, once the run is over
         page.keyboard.press("Enter")
     return go
+
+
+CHOOSE_TRIES = 4
 
 
 def click(selector: str, **options) -> Callable:
