@@ -17,20 +17,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 run: $(VENV)/.run-installed
 	$(PY) deploy/serve.py app.py --server.address $(HOST) --server.port $(PORT)
 
-# The browser tests and the others run side by side: the browser tests spend much of their time waiting for a page,
-# while the others compute (on 2 busy cores, one after the other took 40 minutes). The browser tests' report is
-# printed when both are done; test-artifacts/browser-tests.log has it as it runs.
 test: $(VENV)/.test-installed chromium node_modules/.installed
 	$(VENV)/bin/ruff check .
 	node --test tests/js/
-	@mkdir -p test-artifacts
-	@$(PY) -m pytest tests/browser > test-artifacts/browser-tests.log 2>&1 & browser=$$!; \
-		trap 'kill $$browser 2>/dev/null' INT TERM; \
-		$(PY) -m pytest --ignore=tests/browser; others=$$?; \
-		wait $$browser; browsers=$$?; \
-		echo "--- the browser tests (test-artifacts/browser-tests.log) ---"; cat test-artifacts/browser-tests.log; \
-		echo "--- the browser tests exited $$browsers, the others $$others ---"; \
-		[ $$others -eq 0 ] && [ $$browsers -eq 0 ]
+	$(PY) -m pytest
 
 bench: $(VENV)/.test-installed chromium
 	$(PY) bench/bench_engine.py
