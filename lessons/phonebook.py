@@ -15,8 +15,8 @@ from viz.i18n import decimal, said, t
 from viz.labels import markdown_text
 
 st.title(t("The phonebook: keys are not values"))
-shown_query = st.session_state.get("pb_query") or first_example("pb_query", default("pb_query"))  # the box's name
-ui.lesson("phonebook/00_intro", query=markdown_text(shown_query.strip() or default("pb_query")))
+first_query = first_example("pb_query", default("pb_query"))  # the box's name when it has none: the reader's example
+ui.lesson("phonebook/00_intro", query=markdown_text((st.session_state.get("pb_query") or "").strip() or first_query))
 map_slot = st.container()  # filled once the book and the query are read
 
 left, right = st.columns([3, 2])
@@ -34,7 +34,7 @@ with left:
     )
 with right:
     query = ui.text_box(t("Look up the name"), key="pb_query", limit=PHONEBOOK_QUERY_CHARS,
-                        value=first_example("pb_query", default("pb_query")), persist_state="session")
+                        value=first_query, persist_state="session")
     temperature = st.select_slider(t("Temperature T"), TEMPERATURES, value=default("pb_temperature"),
                                    key="pb_temperature", persist_state="session")
 
