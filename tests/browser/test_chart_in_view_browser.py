@@ -32,7 +32,8 @@ def test_every_steps_chart_is_in_view_after_next_previous_the_menu_and_the_click
     page = open_page("/?present=true" if presenting else "/", "#step-1", width=width, height=height)
     # the page's first runs done (a clicker's key pressed while the page still loads was lost once, beside a full
     # test run: the presenter's first PageDown is a key for a page that is there)
-    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]")
+    # (the run over was not enough once: wait until the page has settled, its charts loaded and maps drawn)
+    settled_chart_top(page, 1, focused=False)
     for step in range(2, 9):
         if presenting:  # the clicker: PageDown, with the focus wherever the last step left it
             page.keyboard.press("PageDown")

@@ -189,7 +189,8 @@ def test_a_second_tap_chooses_only_when_the_finger_is_lifted_on_its_cell(browser
     finger("touchEnd")
     other = point_at(page, "scaled", 1, 1)  # where it is now: the slide may have scrolled the page
     page.touchscreen.tap(*other)  # the other cell: its tooltip, then a whole second tap chooses it
-    page.touchscreen.tap(*other)
+    expect(page.locator(".alv-tip:not([hidden])")).to_contain_text("z2,2", timeout=TIMEOUT_MS)
+    page.touchscreen.tap(*point_at(page, "scaled", 1, 1))  # (the tooltip shown: the page has stopped moving)
     page.wait_for_selector("h3:has-text('Step 8 of 8')")
     expect(page.locator(".st-key-query input")).to_have_value("2 · forum", timeout=TIMEOUT_MS)
     asked = reruns(sent[start:])
