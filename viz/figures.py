@@ -20,12 +20,14 @@ from attention import AttentionTrace, MultiHeadTrace
 from viz import svg
 from viz.i18n import N_, nt, t
 from viz.labels import MASKED_TEXT, dim_labels, format_number, query_labels, row_labels, token_labels
+from viz.memo import by_content
 from viz.tables import row_names, weighted_sum_decimals, weighted_sum_frame
 
 MAX_CELLS_WITH_NUMBERS = 400  # beyond this the numbers would be too small to read; the table has them
 HEAD_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")  # Okabe–Ito
 
 
+@by_content(maxsize=128)  # a class's students draw the same charts: built once (viz/memo.py)
 def heatmap(
     m: npt.ArrayLike,
     *,
