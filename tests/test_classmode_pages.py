@@ -175,7 +175,12 @@ def test_the_revealed_answer_is_the_lessons_own_numbers_at_d_k_8_with_identity_a
 def test_a_student_follows_the_teachers_page_and_settings_in_their_own_session(database):
     teacher, _, code = start_class(sentence="the cat sat on the mat")
     ann = stay(join(ANN, code))
-    assert ann.session_state["_page"] == "" and ann.sidebar.text_input(key="sentence").value == "the cat sat on the mat"
+    assert ann.session_state["_page"] == "" and ann.session_state["sentence"] == "the cat sat on the mat"
+    assert "the cat sat on the mat" in texts(ann)  # in the lesson (its tokens)
+    # issue 46: a page that follows draws the lesson, not the sidebar's controls it would not keep (the class's
+    # settings are applied at every change of the lesson); it says whose they are
+    assert not ann.sidebar.text_input and not ann.sidebar.number_input
+    assert "Your page follows your teacher's lesson" in " ".join(c.value for c in ann.sidebar.caption)
     teacher = on(teacher, "lessons/multihead.py")
     teacher = teacher.sidebar.selectbox(key="heads").set_value(4).run()
     ann = stay(ann.run())
@@ -940,8 +945,16 @@ def test_a_following_student_is_never_told_to_change_the_sentence(database):
     database.set_mode(secret, "pause")
     assert not line(stay(ann.run()))  # paused: nothing of the lesson
     database.set_mode(secret, "explore")
-    assert "change it in the sidebar" in line(stay(ann.run()))
+    ann = stay(ann.run())
+    assert "change it in the sidebar" in line(ann)
+    # the sidebar's controls, back in the run the mode changed in, hold the class's settings (issue 46: a follower's
+    # page draws none), and the student's own change is theirs until they go back to the teacher's lesson
+    assert ann.sidebar.text_input(key="sentence").value == "the cat sat on the mat"
+    ann = stay(ann.sidebar.text_input(key="sentence").input("my own words").run())
+    assert "my own words" in line(ann)
     database.set_mode(secret, "follow")
+    ann = stay(ann.run())
+    assert not ann.sidebar.text_input and "the cat sat on the mat" in line(ann)
     database.open_question(secret, teacher.session_state["_page_questions"][0])
     assert not line(stay(ann.run()))  # a question open: the lesson is hidden
 

@@ -335,7 +335,7 @@ def leave_class() -> None:
     identity.remember(**{"class": None})
     class_watch.forget("student")
     for held in ("_cm_student", "_cm_applied", "_cm_target", "_cm_seen", "_cm_drawing", "_cm_mode", "_cm_extra",
-                 "_cm_asked", "_cm_told"):
+                 "_cm_asked", "_cm_told", "_cm_explored"):
         st.session_state.pop(held, None)
 
 
@@ -875,15 +875,20 @@ def _projector_live(code: str, base_url: str) -> None:
 def follow(code: str) -> str | None:
     """Before a student's page is drawn (app.py calls this before any widget): the class's lesson applied to this
     session whenever it changed (every setting of its link), unless the teacher lets students explore (then only
-    when the student asks to go back to the teacher's lesson). Returns the address of the page it shows (app.py
-    switches to it once the pages are known), or None."""
+    when the student asks to go back to the teacher's lesson, and when the teacher ends the exploring). Returns the
+    address of the page it shows (app.py switches to it once the pages are known), or None."""
     poll = store().version(code, identity.browser() or "")  # with this student's extra time
     st.session_state["_cm_drawing"] = None if poll is None else class_watch.student_sees(poll)
     st.session_state["_cm_extra"] = 0.0 if poll is None else poll.extra
     if poll is None or poll.closed:
         return None
+    st.session_state["_cm_mode"] = poll.mode  # (the sidebar drawn before the banner reads it: ``exploring``)
     lesson = lesson_of(json.loads(poll.state))
     applied = st.session_state.get("_cm_applied")
+    if poll.mode == "explore":
+        st.session_state["_cm_explored"] = True  # from now on the student's settings may be their own
+    elif st.session_state.pop("_cm_explored", False):
+        applied = None  # the teacher ended the exploring: back to the class's lesson, not the student's own
     wanted = applied is None or poll.mode != "explore" or st.session_state.pop("_cm_go_back", False)
     if applied != poll.state and wanted and lesson is not None:
         apply(*lesson)

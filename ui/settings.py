@@ -169,12 +169,20 @@ def _choose_language() -> None:
 QUESTION_PREFIXES = ("ex-", "mh-ex-")  # a question's radio (ui.exercises.question_box): its option's place
 
 
-def draw_shared_sidebar(page: str = "") -> Shared:
+def draw_shared_sidebar(page: str = "", *, controls: bool = True) -> Shared:
     """The sentence, seed, d_model and positional-encoding controls, bound to the URL; those the ``page``
-    (its address) does not read are disabled, and a caption names them."""
+    (its address) does not read are disabled, and a caption names them. Without ``controls`` (a student following
+    the class: the teacher's settings are applied on every change of the class's lesson) the settings as the session
+    holds them, and a line that says whose they are."""
     sb = st.sidebar
     sb.title("Attention Lab")
     _language_menu(sb)
+    if not controls:
+        sb.caption(t("Your page follows your teacher's lesson: its sentence and settings are your teacher's."))
+        state = st.session_state
+        return Shared(sentence=str(state.get("sentence", first_sentence())), seed=int(state.get("seed", DEFAULT_SEED)),
+                      d_model=int(state.get("d_model", DEFAULT_D_MODEL)),
+                      positional=bool(state.get("positional", False)), causal=bool(state.get("causal", False)))
     used = settings_used(page)
     sentence = text_box(  # longer text could never be shown, and would make links too long to open
         t("Sentence"), key="sentence", limit=MAX_CHARS, container=sb, value=first_sentence(), persist_state="session",
