@@ -178,7 +178,8 @@ def draw_shared_sidebar(page: str = "", *, controls: bool = True) -> Shared:
     sb.title("Attention Lab")
     _language_menu(sb)
     if not controls:
-        sb.caption(t("Your page follows your teacher's lesson: its sentence and settings are your teacher's."))
+        sb.caption(t("Your page follows your teacher's lesson: its sentence, seed, d_model, positional encodings and "
+                     "causal mask are your teacher's."))
         state = st.session_state
         return Shared(sentence=str(state.get("sentence", first_sentence())), seed=int(state.get("seed", DEFAULT_SEED)),
                       d_model=int(state.get("d_model", DEFAULT_D_MODEL)),
