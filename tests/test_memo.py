@@ -63,3 +63,17 @@ def test_what_the_key_cannot_tell_apart_is_built_again_not_shared():
     assert len(calls) == 2
     assert build(np.ones(2), labels=["a"]) == build(np.ones(2), labels=["a"]) == 1
     assert len(calls) == 3
+
+
+@given(weights=arrays(np.float64, st.tuples(st.integers(1, 3), st.integers(1, 4)).map(lambda s: (s[0], s[1], s[1])),
+                      elements=st.floats(0, 1, width=32)),
+       language=st.sampled_from(["en", "es", "zh"]), highlight=st.none() | st.integers(0, 3))
+def test_the_heads_charts_kept_are_the_ones_their_weights_build(weights, language, highlight):
+    from viz import heads as H
+    tokens = tuple(f"w{k}" for k in range(weights.shape[1]))
+    highlight = None if highlight is None or highlight >= len(tokens) else highlight
+    with i18n.speaking(language):
+        assert H.heads_heatmaps(weights.copy(), tokens) == H.heads_heatmaps.__wrapped__(weights, tokens)
+        assert H.lines_view(weights.copy(), tokens, highlight=highlight) == \
+            H.lines_view.__wrapped__(weights, tokens, highlight=highlight)
+        assert H.heads_heatmaps(weights.copy(), tokens) is H.heads_heatmaps(weights.copy(), tokens)

@@ -12,12 +12,14 @@ import numpy.typing as npt
 from viz import svg
 from viz.figures import HEAD_COLOURS, MASKED_TEXT
 from viz.labels import format_number, token_labels
+from viz.memo import by_content
 
 MIN_WEIGHT_DRAWN = 0.005  # lighter lines are invisible anyway
 
 
+@by_content(maxsize=32)  # a class's students draw the same heads: built once (viz/memo.py), a tuple never changed
 def heads_heatmaps(weights: npt.ArrayLike, tokens: tuple[str, ...], *,
-                   mask: npt.ArrayLike | None = None) -> list[svg.Svg]:
+                   mask: npt.ArrayLike | None = None) -> tuple[svg.Svg, ...]:
     """α of every head, one chart per head on one shared colour scale. Each chart has its own labels
     and colour bar, so that the heads can stand in a row that wraps (``ui.components.chart_row``):
     a grid of four in one image was 864 px wide and shrank, labels too, on a laptop's page.
@@ -41,7 +43,7 @@ def heads_heatmaps(weights: npt.ArrayLike, tokens: tuple[str, ...], *,
             col_labels=labels, title=f"head {h + 1}", row_title="query i", col_title="key j", scale="weights",
             zmin=0.0, zmax=top, compact=True,
         ))
-    return panels
+    return tuple(panels)
 
 
 def opacity(weight: float) -> float:
@@ -50,13 +52,14 @@ def opacity(weight: float) -> float:
     return 0.15 + 0.85 * weight
 
 
+@by_content(maxsize=32)
 def lines_view(
     weights: npt.ArrayLike,
     tokens: tuple[str, ...],
     *,
     highlight: int | None = None,
     head_names: list[str] | None = None,
-) -> list[svg.Svg]:
+) -> tuple[svg.Svg, ...]:
     """The "head view": queries in a left column, keys in a right one, a line per pair whose
     opacity is the weight α_ij. One chart per head (for a row that wraps, as ``heads_heatmaps``).
 
@@ -98,4 +101,4 @@ def lines_view(
         panels.append(svg.document("".join(out), 2 * label_w + gap, top + n * row_h,
                                    f"{names[h]}: a line from each query on the left to each key on the right, "
                                    "thicker and darker where α is larger."))
-    return panels
+    return tuple(panels)
