@@ -77,3 +77,25 @@ def test_the_heads_charts_kept_are_the_ones_their_weights_build(weights, languag
         assert H.lines_view(weights.copy(), tokens, highlight=highlight) == \
             H.lines_view.__wrapped__(weights, tokens, highlight=highlight)
         assert H.heads_heatmaps(weights.copy(), tokens) is H.heads_heatmaps(weights.copy(), tokens)
+
+
+def test_an_array_of_objects_is_keyed_by_its_items_and_the_cache_keeps_no_argument():
+    import gc
+    import weakref
+
+    words = np.array(["a", "b"], dtype=object)
+    assert content(words) == content(np.array(["a", "b"], dtype=object)) != content(np.array(["a", "c"], dtype=object))
+
+    class Matrix(np.ndarray):  # an array a weak reference can name
+        pass
+
+    @by_content(maxsize=4)
+    def build(m):
+        return float(m.sum())
+
+    m = np.ones((3, 3)).view(Matrix)
+    alive = weakref.ref(m)
+    assert build(m) == 9.0 and build(np.ones((3, 3))) == 9.0 and build.cache_info().hits == 1
+    del m
+    gc.collect()
+    assert alive() is None  # the cache holds the digest of its numbers, not the array
