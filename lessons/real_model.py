@@ -189,8 +189,11 @@ st.button(t("Switch layer {layer}, head {head} back on", layer=layer + 1, head=h
           t("Switch off layer {layer}, head {head} (the head open above)", layer=layer + 1, head=head + 1),
           key="rm_off_open",
           on_click=toggle_head_off, args=(shown_label,), icon=":material/power_settings_new:")
+# no "Select 4 matches" atop the list: typing "L1 H1" and Enter (as the label says) chose it, and switched off L1 H1,
+# H10, H11 and H12
 st.multiselect(t("Heads switched off (type a head, such as “L3 H7”)"), head_options(info), key="rm_off",
-               persist_state="session", placeholder=t("None: every head is on"), help=t(P.OFF_CAPTION))
+               persist_state="session", placeholder=t("None: every head is on"), help=t(P.OFF_CAPTION),
+               select_all=False)
 st.caption(t(P.OFF_CAPTION))
 if info.kind == "decoder":
     st.button(t("Switch off the five induction heads, on an induction prompt"), key="rm_induction_off",

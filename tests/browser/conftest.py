@@ -57,10 +57,12 @@ def _wait_until_none(page, ready: str, arg, culprits: str, what: str) -> None:
 
 
 def param(page, name: str, value: str, default: str | None = None) -> None:
-    """Wait until the link holds ``value`` for ``name`` (a link leaves a setting at its ``default`` out). The address
-    comes in a message of its own, which a busy browser may apply after the page is drawn: read it only so."""
+    """Wait until the link holds ``value`` for ``name`` (a link leaves a setting at its ``default`` out; a setting of
+    several values, such as the heads switched off, holds them all, joined by "&"). The address comes in a message of
+    its own, which a busy browser may apply after the page is drawn: read it only so."""
     fallback = "null" if default is None else repr(default)
-    page.wait_for_function(f"() => (new URLSearchParams(location.search).get({name!r}) ?? {fallback}) === {value!r}")
+    page.wait_for_function(f"() => {{ const all = new URLSearchParams(location.search).getAll({name!r});"
+                           f" return (all.length ? all.join('&') : {fallback}) === {value!r} }}")
 
 
 def wait_for_full_size_charts(page, keys: list[str]) -> None:

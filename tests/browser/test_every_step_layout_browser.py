@@ -96,7 +96,7 @@ SETTLED = f"""([keys, param, allowed]) => {{
   const app = document.querySelector('[data-testid=stApp]');
   const ready = app?.getAttribute('data-test-script-state') === 'notRunning' && document.fonts.status === 'loaded'
     && !!document.querySelector('.st-key-share') && !document.querySelector('[data-stale=true]')
-    && (!param || new URLSearchParams(location.search).getAll(param[0]).includes(param[1]))
+    && (!param || new URLSearchParams(location.search).getAll(param[0]).join('&') === param[1])
     && keys.every(k => !!document.querySelector(`.st-key-table-${{k}} table, .st-key-fig-${{k}} img`))
     && [...document.querySelectorAll('[class*="st-key-view-"]')].every(v => !!v.querySelector('.alv'))
     && [...document.querySelectorAll('[class*="st-key-fig-"]')].every(f => !!f.querySelector('img'))
