@@ -44,7 +44,7 @@ st.session_state.pop(classmode.QUESTIONS, None)  # filled by this run's lesson w
 st.session_state.pop(classmode.OPEN_STEP, None)
 if page.url_path != url_path(CLASS_PAGE):  # a Start or Join pressed early is the class page's: left behind with it
     st.session_state.pop(classmode.PENDING, None)
-st.session_state["_shared"] = draw_shared_sidebar(page.url_path, controls=not student or classmode.exploring())
+st.session_state["_shared"] = draw_shared_sidebar(page.url_path, controls=not (student and classmode.following()))
 
 st.session_state["_page"] = page.url_path  # whose settings the link holds
 sentence_shown = sentence_on_phones(page.url_path)  # a line at the top of a phone's page, filled below
@@ -53,7 +53,8 @@ if not student:
 drawn = not student or classmode.student_banner(student)
 if drawn:
     page.run()  # a student's lesson is hidden while a question is open, or the class is paused
-sentence_shown(drawn=drawn, changeable=not student or classmode.exploring())  # a follower can't change it
+sentence_shown(drawn=drawn, changeable=not student or classmode.exploring(),  # a follower has no box to change it in
+               teachers=classmode.class_sentence() if student else None)
 write_link()  # the URL holds this run's settings
 if student:
     classmode.drawn(student)  # the page now shows the class as this run read it

@@ -60,9 +60,10 @@ def test_what_the_key_cannot_tell_apart_is_built_again_not_shared():
 
     assert build(np.ones(2), labels={"a": 1}) == 1  # a type the key does not know, unhashable: built, not kept
     assert build(np.ones(2), labels={"a": 1}) == 1
-    assert len(calls) == 2
-    assert build(np.ones(2), labels=["a"]) == build(np.ones(2), labels=["a"]) == 1
+    assert build(np.ones(2), labels=frozenset("a")) == 1  # hashable, but not a content the key knows: built too
     assert len(calls) == 3
+    assert build(np.ones(2), labels=["a"]) == build(np.ones(2), labels=["a"]) == 1
+    assert len(calls) == 4
 
 
 @given(weights=arrays(np.float64, st.tuples(st.integers(1, 3), st.integers(1, 4)).map(lambda s: (s[0], s[1], s[1])),

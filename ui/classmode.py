@@ -69,6 +69,7 @@ from ui.links import (
 )
 from ui.matrix_editor import EDIT_STATE
 from ui.navigation import CLASS_PAGE, LESSONS, url_path
+from ui.settings import BARE_VISIT, DEFAULT_SENTENCE
 from viz import classmode as V
 from viz.i18n import N_, bound, decimal, language, listed, nt, sentences, speaking, t
 from viz.labels import markdown_text
@@ -880,9 +881,10 @@ def follow(code: str) -> str | None:
     poll = store().version(code, identity.browser() or "")  # with this student's extra time
     st.session_state["_cm_drawing"] = None if poll is None else class_watch.student_sees(poll)
     st.session_state["_cm_extra"] = 0.0 if poll is None else poll.extra
+    # (the sidebar is drawn before the banner: ``following`` and ``exploring`` read what this run found)
+    st.session_state["_cm_mode"] = None if poll is None or poll.closed else poll.mode
     if poll is None or poll.closed:
         return None
-    st.session_state["_cm_mode"] = poll.mode  # (the sidebar drawn before the banner reads it: ``exploring``)
     lesson = lesson_of(json.loads(poll.state))
     applied = st.session_state.get("_cm_applied")
     if poll.mode == "explore":
@@ -918,6 +920,10 @@ def apply(page: str, query: dict) -> None:
     link says (a setting the link leaves out goes back to its default). A walkthrough the student is on that
     moves to another step opens it at the top of the page, as the teacher's Next does (ui/arrival.py)."""
     step_before = st.session_state.get("step", 1) if st.session_state.get("_page") == page else None
+    # a setting the class's link leaves out is the link's default (the English example), as for any link that names a
+    # lesson: not the reader's own language's example, or a Spanish student followed "Este foro es genial" while the
+    # teacher's page and questions were on "This forum is awesome" (the truth audit)
+    st.session_state[BARE_VISIT] = False
     for key in (*SHARED_SETTINGS, *PAGE_SETTINGS.get(page, ())):
         if key in query:
             read_into_session(key, query[key])
@@ -965,6 +971,22 @@ def student_banner(code: str) -> bool:
         _question(code, view)
         return view.revealed
     return True
+
+
+def following() -> bool:
+    """Whether this run's student follows the class's lesson (an open class, not exploring), as ``follow`` read it."""
+    return st.session_state.get("_cm_mode") in ("follow", "pause")
+
+
+def class_sentence() -> str | None:
+    """The sentence of the class's lesson as last applied to this session (the link's default where the link leaves
+    it out), or None outside a class."""
+    applied = st.session_state.get("_cm_applied")
+    lesson = lesson_of(json.loads(applied)) if isinstance(applied, str) else None
+    if lesson is None:
+        return None
+    sentence = lesson[1].get("sentence", DEFAULT_SENTENCE)
+    return sentence[-1] if isinstance(sentence, list) else str(sentence)
 
 
 def exploring() -> bool:

@@ -178,12 +178,17 @@ def draw_shared_sidebar(page: str = "", *, controls: bool = True) -> Shared:
     sb.title("Attention Lab")
     _language_menu(sb)
     if not controls:
-        sb.caption(t("Your page follows your teacher's lesson: its sentence, seed, d_model, positional encodings and "
-                     "causal mask are your teacher's."))
+        sb.caption(t("Your page follows your teacher's lesson: each change of it sets your sentence, seed, d_model, "
+                     "positional encodings and causal mask to your teacher's."))
         state = st.session_state
-        return Shared(sentence=str(state.get("sentence", first_sentence())), seed=int(state.get("seed", DEFAULT_SEED)),
-                      d_model=int(state.get("d_model", DEFAULT_D_MODEL)),
-                      positional=bool(state.get("positional", False)), causal=bool(state.get("causal", False)))
+        shared_now = Shared(sentence=str(state.get("sentence", first_sentence())),
+                            seed=int(state.get("seed", DEFAULT_SEED)),
+                            d_model=int(state.get("d_model", DEFAULT_D_MODEL)),
+                            positional=bool(state.get("positional", False)),
+                            causal=bool(state.get("causal", False)))
+        # the sentence, where a lesson's button ("Show me") says it puts its example
+        sb.caption(t("Sentence: “{sentence}”", sentence=markdown_text(_clipped(shared_now.sentence, 120))))
+        return shared_now
     used = settings_used(page)
     sentence = text_box(  # longer text could never be shown, and would make links too long to open
         t("Sentence"), key="sentence", limit=MAX_CHARS, container=sb, value=first_sentence(), persist_state="session",
@@ -252,15 +257,21 @@ def sentence_on_phones(page: str):
         return lambda **_: None
     box = st.container(key="phone-sentence")
 
-    def write(*, drawn: bool = True, changeable: bool = True) -> None:
+    def write(*, drawn: bool = True, changeable: bool = True, teachers: str | None = None) -> None:
         """``drawn``: the lesson was drawn (a class's student sees none while paused or while a question is open);
-        ``changeable``: this reader may change the sentence (not a student following the class, issue 47)."""
+        ``changeable``: this reader may change the sentence (not a student following the class, issue 47);
+        ``teachers``: the sentence of the class's lesson, named as the teacher's only where it is the one shown (a
+        lesson's own button, such as a real model's "Show me", may have put another since)."""
         if not drawn:
             return
         sentence = st.session_state.get(SHOWN, {}).get("sentence", shared().sentence)
         shown = markdown_text(_clipped(sentence, 120))
-        box.caption(t("Sentence: “{sentence}” (change it in the sidebar: » at the top left)", sentence=shown)
-                    if changeable else t("Sentence: “{sentence}” (your teacher's)", sentence=shown))
+        if changeable:
+            box.caption(t("Sentence: “{sentence}” (change it in the sidebar: » at the top left)", sentence=shown))
+        elif sentence == teachers:
+            box.caption(t("Sentence: “{sentence}” (your teacher's)", sentence=shown))
+        else:
+            box.caption(t("Sentence: “{sentence}”", sentence=shown))
     return write
 
 

@@ -27,8 +27,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 def content(value: object) -> object:
     """A hashable stand-in for ``value`` equal to another's exactly when their contents are: an array by its dtype,
     shape and bytes (by a 256-bit BLAKE2 digest; −0.0 and 0.0, or two NaNs of other bits, differ: then the chart is
-    drawn again, never wrongly shared; an array of objects by its items), a list or tuple by its items' contents;
-    anything else must be hashable as it is."""
+    drawn again, never wrongly shared; an array of objects by its items), a list or tuple by its items' contents, a
+    number, string, bool or None by itself. Anything else raises TypeError (``by_content`` then builds, not keeps)."""
     if isinstance(value, np.ndarray) and value.dtype.hasobject:  # its bytes would be pointers: by its items
         return "ndarray", value.shape, content(value.tolist())
     if isinstance(value, np.ndarray):  # its bytes' 256-bit digest: a real model's [576 × 64] is 295 KB of them
@@ -38,8 +38,9 @@ def content(value: object) -> object:
         return type(value).__name__, tuple(content(item) for item in value)
     if isinstance(value, float | int | str | bool | type(None) | np.generic):
         return type(value).__name__, value
-    hash(value)  # a type this key does not know: hashable, or a TypeError names it
-    return type(value).__name__, value
+    # a type this key does not know, even a hashable one (its hash may be its identity, and its content may change
+    # after the call: the truth audit kept a sequence of labels whose first was changed since): built, not kept
+    raise TypeError(f"not keyed by content: {type(value).__name__}")
 
 
 class _Content:
@@ -70,7 +71,7 @@ def by_content(maxsize: int) -> Callable[[F], F]:
         def built(*args: Any, **options: Any) -> Any:
             try:
                 key = tuple(map(_Content, args)), tuple(sorted((name, _Content(v)) for name, v in options.items()))
-            except TypeError:  # an argument of a type ``content`` does not know, and unhashable: built, not kept
+            except TypeError:  # an argument of a type ``content`` does not know: built, not kept
                 return build(*args, **options)
             try:
                 return kept(i18n.language(), *key)
