@@ -20,7 +20,7 @@ run: $(VENV)/.run-installed
 test: $(VENV)/.test-installed chromium node_modules/.installed
 	$(VENV)/bin/ruff check .
 	node --test tests/js/
-	# the tests without a browser on both cores (pytest-xdist: 9 min -> 5 min on this 2-core machine), then the
+	# the tests without a browser on both cores (pytest-xdist: 5 min on this 2-core machine, 9 min of CPU), then the
 	# browser tests alone, one at a time: each is a server and a Chromium already (docs/decisions.md)
 	$(PY) -m pytest -n 2 --ignore=tests/browser
 	$(PY) -m pytest tests/browser
