@@ -800,7 +800,9 @@ def _arrow_label_spots(arrows: Sequence[Arrow], tips: Sequence[tuple[float, floa
         chosen = first_free = None
         for c in candidates:
             box = arrow_label_box(*c, a.label)
-            if _off_bounds(box, bounds) or any(_overlap(box, b) for b in taken):
+            # a pixel apart: the written centres are rounded to 0.1 px (``_num``), and two labels placed edge to edge
+            # overlapped by 0.04 px as drawn (Hypothesis found it)
+            if _off_bounds(box, bounds) or any(_overlap(_grown(box, LABEL_GAP), b) for b in taken):
                 continue
             first_free = first_free or c
             if not any(_crosses(box, origin, tip) for tip in shafts):
@@ -814,6 +816,13 @@ def _arrow_label_spots(arrows: Sequence[Arrow], tips: Sequence[tuple[float, floa
         taken.append(box)
         spots[k] = ((cx, cy), (min(max(tx, box[0]), box[2]), min(max(ty, box[1]), box[3])))  # box's point nearest
     return spots
+
+
+LABEL_GAP = 1.0  # px between two arrows' labels, and between a label and an arrowhead's box
+
+
+def _grown(box: tuple[float, float, float, float], by: float) -> tuple[float, float, float, float]:
+    return box[0] - by, box[1] - by, box[2] + by, box[3] + by
 
 
 def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
