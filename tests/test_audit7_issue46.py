@@ -109,3 +109,21 @@ def test_a_chart_argument_of_a_type_the_key_does_not_know_is_built_not_kept():
     assert F.heatmap.cache_info().currsize == before
     kept = F.heatmap(m, **{**options, "col_labels": Labels(["x", "y"])})
     assert kept is F.heatmap(m, **{**options, "col_labels": Labels(["x", "y"])})
+
+
+def test_a_teachers_other_tab_goes_on_after_the_class_is_closed_on_the_desk(database):
+    """The audit, in passing: a teacher's lesson tab whose class was closed on the desk (another tab) showed only
+    "This class is closed." as an error on its next run. The lesson goes on without the class's controls, and the
+    desk keeps the closed class's export."""
+    from tests.test_classmode_pages import PAGE, TEACHER
+
+    _first, secret, code = start_class()
+    held = {"teach": {"secret": secret, "code": code}}
+    second = browser(TEACHER, "lessons/walkthrough.py", held)
+    assert f"You are teaching class {code}" in texts(second)
+    database.close(secret)
+    second = second.run()
+    assert_no_exception(second)
+    assert "You are teaching class" not in texts(second) and second.sidebar.text_input(key="sentence").value
+    desk = on(second, PAGE)
+    assert_no_exception(desk)
