@@ -454,6 +454,7 @@ def teacher_sidebar(page: str) -> None:
     if taught is None:
         return
     secret, code = taught
+    asked = st.session_state.pop(ASKED, None)  # an Ask pressed since the last run (``_ask``): this run's, or nobody's
     try:
         view = store().teacher_view(secret, address=client())  # the class is taught from this network (the limits)
     except ClassError:  # closed since this tab last looked (on the desk in another tab), or gone after a day idle
@@ -461,13 +462,12 @@ def teacher_sidebar(page: str) -> None:
         return
     with st.sidebar.container(border=True, key="cm-teacher-box"):
         st.markdown(t("**You are teaching class {code}**", code=code))
-        _teacher_controls(secret, page, view)
+        _teacher_controls(secret, page, view, asked)
         if page != "classmode":
             st.page_link(CLASS_PAGE, label=t("The teacher's desk: roster, answers, export"), icon=":material/groups:")
 
 
-def _teacher_controls(secret: str, page: str, view: ClassView) -> None:
-    asked = st.session_state.pop(ASKED, None)  # an Ask pressed since the last run (``_ask``)
+def _teacher_controls(secret: str, page: str, view: ClassView, asked: tuple | None) -> None:
     if page != "classmode":
         questions, step = st.session_state.get(QUESTIONS), st.session_state.get(OPEN_STEP)
         if asked is not None and asked[0] == page:
