@@ -23,7 +23,9 @@ student = classmode.student_of()  # a student of a class (the browser said so on
 closed = student or "projector" in st.query_params
 # An emoji icon: the browser draws it from a data: URL. A ":material/…:" page icon is fetched from
 # fonts.gstatic.com on every page load (Streamlit's frontend), which offline fails (issue 34).
-st.set_page_config(page_title="Attention Lab", page_icon="🔍", layout="wide",
+# No title yet: Streamlit's tab shows each call's title as it comes, so a first "Attention Lab" would flash in the tab
+# on every rerun before the page's own title below (seen by a test on a busy machine).
+st.set_page_config(page_icon="🔍", layout="wide",
                    initial_sidebar_state="collapsed" if closed else "auto")
 i18n.begin()  # the language of this run's texts (the link's, else the browser's), before any text
 clean_link()  # then the session's settings come from the URL once, and a bad value never reaches a widget

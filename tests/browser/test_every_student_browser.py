@@ -124,6 +124,36 @@ def test_with_reduced_motion_nothing_moves_and_the_page_says_its_language(browse
         made.close()
 
 
+# JS, before the page's own: every title the tab shows, in order (a <title>'s text is replaced on each change)
+TITLES = """window.__titles = [];
+new MutationObserver(records => { for (const r of records) {
+  const title = r.target.nodeName === 'TITLE' ? r.target : r.target.parentNode;
+  if (title && title.nodeName === 'TITLE') window.__titles.push(title.textContent); } })
+  .observe(document, {subtree: true, childList: true, characterData: true});"""
+
+
+def test_the_tab_names_the_page_through_every_rerun_and_never_flashes_another_title(browser, base_url):
+    """WCAG 2.4.2: once a page has its title, a rerun (Next) or another page keeps the tab on a page's own name; a
+    screen reader that announces a title change would otherwise read "Attention Lab" and the name again."""
+    made = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        made.add_init_script(TITLES)
+        page = made.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(base_url + "/?step=3")
+        settle(page)
+        for step in (4, 5):
+            page.locator(".st-key-next_step button").click()
+            page.wait_for_url(re.compile(rf"step={step}"))
+            page.wait_for_function(SETTLED)
+        walk = "Step-by-step walkthrough · Attention Lab"
+        seen = page.evaluate("window.__titles")
+        assert walk in seen, seen
+        assert set(seen[seen.index(walk):]) == {walk}, seen
+    finally:
+        made.close()
+
+
 # JS: how far the page as a whole scrolls sideways (the document's and Streamlit's main scroller), and the widest
 # element that sticks out past the viewport's right edge outside a box that scrolls on its own
 SIDEWAYS = """() => { const doc = document.scrollingElement;
