@@ -41,22 +41,24 @@ def streamlit_server(script: str | Path = "app.py", *, timeout: float = 60.0,
     once /_stcore/health says ok."""
     port = free_port()
     artifacts = ROOT / "test-artifacts"
+    # class mode's SQLite file: a fresh folder for each server, removed after it, unless the caller chose one
+    data = None if os.environ.get("ATTENTION_LAB_DATA") else tempfile.TemporaryDirectory(prefix="attention-lab-")
     log = open(artifacts / f"server-{port}.log", "w") if artifacts.is_dir() else subprocess.DEVNULL
     proc = subprocess.Popen(
         [sys.executable, str(SERVE), str(script), "--server.address", "127.0.0.1",
          "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-        # class mode's SQLite file: a fresh folder for each server, unless the caller chose one
         env={**os.environ, "PYTHONUNBUFFERED": "1",
-             "ATTENTION_LAB_DATA": os.environ.get("ATTENTION_LAB_DATA") or tempfile.mkdtemp(prefix="attention-lab-"),
-             **(env or {})},
+             "ATTENTION_LAB_DATA": data.name if data else os.environ["ATTENTION_LAB_DATA"], **(env or {})},
     )
     try:
         with _serving(proc, port, timeout) as base:
             yield base
-    finally:
+    finally:  # (the server has stopped: _serving waited for it)
         if log is not subprocess.DEVNULL:
             log.close()
+        if data is not None:
+            data.cleanup()
 
 
 @contextlib.contextmanager

@@ -31,8 +31,8 @@ NUMBER_QUESTION = {"key": "t-alpha", "prompt": "What is α for this pair, to two
 @pytest.fixture(scope="module")
 def served():
     """A server of its own, whose class database the test opens too (to ask a number question and read answers)."""
-    folder = tempfile.mkdtemp(prefix="attention-lab-answers-")
-    with streamlit_server(env={"ATTENTION_LAB_DATA": folder}) as base:
+    with tempfile.TemporaryDirectory(prefix="attention-lab-answers-") as folder, \
+            streamlit_server(env={"ATTENTION_LAB_DATA": folder}) as base:
         yield base, Store(f"sqlite:///{folder}/classes.sqlite3")
 
 
