@@ -374,6 +374,7 @@ def test_a_share_or_mass_below_1_reads_below_1_with_two_digits_of_what_it_leaves
 @example(sentence=SENTENCES[0], t=0.1, k=12, top_p=1.0)  # kept tokens far below 10⁻⁶
 @example(sentence="the the the the", t=0.1, k=2, top_p=1.0)  # no cell of plain decimals: the test's max() of none
 @example(sentence="the the the the", t=0.1, k=3, top_p=1.0)  # three powers of ten, 1 + 3 × 10⁻¹⁰ as written
+@example(sentence="the the the the", t=0.1, k=5, top_p=1.0)  # five powers of ten, 1 + 7.1 × 10⁻¹⁰: not 1 at 10⁻⁹
 def test_where_the_table_shows_every_kept_token_their_column_adds_up_to_1_as_written_or_says_so(smollm2, sentence,
                                                                                                t, k, top_p):
     """"divided by that sum, so that they add up to 1": where all the kept tokens are in the table, their column
