@@ -16,6 +16,9 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from attention.pretrained import load
+from tests import apptest_fragments
+
+apptest_fragments.install()  # AppTest keeps the page outside a fragment's own run, as the browser does
 
 # Hypothesis times two things by the wall clock: each example (the 200 ms deadline) and the drawing of
 # inputs (the too_slow health check). On a busy machine both fail tests whose properties hold, so

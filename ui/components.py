@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 import pandas as pd
@@ -117,17 +117,28 @@ def lazy_expander(label: str, *, key: str, expanded: bool = False, **options):
     return st.expander(label, expanded=expanded, key=key, on_change="rerun", **options)
 
 
-def _cut(key: str, limit: int) -> None:
-    """on_change of a text box: keep the first ``limit`` characters, and note how long the text was."""
+def _cut(key: str, limit: int, then: Callable[[], None] | None = None) -> None:
+    """on_change of a text box: keep the first ``limit`` characters, and note how long the text was; else ``then()``
+    (the box's own callback: it may rerun only a fragment, as the box already shows what was typed)."""
     text = st.session_state.get(key) or ""
     if len(text) > limit:
         st.session_state[key] = text[:limit]
         st.session_state[f"_cut_{key}"] = len(text)
+    elif then is not None:
+        then()
 
 
-def text_box(label: str, *, key: str, limit: int, area: bool = False, container=None, **options) -> str:
+def said_cut(key: str) -> bool:
+    """Whether the text box ``key`` shows, since the last whole run, that it cut a text (only a whole run takes the
+    message away)."""
+    return bool(st.session_state.get(f"_cut_said_{key}"))
+
+
+def text_box(label: str, *, key: str, limit: int, area: bool = False, container=None,
+             on_change: Callable[[], None] | None = None, **options) -> str:
     """A text box that never drops what a learner pastes: text over ``limit`` characters is cut to its
-    first ``limit``, and a message under the box says so.
+    first ``limit``, and a message under the box says so (after a whole run: ``on_change`` is called only for text
+    that was not cut).
 
     Not Streamlit's ``max_chars``: with it the browser refuses a longer paste whole and leaves the box
     as it was, with only the counter to tell (and it counts UTF-16 units, so 1,000 emoji, 2,000 units,
@@ -135,8 +146,9 @@ def text_box(label: str, *, key: str, limit: int, area: bool = False, container=
     """
     box = container or st
     cut = st.session_state.pop(f"_cut_{key}", None)
+    st.session_state[f"_cut_said_{key}"] = bool(cut)  # its message under the box, until a whole run (said_cut)
     widget = box.text_area if area else box.text_input
-    value = widget(label, key=key, on_change=_cut, args=(key, limit), **options)
+    value = widget(label, key=key, on_change=_cut, args=(key, limit, on_change), **options)
     if cut:
         name = label.split(" (")[0].split("（")[0]  # the box's name without its explanation, in any language
         box.warning(t("{box}: the text had {count} characters; the box keeps the first {limit}.", box=name,

@@ -18,6 +18,8 @@ from typing import Any
 
 import streamlit as st
 
+from ui.settings import rerun_whole_page
+
 SESSION = "_identity"  # what the browser reported, as the session holds it
 _PENDING = "_identity_pending"  # what the server asked the browser to keep, until it reports it kept
 _JS = (Path(__file__).resolve().parent.parent / "static" / "identity.js").read_text(encoding="utf-8")
@@ -33,6 +35,7 @@ def _reported() -> None:
     value = st.session_state.get("identity", {}).get("identity")
     if isinstance(value, dict):
         st.session_state[SESSION] = _held(value)
+        rerun_whole_page()  # the top of a whole run reads it (a student's class, a teacher's)
 
 
 def draw(report: bool = True) -> dict[str, Any] | None:

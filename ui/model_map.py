@@ -15,6 +15,7 @@ from attention.phonebook import Lookup
 from attention.pretrained.common import ModelInfo
 from ui import arrival, view
 from ui.bridge import TITLES, WALKTHROUGH
+from ui.settings import rerun_whole_page
 from ui.walkthrough import STEPS, steps_for
 from viz import model_map as M
 from viz.i18n import t
@@ -46,6 +47,7 @@ def _in_walkthrough(step: int) -> None:
     """A part of another lesson's map: the walkthrough, on the same sentence, at that step."""
     _walkthrough_step(step)
     st.session_state[_TO] = WALKTHROUGH
+    rerun_whole_page()  # the switch is made at the top of a whole run
 
 
 def topic(key: str, trace: AttentionTrace, here: Collection[int], name: str) -> None:

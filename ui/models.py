@@ -16,7 +16,7 @@ from attention.pretrained import MODELS, load
 from attention.pretrained.gallery import INDUCTION_HEAD, INDUCTION_HEADS, induction_prompt
 from attention.sampling import Sampling, draw, processed
 from ui import arrival, background
-from ui.settings import MAX_SEED, replace_sentence
+from ui.settings import MAX_SEED, replace_sentence, rerun_whole_page
 from viz import i18n
 from viz import pretrained as P
 from viz import sampling as S
@@ -115,8 +115,10 @@ def open_model(name: str) -> None:
 
 
 def model_chosen() -> None:
-    """The model menu's on_change: its new model opened (``open_model``)."""
+    """The model menu's on_change: its new model opened (``open_model``); the whole page runs, as the sidebar's
+    settings in use change with the model (SmolLM2's demo reads the seed)."""
     open_model(st.session_state.get("rm_model") or "minilm")
+    rerun_whole_page()
 
 
 def same_step(steps, model: str) -> None:

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
 from attention import MAX_CHARS, MAX_TOKENS, SentenceError, tokenize
 from attention.cross import EXAMPLE_PAIRS
 from attention.phonebook import EXAMPLE_BOOKS
 from ui import i18n as session_language
-from ui.components import resend_labels, text_box
+from ui.components import resend_labels, said_cut, text_box
 from viz.i18n import N_, language, listed, nt, said, t, whole
 from viz.labels import markdown_text
 
@@ -48,6 +49,43 @@ class Shared:
     d_model: int
     positional: bool
     causal: bool
+
+
+LESSON = "lesson"  # the keyed fragment app.py draws a learner's lesson in (and what reads it: the link, the sidebar's
+FULL_RUN = "_full_run"  # share link); a callback that changes what is drawn outside it asks for a whole run here
+SCOPED = True  # False: every edit runs the whole page (tests/test_lesson_fragment.py compares the two)
+
+
+def rerun_lesson_only() -> None:
+    """The sentence's and the seed's callback: a learner's typed edit reruns only the lesson fragment (app.py), not
+    the sidebar, whose box already shows the new value and whose other parts do not depend on it (issue 46: the
+    sidebar's elements were half of an edit's server time). Where the last whole run drew no such fragment (a class's
+    page, the class page) or the sidebar shows something an edit changes (an example's notice offering the learner's
+    own sentence back; the message of a text cut under the box), the callback returns and the whole page runs, as for
+    any other widget."""
+    if not SCOPED or REPLACED in st.session_state or said_cut("sentence"):
+        return
+    try:
+        st.rerun(LESSON)
+    except StreamlitAPIException:  # no lesson fragment was drawn by the last whole run
+        return
+
+
+def rerun_whole_page() -> None:
+    """For a callback whose change shows outside the lesson fragment (the sidebar's sentence box, the settings a page
+    reads, another page): the lesson's next run, if it is the fragment's alone, runs the whole page instead."""
+    st.session_state[FULL_RUN] = True
+
+
+def current_shared() -> Shared:
+    """The shared settings as the session holds them now (the widgets' values): what ``draw_shared_sidebar`` returned,
+    for a run that does not draw the sidebar (the lesson fragment's own, a following student's)."""
+    state = st.session_state
+    return Shared(sentence=str(state.get("sentence", first_sentence()) or ""),
+                  seed=int(state.get("seed", DEFAULT_SEED)),
+                  d_model=int(state.get("d_model", DEFAULT_D_MODEL)),
+                  positional=bool(state.get("positional", False)),
+                  causal=bool(state.get("causal", False)))
 
 
 def _new_seed() -> None:
@@ -86,6 +124,7 @@ def replace_sentence(example: str) -> None:
         own = earlier[0] if earlier and earlier[1] == mine else mine
         st.session_state[REPLACED] = (own, example)
     st.session_state["sentence"] = example
+    rerun_whole_page()  # the sidebar's box and its notice show it
 
 
 def _restore_sentence() -> None:
@@ -180,18 +219,14 @@ def draw_shared_sidebar(page: str = "", *, controls: bool = True) -> Shared:
     if not controls:
         sb.caption(t("Your page follows your teacher's lesson: each change of it sets your sentence, seed, d_model, "
                      "positional encodings and causal mask to your teacher's."))
-        state = st.session_state
-        shared_now = Shared(sentence=str(state.get("sentence", first_sentence())),
-                            seed=int(state.get("seed", DEFAULT_SEED)),
-                            d_model=int(state.get("d_model", DEFAULT_D_MODEL)),
-                            positional=bool(state.get("positional", False)),
-                            causal=bool(state.get("causal", False)))
+        shared_now = current_shared()
         # the sentence, where a lesson's button ("Show me") says it puts its example
         sb.caption(t("Sentence: “{sentence}”", sentence=markdown_text(_clipped(shared_now.sentence, 120))))
         return shared_now
     used = settings_used(page)
     sentence = text_box(  # longer text could never be shown, and would make links too long to open
         t("Sentence"), key="sentence", limit=MAX_CHARS, container=sb, value=first_sentence(), persist_state="session",
+        on_change=rerun_lesson_only,
         help=t("Words and punctuation become tokens; at most {tokens} tokens and {chars} characters.",
                tokens=MAX_TOKENS, chars=whole(MAX_CHARS)),
         disabled="sentence" not in used,
@@ -199,6 +234,7 @@ def draw_shared_sidebar(page: str = "", *, controls: bool = True) -> Shared:
     _replaced_notice(sb, sentence)
     seed = sb.number_input(
         t("Seed"), min_value=0, max_value=MAX_SEED, value=DEFAULT_SEED, step=1, key="seed", persist_state="session",
+        on_change=rerun_lesson_only,
         help=t("The same seed always gives the same embeddings and random matrices."), disabled="seed" not in used,
     )
     sb.button(t("New random seed"), key="new_seed", on_click=_new_seed, width="stretch", disabled="seed" not in used)
