@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 
 import attention as A
 from viz import classmode as V
-from viz.exercises import MASK_OPTIONS, head_questions, make_questions
+from viz.exercises import MASK_OPTIONS, QUESTION_STEPS, head_questions, make_questions, questions_for_step
 from viz.labels import token_labels
 
 SENTENCES = ["This forum is awesome", "the cat sat on the mat", "a b", "the the the", "I",
@@ -361,3 +362,19 @@ def test_only_a_question_an_earlier_version_stored_is_called_one():
     assert V.stored_questions({"questions": [1, "x", {**record, "prompt": 5}]}) == (0, [], None)
     assert V.stored_questions({"questions": [old, 1], "open_step": 3}) == (1, [], 3)
     assert V.stored_questions({"questions": [old, record], "open_step": True}) == (1, [record], None)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([*SENTENCES, "A", "😀 😀"]), st.integers(0, 100_000), st.booleans(),
+       st.booleans(), st.sampled_from([1, 2, 4, 8]), st.sampled_from([None, 0, 3]))
+def test_a_step_asks_the_questions_made_for_it_and_only_steps_that_have_some_make_them(sentence, seed, causal,
+                                                                                      positional, d_k, head):
+    """``questions_for_step`` skips the steps without questions (``QUESTION_STEPS``): every question is made for one of
+    them, and each step asks exactly the questions made for it (a head's questions too)."""
+    trace = A.trace_self_attention(sentence, seed=seed, causal=causal, positional=positional, d_k=d_k)
+    if head is not None:
+        trace = replace(trace, head=head)
+    made = make_questions(trace)
+    assert {q.step for q in made} <= QUESTION_STEPS
+    for step in range(1, 9):
+        assert questions_for_step(trace, step) == [q for q in made if q.step == step]

@@ -172,7 +172,14 @@ def asks_something(question: Question) -> bool:
     return not question.options or any(not question.is_correct(o) for o in question.options)
 
 
+QUESTION_STEPS = frozenset({3, 6, 7})  # the steps make_questions asks at (tests/test_class_questions.py holds it)
+
+
 def questions_for_step(trace: AttentionTrace, step: int) -> list[Question]:
+    """The questions asked at ``step``: none at a step that has none, without making the others (a walkthrough run
+    made all of them at every step, about a seventh of step 1's server time)."""
+    if step not in QUESTION_STEPS:
+        return []
     return [q for q in make_questions(trace) if q.step == step]
 
 
