@@ -51,15 +51,15 @@ class Shared:
     causal: bool
 
 
-LESSON = "lesson"  # the keyed fragment app.py draws a learner's lesson in (and what reads it: the link, the sidebar's
-FULL_RUN = "_full_run"  # share link); a callback that changes what is drawn outside it asks for a whole run here
+LESSON = "lesson"  # the keyed fragment app.py draws a learner's lesson in, with what reads it (the link, the share box)
+FULL_RUN = "_full_run"  # a callback that changes what is drawn outside that fragment asks for a whole run here
 SCOPED = True  # False: every edit runs the whole page (tests/test_lesson_fragment.py compares the two)
 
 
 def rerun_lesson_only() -> None:
     """The sentence's and the seed's callback: a learner's typed edit reruns only the lesson fragment (app.py), not
-    the sidebar, whose box already shows the new value and whose other parts do not depend on it (issue 46: the
-    sidebar's elements were half of an edit's server time). Where the last whole run drew no such fragment (a class's
+    the sidebar, whose box already shows the new value and whose other parts do not depend on it (issue 46: an
+    edit's run sends the lesson's elements alone). Where the last whole run drew no such fragment (a class's
     page, the class page) or the sidebar shows something an edit changes (an example's notice offering the learner's
     own sentence back; the message of a text cut under the box), the callback returns and the whole page runs, as for
     any other widget."""
