@@ -177,7 +177,7 @@ QUESTION_STEPS = frozenset({3, 6, 7})  # the steps make_questions asks at (tests
 
 def questions_for_step(trace: AttentionTrace, step: int) -> list[Question]:
     """The questions asked at ``step``: none at a step that has none, without making the others (a walkthrough run
-    made all of them at every step, about a seventh of step 1's server time)."""
+    made all of them at every step: about a tenth of a step 1 edit's server time, 15.3–15.9 → 13.5–14.1 ms)."""
     if step not in QUESTION_STEPS:
         return []
     return [q for q in make_questions(trace) if q.step == step]

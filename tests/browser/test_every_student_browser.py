@@ -133,8 +133,9 @@ new MutationObserver(records => { for (const r of records) {
 
 
 def test_the_tab_names_the_page_through_every_rerun_and_never_flashes_another_title(browser, base_url):
-    """WCAG 2.4.2: once a page has its title, a rerun (Next) or another page keeps the tab on a page's own name; a
-    screen reader that announces a title change would otherwise read "Attention Lab" and the name again."""
+    """WCAG 2.4.2: once a page has its title, a rerun (Next: the lesson's alone; New random seed: the whole page's)
+    keeps the tab on the page's own name; a screen reader that announces a title change would otherwise read
+    "Attention Lab" and the name again."""
     made = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         made.add_init_script(TITLES)
@@ -142,10 +143,13 @@ def test_the_tab_names_the_page_through_every_rerun_and_never_flashes_another_ti
         page.set_default_timeout(TIMEOUT_MS)
         page.goto(base_url + "/?step=3")
         settle(page)
-        for step in (4, 5):
+        for step in (4, 5):  # reruns of the lesson alone (a keyed fragment: no page config is sent)
             page.locator(".st-key-next_step button").click()
             page.wait_for_url(re.compile(rf"step={step}"))
             page.wait_for_function(SETTLED)
+        page.locator(".st-key-new_seed button").click()  # a whole run: the page's config, title and all, sent again
+        page.wait_for_url(re.compile(r"seed=\d+"))
+        page.wait_for_function(SETTLED)
         walk = "Step-by-step walkthrough · Attention Lab"
         seen = page.evaluate("window.__titles")
         assert walk in seen, seen
