@@ -58,11 +58,11 @@ st.session_state["_page"] = page.url_path  # whose settings the link holds
 def lesson() -> None:
     """The page's lesson and everything that reads it: the phone's sentence line, the link, the class's publishing,
     the teacher's controls, the share link and what a screen reader is told."""
+    full = st.session_state.pop(FULL_RUN, False)  # a callback changed what is drawn outside the fragment
     if class_watch.fragment_run():  # the lesson fragment's own run (a learner's edit): the sidebar was not drawn
-        if st.session_state.pop(FULL_RUN, False):  # a callback changed what is drawn outside it
+        if full:
             st.rerun()
         st.session_state["_shared"] = current_shared()
-    st.session_state.pop(FULL_RUN, None)
     st.session_state.pop(SHOWN, None)  # filled by this run's lesson where it can't show a box's text
     st.session_state.pop(classmode.QUESTIONS, None)  # filled by this run's lesson where its numbers answer some
     st.session_state.pop(classmode.OPEN_STEP, None)

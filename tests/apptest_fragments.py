@@ -17,7 +17,7 @@ from streamlit.runtime.scriptrunner.script_runner import ScriptRunnerEvent
 from streamlit.testing.v1 import app_test, local_script_runner
 
 _run_script = local_script_runner.LocalScriptRunner.run
-_run_app = app_test.AppTest._run
+_run_app = app_test.AppTest._run  # (both Streamlit's own, wrapped by ``install``)
 _pages: dict = {}  # the pages the running AppTest's last run registered (st.navigation's)
 
 
@@ -49,7 +49,7 @@ def _app_run(self, *args, **kwargs):
     _pages.clear()
     _pages.update(getattr(self, "_registered_pages", None) or {})
     try:
-        result = _app_run_original(self, *args, **kwargs)
+        result = _run_app(self, *args, **kwargs)
     finally:
         _pages.clear()
     after = self._tree
@@ -75,9 +75,6 @@ def _adopt(node, root) -> None:
     node.root = root
     for child in getattr(node, "children", {}).values():
         _adopt(child, root)
-
-
-_app_run_original = _run_app
 
 
 def install() -> None:

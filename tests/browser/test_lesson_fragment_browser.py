@@ -26,22 +26,18 @@ class Runs:
 
     def __init__(self, page) -> None:
         self.deltas: list[tuple[str, str]] = []  # (fragment id, the element's kind)
-        self.finished = 0
         page.on("websocket", lambda ws: ws.on("framereceived", self._frame))
 
     def _frame(self, payload) -> None:
         if isinstance(payload, str):
             return
         message = ForwardMsg.FromString(payload)
-        kind = message.WhichOneof("type")
-        if kind == "delta":
+        if message.WhichOneof("type") == "delta":
             delta = message.delta
             what = delta.WhichOneof("type")
             element = getattr(delta, what)
             name = element.WhichOneof("type") if what == "new_element" else what
             self.deltas.append((delta.fragment_id, name))
-        elif kind == "script_finished":
-            self.finished += 1
 
 
 def share_link(page) -> str:
