@@ -13,16 +13,15 @@ the whole page.
 from __future__ import annotations
 
 import secrets
-from pathlib import Path
 
 import streamlit as st
 
 from attention import SentenceError, tokenize
+from ui import view
 from viz import i18n
 
 _STATE = "_arrival"  # (nonce, anchor) of the last navigation
-_JS = (Path(__file__).resolve().parent.parent / "static" / "arrival.js").read_text(encoding="utf-8")
-_COMPONENT = st.components.v2.component("attention_lab.arrival", js=_JS)
+_COMPONENT = st.components.v2.component("attention_lab.arrival", js=view.loader("arrival.js", None, ("arrival.js",)))
 
 
 def go(anchor: str, *, on_load: bool = False, gentle: bool = False) -> None:

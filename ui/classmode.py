@@ -37,7 +37,6 @@ import os
 import re
 import socket
 import time
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import segno
@@ -54,7 +53,7 @@ from classmode.store import (
     Store,
     database_url,
 )
-from ui import arrival, class_watch, identity
+from ui import arrival, class_watch, identity, view
 from ui import components as ui
 from ui.links import (
     PAGE_SETTINGS,
@@ -104,9 +103,8 @@ MODE_LABELS = {"follow": N_("Follow me"), "explore": N_("Let them explore"), "pa
 TIMERS = (30, 60, 120)  # seconds a teacher may give a question
 EXTRA_TIMES = (0, 30, 60, 120)  # seconds more a teacher may give one student on every timer
 _COUNTDOWN = st.components.v2.component(
-    "attention_lab.countdown", js=(Path(__file__).resolve().parent.parent / "static" / "countdown.js").read_text(
-        encoding="utf-8"),
-    css=".cm-countdown { font-variant-numeric: tabular-nums; font-weight: 600; } .cm-countdown.big { font-size: 2rem }")
+    "attention_lab.countdown", js=view.loader("countdown.js", "countdown.css", ("countdown.js", "countdown.css")),
+    isolate_styles=False)  # its stylesheet is the page's (a class its own): no shadow root for it to miss
 
 
 def store() -> Store:

@@ -13,17 +13,16 @@ Without a browser (AppTest) nothing is reported; tests set ``st.session_state[SE
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
+from ui import view
 from ui.settings import rerun_whole_page
 
 SESSION = "_identity"  # what the browser reported, as the session holds it
 _PENDING = "_identity_pending"  # what the server asked the browser to keep, until it reports it kept
-_JS = (Path(__file__).resolve().parent.parent / "static" / "identity.js").read_text(encoding="utf-8")
-_COMPONENT = st.components.v2.component("attention_lab.identity", js=_JS)
+_COMPONENT = st.components.v2.component("attention_lab.identity", js=view.loader("identity.js", None, ("identity.js",)))
 
 
 def _held(value: dict) -> dict[str, Any]:

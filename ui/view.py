@@ -36,34 +36,36 @@ STATIC = Path(__file__).resolve().parent.parent / "static"  # served by Streamli
 MAX_TABLE_CELLS = 400  # beyond this a table scrolls in a box of its own (a 64-token α has 4,096 cells)
 
 
-def loader(script: str, stylesheet: str, files: Sequence[str]) -> str:
+def loader(script: str, stylesheet: str | None, files: Sequence[str]) -> str:
     """The JavaScript of a component whose code and stylesheet are static files (``script`` and ``stylesheet`` in
-    static/, served at app/static/): Streamlit sends a component's JavaScript and CSS with every element it draws
-    (the view is 16 KB), so the files are fetched once and cached, and every element carries only its data. The
+    static/, served at app/static/; ``stylesheet`` None for a script that draws nothing): Streamlit sends a
+    component's JavaScript and CSS with every element it draws (the view is 16 KB, the arrival's script, on every
+    page's every run, 11 KB), so the files are fetched once and cached, and every element carries only its data. The
     version is the hash of ``files`` (the script, its stylesheet and every module it imports, which import one
     another with the same ``?v=``), so a browser keeps them until they change. Relative to the page, so that a path
     prefix in front of the app (a proxy's) is kept."""
     digest = hashlib.sha256()
     for name in files:
         digest.update((STATIC / name).read_bytes())
-    return """
-const VERSION = "%s";
-const url = (name) => new URL(`app/static/${name}?v=${VERSION}`, document.baseURI).href;
-let code = null;
-export default function (component) {
+    style = "" if stylesheet is None else """
   if (!document.querySelector("link[data-attention-lab='%s']")) {
     const link = document.createElement("link");
     link.rel = "stylesheet";
     link.href = url("%s");
     link.dataset.attentionLab = "%s";
     document.head.appendChild(link);
-  }
+  }""" % (stylesheet, stylesheet, stylesheet)
+    return """
+const VERSION = "%s";
+const url = (name) => new URL(`app/static/${name}?v=${VERSION}`, document.baseURI).href;
+let code = null;
+export default function (component) {%s
   code = code || import(url("%s"));
   let cleanup = null;
   code.then((module) => { cleanup = module.default(component); });
   return () => cleanup && cleanup();
 }
-""" % (digest.hexdigest()[:12], stylesheet, stylesheet, stylesheet, script)
+""" % (digest.hexdigest()[:12], style, script)
 
 
 VIEW = st.components.v2.component(

@@ -30,6 +30,10 @@ CUT_OFF_TABLES = """scrolling => Array.from(document.querySelectorAll('[class*="
                > t.closest('[data-testid=stElementContainer]').getBoundingClientRect().right + 1)
   .map(t => t.closest('[class*="st-key-table-"]').className.match(/st-key-table-\\S+/)[0])
   .filter(k => !(scrolling || []).includes(k.slice('st-key-table-'.length)))"""
+# JS: static/arrival.js has acted on this page (it marks the window on its first call): the language on <html>, the
+# scrolling formulas reachable by keyboard, Streamlit's letter keys stopped. Its code is a static file the component
+# imports (ui/view.py's ``loader``), fetched after the element arrives: a settled page waits for it too.
+ARRIVED = "('__attentionLabArrival' in window)"
 # JS: the page has finished its run with its fonts loaded, each of the tables ``keys`` is there, and
 # no table on the page is cut off (but those in ``scrolling``)
 WHOLE_TABLES = f"""([keys, scrolling]) => document.querySelector('[data-testid=stApp]')

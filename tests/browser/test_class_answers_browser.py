@@ -68,6 +68,11 @@ def test_a_typed_answer_is_sent_by_one_click_one_tap_or_enter_under_a_timer(brow
         for page in students.values():
             page.get_by_text("What is α for this pair").wait_for()
             page.locator(".st-key-cm-timer").wait_for()
+            # the countdown counts in the browser (static/countdown.js and its stylesheet, fetched once a page)
+            countdown = page.locator(".cm-countdown")
+            expect(countdown).to_have_text(re.compile(r"^\d+ s left$"))
+            assert 0 < int(countdown.inner_text().split()[0]) <= 120
+            expect(countdown).to_have_css("font-variant-numeric", "tabular-nums")
         ids = {name: browser_id(page) for name, page in students.items()}
 
         ann, pia, eve = students["Ann"], students["Pia"], students["Eve"]

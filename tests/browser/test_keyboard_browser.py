@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import reruns
+from tests.browser.conftest import ARRIVED, reruns
 from tests.browser.test_arrival_browser import LAPTOP, arrived
 
 pytestmark = pytest.mark.browser
@@ -48,6 +48,7 @@ def tab_to(page, wanted: str, limit: int = 60) -> int:
 
 def settled(page) -> None:
     page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]")
+    page.wait_for_function(ARRIVED)  # the letter keys are stopped by static/arrival.js, loaded after the element
 
 
 def test_the_walkthrough_by_keyboard_alone(open_page):
