@@ -20,9 +20,9 @@ run: $(VENV)/.run-installed
 test: $(VENV)/.test-installed chromium node_modules/.installed
 	$(VENV)/bin/ruff check .
 	node --test tests/js/
-	# the tests without a browser on both cores (pytest-xdist: 5 min on this 2-core machine, 9 min of CPU), then the
-	# browser tests alone, one at a time: each is a server and a Chromium already (docs/decisions.md)
-	# (both run, whatever the first found: a failure there must not hide the browser tests' results)
+	@# the tests without a browser on both cores (pytest-xdist: 5 min on this 2-core machine, 9 min of CPU), then the
+	@# browser tests alone, one at a time: each is a server and a Chromium already (docs/decisions.md)
+	@# (both run, whatever the first found: a failure there must not hide the browser tests' results)
 	$(PY) -m pytest -n 2 --ignore=tests/browser; others=$$?; $(PY) -m pytest tests/browser; browser=$$?; \
 	  exit $$(( others || browser ))
 
