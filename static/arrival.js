@@ -4,6 +4,11 @@
 // a rerun for anything else (a new sentence, a hovered cell) leaves the scroll and the focus alone.
 
 const SEEN = "__attentionLabArrival";  // the last nonce this page acted on (one page, however many mounts)
+// Two states the page's tests wait for (tests/browser/conftest.py's ARRIVED), since this script runs a moment after its
+// element (a file it imports, ui/view.py's loader): a pass over the scrolling boxes waiting for its frame, and a
+// navigation whose heading has not yet taken the focus (its nonce; null once it has, or the wait has stopped).
+const CHECKING = "__attentionLabChecking";
+const LANDING = "__attentionLabLanding";
 // The heading is usually drawn before this element, but a busy browser may draw it much later (a class's new
 // question: its heading came after 3 s under load, and a 3 s wait gave up, leaving the page scrolled down): the page
 // waits for it until it comes, a newer navigation replaces it, or the learner moves (or, at the latest, a minute).
@@ -85,7 +90,11 @@ function watchScrollers() {
   window[REACHABLE] = true;
   const app = document.querySelector("[data-testid=stApp]") || document.body;
   let pending = 0;
-  const soon = () => { cancelAnimationFrame(pending); pending = requestAnimationFrame(reachable); };
+  const soon = () => {
+    cancelAnimationFrame(pending);
+    window[CHECKING] = true;
+    pending = requestAnimationFrame(() => { reachable(); window[CHECKING] = false; });
+  };
   new MutationObserver(soon).observe(app, { childList: true, subtree: true });
   new MutationObserver(sameScheme).observe(app, { attributes: true, attributeFilter: ["class"] });
   window.addEventListener("resize", soon);
@@ -142,6 +151,7 @@ export function announce(text, token) {
 function awaitHeading(nonce, go) {
   const app = document.querySelector("[data-testid=stApp]") || document.body;
   const stop = () => {
+    landed(nonce);
     watcher.disconnect();
     clearTimeout(timer);
     MOVES.forEach((name) => window.removeEventListener(name, stop, true));
@@ -152,6 +162,10 @@ function awaitHeading(nonce, go) {
   // ready when that part opens: an attribute's change, not a new element
   watcher.observe(app, { childList: true, subtree: true, attributes: true, attributeFilter: ["inert", "open"] });
   MOVES.forEach((name) => window.addEventListener(name, stop, { capture: true, passive: true }));
+}
+
+function landed(nonce) {
+  if (window[LANDING] === nonce) window[LANDING] = null;
 }
 
 export default function arrival(component) {
@@ -168,6 +182,7 @@ export default function arrival(component) {
     if (nonce === window[SEEN] || !data.target) return;
     window[SEEN] = nonce;
   }
+  window[LANDING] = nonce;
   let scrolled = false;  // once a navigation: a heading that refuses the focus is not scrolled to again on each change
   const go = () => {
     const heading = document.getElementById(data.target);
@@ -194,5 +209,5 @@ export default function arrival(component) {
     if (!data.gentle) keep(heading);
     return true;
   };
-  requestAnimationFrame(() => { if (!go()) awaitHeading(nonce, go); });
+  requestAnimationFrame(() => { if (go()) landed(nonce); else awaitHeading(nonce, go); });
 }

@@ -1,10 +1,11 @@
 """Our components' code is fetched once a page, never sent with each element (issue 46).
 
-Streamlit sends a component's inline JavaScript and CSS with every element of it, on every run: the arrival's script
-(11 KB) went out with every page's every run, a third of a learner's edit. Each of our components is now
+Streamlit sends a component's inline JavaScript and CSS inside every element of it: the arrival's script (11 KB) went
+out with every run that changed its data (every edit and every navigation, on every page; its message cache sends an
+unchanged element of 10 KB or more as a reference), a third of a learner's edit. Each of our components is now
 ``ui.view.loader``'s few lines, which import the component's script (and stylesheet) from static/ once. Checked on
-the elements the pages really send, in states that draw every component the code defines: every lesson, a step
-with the player open, and a class's question with a timer on a student's page and the teacher's desk.
+the elements the pages really send, in states that draw every component the code defines: every lesson, a step with
+the player open, and a class's question with a timer on a student's page and the teacher's desk.
 """
 
 from __future__ import annotations
@@ -39,10 +40,13 @@ def components(at: AppTest) -> list:
     return found
 
 
+DEFINITION = re.compile(r"""components\.v2\.component\(\s*(?:name\s*=\s*)?["']([^"']+)["']""")
+
+
 def defined() -> set[str]:
-    """The components the code defines: every ``st.components.v2.component("name", …)`` in ui/."""
-    return {name for path in (ROOT / "ui").glob("*.py")
-            for name in re.findall(r'components\.v2\.component\(\s*"([^"]+)"', path.read_text(encoding="utf-8"))}
+    """The components the code defines: every ``st.components.v2.component("name", …)`` in the app's Python files."""
+    files = [ROOT / "app.py", *(ROOT / "ui").rglob("*.py"), *(ROOT / "lessons").rglob("*.py")]
+    return {name for path in files for name in DEFINITION.findall(path.read_text(encoding="utf-8"))}
 
 
 def assert_fetched_once(proto) -> None:
@@ -53,6 +57,8 @@ def assert_fetched_once(proto) -> None:
     assert len(imported) == 1 and (ROOT / "static" / imported[0]).is_file(), (name, imported)
     for stylesheet in re.findall(r'link\.href = url\("([^"]+)"\)', proto.js_content):
         assert (ROOT / "static" / stylesheet).is_file(), (name, stylesheet)
+        # the stylesheet is added to the document, which does not reach into a shadow root
+        assert not proto.isolate_styles, f"{name}: its stylesheet cannot reach its shadow root"
 
 
 def test_every_component_fetches_its_code_once_and_every_one_is_drawn_somewhere(database):

@@ -39,8 +39,9 @@ MAX_TABLE_CELLS = 400  # beyond this a table scrolls in a box of its own (a 64-t
 def loader(script: str, stylesheet: str | None, files: Sequence[str]) -> str:
     """The JavaScript of a component whose code and stylesheet are static files (``script`` and ``stylesheet`` in
     static/, served at app/static/; ``stylesheet`` None for a script that draws nothing): Streamlit sends a
-    component's JavaScript and CSS with every element it draws (the view is 16 KB, the arrival's script, on every
-    page's every run, 11 KB), so the files are fetched once and cached, and every element carries only its data. The
+    component's JavaScript and CSS inside every element of it (the view's is 16 KB, the arrival's 11 KB; its message
+    cache sends only an unchanged element of 10 KB or more as a reference), so the files are fetched once and cached,
+    and every element carries only its data. The
     version is the hash of ``files`` (the script, its stylesheet and every module it imports, which import one
     another with the same ``?v=``), so a browser keeps them until they change. Relative to the page, so that a path
     prefix in front of the app (a proxy's) is kept."""
@@ -60,10 +61,12 @@ const VERSION = "%s";
 const url = (name) => new URL(`app/static/${name}?v=${VERSION}`, document.baseURI).href;
 let code = null;
 export default function (component) {%s
-  code = code || import(url("%s"));
+  // a failed fetch (a classroom's Wi-Fi) is tried again by the next element, not remembered
+  code = code || import(url("%s")).catch((error) => { code = null; throw error; });
   let cleanup = null;
-  code.then((module) => { cleanup = module.default(component); });
-  return () => cleanup && cleanup();
+  let mounted = true;  // an element gone before its script arrived is not drawn after it
+  code.then((module) => { if (mounted) cleanup = module.default(component); });
+  return () => { mounted = false; if (cleanup) cleanup(); };
 }
 """ % (digest.hexdigest()[:12], style, script)
 

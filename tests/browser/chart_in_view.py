@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.browser.conftest import ARRIVED
+from tests.browser.conftest import ARRIVED_NOW
 
 SIZES = {  # (width, height, presenter mode): a laptop, a small laptop, two projectors
     "laptop 1280 × 800": (1280, 800, False),
@@ -33,7 +33,7 @@ FIRST_CHART_TOP = """id => { const h = document.getElementById(id); if (!h) retu
 SETTLED = f"""([id, focused]) => {{
   const app = document.querySelector('[data-testid=stApp]');
   if (app?.getAttribute('data-test-script-state') !== 'notRunning' || document.fonts.status !== 'loaded') return false;
-  if (!{ARRIVED}) return false;
+  if (!{ARRIVED_NOW}) return false;
   const h = document.getElementById(id);
   if (!h || (focused && document.activeElement !== h)) return false;
   if (![...document.querySelectorAll('[class*="st-key-fig-"] img')].every(i => i.complete && i.naturalWidth > 0))

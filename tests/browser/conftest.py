@@ -30,10 +30,13 @@ CUT_OFF_TABLES = """scrolling => Array.from(document.querySelectorAll('[class*="
                > t.closest('[data-testid=stElementContainer]').getBoundingClientRect().right + 1)
   .map(t => t.closest('[class*="st-key-table-"]').className.match(/st-key-table-\\S+/)[0])
   .filter(k => !(scrolling || []).includes(k.slice('st-key-table-'.length)))"""
-# JS: static/arrival.js has acted on this page (it marks the window on its first call): the language on <html>, the
-# scrolling formulas reachable by keyboard, Streamlit's letter keys stopped. Its code is a static file the component
-# imports (ui/view.py's ``loader``), fetched after the element arrives: a settled page waits for it too.
-ARRIVED = "('__attentionLabArrival' in window)"
+# JS: static/arrival.js has done its work on this page: called once (the language on <html>, Streamlit's letter keys
+# stopped), no pass over the scrolling formulas waiting for its frame, and no navigation's heading still waiting for
+# the focus (it has it, or the wait has stopped). Its code is a static file the component imports (ui/view.py's
+# ``loader``), run a moment after the element arrives: a page is not settled before it.
+ARRIVED_NOW = ("(('__attentionLabArrival' in window) && !window.__attentionLabChecking"
+               " && window.__attentionLabLanding == null)")
+ARRIVED = f"() => {ARRIVED_NOW}"
 # JS: the page has finished its run with its fonts loaded, each of the tables ``keys`` is there, and
 # no table on the page is cut off (but those in ``scrolling``)
 WHOLE_TABLES = f"""([keys, scrolling]) => document.querySelector('[data-testid=stApp]')
@@ -136,6 +139,7 @@ def open_page(browser, base_url):
         # page under a pointer a test has just placed (and a hovered cell's light goes out)
         pg.wait_for_function("() => [...document.querySelectorAll('[class*=\"st-key-map-\"]')]"
                              ".every((box) => box.querySelector('nav'))")
+        pg.wait_for_function(ARRIVED)  # and a step link's heading has the focus before a test moves it elsewhere
         return pg
 
     yield open_

@@ -15,7 +15,7 @@ import pytest
 from attention.pretrained import MODELS
 from tests.browser.axe import assert_accessible
 from tests.browser.chart_in_view import settled_chart_top
-from tests.browser.conftest import ARRIVED, PHONE, TIMEOUT_MS
+from tests.browser.conftest import ARRIVED_NOW, PHONE, TIMEOUT_MS
 from tests.browser.test_classmode_browser import LAPTOP, Room, in_class, join, start
 
 pytestmark = pytest.mark.browser
@@ -29,7 +29,7 @@ SETTLED = """() => document.querySelector('[data-testid=stApp]')?.getAttribute('
   && document.fonts.status === 'loaded'
   && [...document.querySelectorAll('img')].every(i => i.complete)
   && [...document.querySelectorAll('[class*="st-key-map-"]')].every(b => b.querySelector('nav'))
-  && """ + ARRIVED
+  && """ + ARRIVED_NOW
 LESSONS = ["/multihead", "/scaling", "/phonebook", "/relevance", "/parts", "/cross", "/learn?lt_run=true",
            "/real_model", f"/real_model?rm_model={SMOLLM2}&rm_step=7", "/generate?gen_count=2", "/classmode"]
 

@@ -143,3 +143,38 @@ def test_a_heading_that_cannot_take_the_focus_yet_gets_it_once_it_can(browser, p
     page.locator("#part").evaluate(opens)
     expect(heading).to_be_focused()
     context.close()
+
+
+def test_a_script_whose_fetch_failed_is_fetched_again_by_the_next_run(browser, base_url):
+    """The arrival's script is a static file its element imports (ui/view.py's loader). A fetch that fails once (a
+    classroom's Wi-Fi, a proxy) is not remembered: the next run's element fetches it again, and the page then does
+    what the script does (the language on <html>, the letter keys stopped, a navigation's heading focused)."""
+    from tests.browser.conftest import ARRIVED, TIMEOUT_MS
+
+    context = browser.new_context(viewport=LAPTOP)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        failed = []
+
+        def fail_once(route):
+            if failed:
+                route.continue_()
+            else:
+                failed.append(route.request.url)
+                route.abort()
+
+        page.route("**/app/static/arrival.js*", fail_once)
+        with page.expect_event("requestfailed", predicate=lambda request: "arrival.js" in request.url):
+            page.goto(base_url + "/")
+        page.wait_for_selector(".st-key-table-tokens table")
+        page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]")
+        assert not page.evaluate("() => '__attentionLabArrival' in window")  # its one fetch failed: not run
+        box = page.locator(".st-key-sentence input")
+        box.fill("the cat sat")
+        box.press("Enter")
+        page.wait_for_function(ARRIVED)  # the edit's run: its element fetched the script again, and it ran
+        page.locator(".st-key-next_step button").click()
+        arrived(page, "step-2")  # and a navigation lands as it does
+    finally:
+        context.close()
