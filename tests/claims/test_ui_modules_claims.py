@@ -1,0 +1,375 @@
+"""The claims of the shared modules a learner reads through every page (ui/settings.py, ui/exports.py,
+viz/figures.py, viz/svg.py, …): each over a family of inputs, with the truth computed apart from the
+sentence that states it (the engine's trace, the file parsed back, the picture's own cells)."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import attention as A
+from classmode.store import Store
+from tests import svg_reading as R
+from tests.claims.families import D_MODELS, SEEDS, SENTENCES
+from tests.table_reading import readable, shown_table, view_panels
+from tests.test_classmode_pages import ANN, join, on, start_class, stay
+from tests.test_pages import run_app, set_widget, shown_tokens, table
+from viz import exports as X
+from viz import figures as F
+from viz import svg
+from viz.labels import token_labels
+
+FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+HARD = (*SENTENCES, "مرحبا بالعالم يا صديقي", "我爱你 我爱你", "w " * 40)  # right-to-left, CJK repeated, long
+
+
+def usable(sentence: str) -> bool:
+    try:
+        A.tokenize(sentence)
+    except A.SentenceError:
+        return False
+    return True
+
+
+traces = st.builds(
+    lambda sentence, seed, d_model, positional, causal: A.trace_self_attention(
+        sentence, d_model=d_model, d_k=max(1, d_model // 2), seed=seed, positional=positional, causal=causal),
+    st.sampled_from([s for s in HARD if usable(s)]), st.sampled_from(SEEDS), st.sampled_from(D_MODELS),
+    st.booleans(), st.booleans())
+
+
+# --- viz/figures.py ---------------------------------------------------------------------------------------------
+
+
+@FAST
+@given(traces, st.data())
+def test_the_alpha_bars_of_a_query_sum_to_1(trace, data):
+    """Step 8's title "α for query … (position p); the bars sum to 1": the bars are query p's weights (their
+    heights in proportion), and they add up to 1, under a causal mask too; p is the query's place in the
+    sentence."""
+    i = data.draw(st.integers(0, trace.n - 1))
+    fig = F.alpha_bars(trace, i)
+    heights = R.bar_heights(fig)
+    row = trace.weights[i]
+    assert len(heights) == trace.n and math.isclose(row.sum(), 1.0, rel_tol=1e-9)
+    # (a bar of 0 is drawn 0.5 px high, and the heights are rounded to the pixel's tenth)
+    np.testing.assert_allclose(heights / heights.max(), row / row.max(), atol=1 / heights.max())
+    title = R.texts(fig, "title")[0]
+    assert f"(position {i + 1})" in title and "the bars sum to 1" in title
+
+
+@FAST
+@given(traces)
+def test_the_tokens_figure_names_n_tokens_in_reading_order(trace):
+    """Step 1's "{n} tokens in reading order: {tokens}.": n is the number of tokens the tokenizer made, and the
+    list is their labels in the order of the sentence."""
+    fig = F.tokens_figure(trace)
+    n = len(A.tokenize(trace.sentence))
+    labels = token_labels(trace.tokens)
+    listed = labels if n <= 64 else labels[:64]
+    expected = f"{n} token{'s' if n != 1 else ''} in reading order: "
+    assert fig.alt.startswith(expected)
+    assert fig.alt[len(expected):].startswith(", ".join(listed[:-1]))
+    assert R.ticks(fig, "x") == [str(k) for k in range(1, n + 1)]
+
+
+@FAST
+@given(traces, st.data())
+def test_the_weighted_sum_figure_has_n_terms_and_their_sum(trace, data):
+    """Step 8's "Σⱼ αᵢⱼ·vⱼ for query …  [{n} terms + sum]": one row α_ij·v_j for each of the n keys (masked ones
+    included, as zeros), then a row that is their sum, output row i."""
+    i = data.draw(st.integers(0, trace.n - 1))
+    fig = F.weighted_sum_figure(trace, i)
+    assert f"[{trace.n} term{'s' if trace.n != 1 else ''} + sum]" in fig.alt
+    assert len(R.ticks(fig, "y")) == trace.n + 1
+    terms = trace.weights[i][:, None] * trace.v  # computed apart from the trace's own weighted values
+    np.testing.assert_allclose(terms.sum(axis=0), trace.output[i], atol=1e-9)
+
+
+@FAST
+@given(st.sampled_from(["a b", "the the the", "😀 😀 🤗", "我爱你"]), st.sampled_from(SEEDS),
+       st.sampled_from([48, 64, 96, 128, 160, 256, 320, 384]))
+def test_a_folded_rows_alt_names_its_d_numbers_in_rows_of_fold(sentence, seed, d):
+    """A one-row [1 × D] matrix drawn folded: "the {d} numbers of “token” in {rows} rows of {fold}, row 1 holding
+    dimensions 1–{fold}": rows × fold is d, and the picture has that many cells."""
+    fold = F.fold_width((1, d))
+    if not fold:
+        return
+    labels = [str(c) for c in range(1, d + 1)]
+    m = np.random.default_rng(seed).normal(size=(1, d))
+    fig = F.heatmap(m, row_labels=[sentence], col_labels=labels, title="x", row_title="token", col_title="dimension",
+                    fold=True)
+    rows = int(re.search(r"in (\d+) rows of (\d+)", fig.alt).group(1))
+    said_fold = int(re.search(r"in (\d+) rows of (\d+)", fig.alt).group(2))
+    assert f"the {d} numbers of “{sentence}”" in fig.alt
+    assert rows * said_fold == d and said_fold == fold
+    assert f"row 1 holding dimensions 1–{fold}" in fig.alt
+    assert len(R.group(fig, "cells")) == d
+    # "dimension = the row's first + this": the cell in picture row r, column +k is dimension r·fold + k + 1
+    assert R.ticks(fig, "x")[:2] == ["+0", "+1"] and R.ticks(fig, "y")[0] == f"1–{fold}"
+    fills = R.cell_fills(fig, (rows, fold)).ravel()
+    np.testing.assert_array_equal(fills, svg.colours("signed", m.ravel() / np.abs(m).max() / 2 + 0.5))
+
+
+# --- viz/svg.py -------------------------------------------------------------------------------------------------
+
+
+@FAST
+@given(st.integers(1, 9), st.integers(1, 9), st.sampled_from(["signed", "weights"]), st.integers(0, 10_000),
+       st.booleans())
+def test_a_heatmaps_alt_text_names_its_shape_colours_masks_and_numbers(rows, cols, scale, seed, mask):
+    """svg.heatmap's text alternative: "{rows} rows … by {columns} columns …; red cells are negative, blue positive,
+    up to ±{top}" (or "cells run from dark purple at {low} to yellow at {high}"), "; grey cells are masked" exactly
+    when a cell is, and "; each cell shows its number" exactly when the cells hold numbers."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(rows, cols)) if scale == "signed" else rng.random((rows, cols))
+    if mask:
+        z[rng.random((rows, cols)) < 0.3] = np.nan
+    finite = z[np.isfinite(z)]
+    top = float(np.abs(finite).max()) if finite.size else 1.0
+    low = 0.0
+    text = [[("—" if np.isnan(v) else f"{v:.2f}") for v in r] for r in z]
+    fig = svg.heatmap(z, cell_text=text, row_labels=[f"r{k}" for k in range(rows)],
+                      col_labels=[f"c{k}" for k in range(cols)], title="M", row_title="query", col_title="key",
+                      scale=scale, zmin=-top if scale == "signed" else low, zmax=top)
+    assert f"{rows} row{'s' if rows != 1 else ''} (query:" in fig.alt
+    assert f"{cols} column{'s' if cols != 1 else ''} (key:" in fig.alt
+    fills = R.cell_fills(fig, (rows, cols))
+    if scale == "signed":
+        shown = float(re.search(r"up to ±([0-9.]+)", fig.alt).group(1))
+        assert math.isclose(shown, top, rel_tol=5e-3)  # three significant digits of the largest |cell|
+        for value, fill in zip(z.ravel(), fills.ravel(), strict=True):
+            if np.isfinite(value) and abs(value) > 0.05 * top:
+                red, _, blue = R.rgb(fill)
+                assert (red > blue) == (value < 0), (value, fill)  # red is negative, blue positive
+    else:
+        assert "cells run from dark purple at 0 to yellow at" in fig.alt
+        if finite.size:
+            assert fills.flat[int(np.nanargmax(z))] == svg.VIRIDIS[-1]  # the top is yellow
+    assert ("; grey cells are masked" in fig.alt) == bool(np.isnan(z).any())
+    assert ("; each cell shows its number" in fig.alt) == bool(R.numbers(fig))
+
+
+@FAST
+@given(st.lists(st.text(min_size=1, max_size=4), min_size=1, max_size=80))
+def test_a_long_listing_names_how_many_there_are_in_all(labels):
+    """"{shown}, … ({n} in all)": n is the number of labels, and the first twelve are shown."""
+    said = svg.listing(labels)
+    if len(labels) > 12:
+        assert said.endswith(f", … ({len(labels)} in all)")
+    else:
+        assert "in all)" not in said or any("in all)" in label for label in labels)
+
+
+# --- ui/exports.py ----------------------------------------------------------------------------------------------
+
+
+@FAST
+@given(traces)
+def test_a_csv_carries_the_token_labels_and_numbers_at_full_precision(trace):
+    """"CSV rows and columns carry the token labels; numbers keep full precision": every matrix's CSV, read back,
+    has the token labels (a spreadsheet formula's first character guarded by an apostrophe) on its rows, and on its
+    columns for a query × key matrix, and every number is the trace's float exactly (masked scores: -inf)."""
+    labels = token_labels(trace.tokens)
+    unguarded = [re.sub(r"^'(?=[=+\-@\t\r])", "", str(label)) for label in labels]
+    arrays = {"X": trace.x, "Q": trace.q, "K": trace.k, "V": trace.v, "scores": trace.scores,
+              "scaled scores": np.where(trace.mask, trace.scaled_scores, -np.inf), "weights": trace.weights,
+              "output": trace.output, "W_Q": trace.w_q}
+    for name, expected in arrays.items():
+        frame = pd.read_csv(io.StringIO(X.to_csv(X.matrix(trace, name))), index_col=0, keep_default_na=False,
+                            dtype=str)
+        numbers = frame.map(float).to_numpy()
+        np.testing.assert_array_equal(numbers, expected)  # %.17g: the float itself, not a rounding of it
+        if not name.startswith("W_"):
+            assert [re.sub(r"^'(?=[=+\-@\t\r])", "", r) for r in frame.index] == unguarded
+        if name in ("scores", "scaled scores", "weights"):
+            assert [re.sub(r"^'(?=[=+\-@\t\r])", "", c) for c in frame.columns] == unguarded
+
+
+@FAST
+@given(traces)
+def test_the_whole_trace_is_in_the_json(trace):
+    """"The whole trace as JSON": every field of the trace is in the file, each array with the trace's numbers."""
+    held = json.loads(X.trace_json(trace))
+    assert {f.name for f in dataclasses.fields(trace)} <= set(held)
+    for field in ("x", "q", "k", "v", "scores", "weights", "output", "w_q", "w_k", "w_v"):
+        np.testing.assert_array_equal(np.array(held[field], dtype=float), getattr(trace, field))
+    assert list(held["tokens"]) == list(trace.tokens)
+
+
+# --- ui/settings.py ---------------------------------------------------------------------------------------------
+
+
+@FAST
+@given(st.sampled_from(HARD), st.sampled_from(SEEDS), st.sampled_from(D_MODELS), st.booleans())
+def test_the_same_seed_always_gives_the_same_embeddings_and_random_matrices(sentence, seed, d_model, positional):
+    """The seed box's help, "The same seed always gives the same embeddings and random matrices": the same seed
+    twice gives the same E, W_Q, W_K, W_V; a token's embedding is its own whatever sentence it stands in; and
+    another seed gives other numbers (else the claim would hold of a seed that did nothing)."""
+    if not usable(sentence):
+        return
+    d_k = max(1, d_model // 2)
+    one, two = (A.trace_self_attention(sentence, d_model=d_model, d_k=d_k, seed=seed, positional=positional)
+                for _ in range(2))
+    for name in ("embeddings", "w_q", "w_k", "w_v"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
+    alone = A.trace_self_attention(one.tokens[-1], d_model=d_model, d_k=d_k, seed=seed)
+    np.testing.assert_array_equal(alone.embeddings[0], one.embeddings[-1])
+    other = A.trace_self_attention(sentence, d_model=d_model, d_k=d_k, seed=seed + 1, positional=positional)
+    assert not np.array_equal(other.w_q, one.w_q) and not np.array_equal(other.embeddings, one.embeddings)
+
+
+def phone_line(at) -> str | None:
+    found = [readable(c.value) for c in at.main.caption if c.value.startswith("Sentence: “")]
+    return found[0] if found else None  # as the learner reads it (the Markdown rendered)
+
+
+@pytest.mark.parametrize("typed", ["the the the the", "Jindřich says: naïve café 你好 🤗!", "مرحبا بالعالم يا صديقي",
+                                   "😀 😀 🤗", "w " * 65, " ".join(["alpha"] * 30), "   "])
+def test_a_phones_sentence_line_names_the_sentence_whose_tokens_the_lesson_shows(typed):
+    """The phone's line "Sentence: “…” (change it in the sidebar: » at the top left)": after the learner types
+    ``typed``, the sentence it names (up to its "…", where it is cut) is one whose tokens are those step 1 shows:
+    the typed one when it can be shown, the last that worked when it cannot (65 tokens, blanks)."""
+    at = set_widget(run_app(all_steps=False), "sentence", typed)
+    line = phone_line(at)
+    assert line and line.endswith("” (change it in the sidebar: » at the top left)")
+    named = line[len("Sentence: “"):-len("” (change it in the sidebar: » at the top left)")]
+    tokens = shown_tokens(at)
+    if usable(typed):
+        expected = typed if len(typed) <= 120 else typed[:120] + "…"
+        assert named == expected and tokens == A.tokenize(typed)
+    else:
+        assert not named.endswith("…") and A.tokenize(named) == tokens
+
+
+@pytest.mark.parametrize(("d_model", "positional", "causal"), [(2, False, False), (4, True, True), (16, False, True)])
+def test_the_popovers_caption_names_the_settings_the_lesson_used(d_model, positional, causal):
+    """The line under "Sizes, encodings and mask", "d_model 8 · positional encodings off · causal mask off": its
+    values are those of the numbers on the page: X has d_model columns, E and P are shown exactly when the encodings
+    are on (and X is their sum), and the later keys' weights are masked exactly when the mask is on."""
+    at = run_app(d_model=d_model, positional=positional, causal=causal)
+    said = f"d_model {d_model} · positional encodings {'on' if positional else 'off'} · causal mask " \
+           f"{'on' if causal else 'off'}"
+    assert said in [c.value for c in at.sidebar.caption]
+    panels = view_panels(at)
+    assert shown_table(at, "x").shape[1] == d_model
+    assert ("e" in panels and "p" in panels) == positional
+    if positional:
+        np.testing.assert_allclose(table(at, "x"), table(at, "e") + table(at, "p"), atol=0.011)
+    weights = table(at, "weights")
+    assert bool(np.isnan(weights[np.triu_indices(len(weights), 1)]).all()) == causal
+    assert not np.isnan(weights[np.tril_indices(len(weights))]).any()
+
+
+@pytest.fixture
+def class_store(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTENTION_LAB_DATA", str(tmp_path))
+    return Store(f"sqlite:///{tmp_path / 'classes.sqlite3'}")
+
+
+def test_a_follower_gets_the_teachers_sentence_seed_d_model_encodings_and_mask(class_store):
+    """A following student's sidebar: "Your page follows your teacher's lesson: each change of it sets your
+    sentence, seed, d_model, positional encodings and causal mask to your teacher's", then "Sentence: “…”". The
+    teacher changes all five away from their defaults (a right-to-left sentence with a repeated word); the student's
+    page then shows the teacher's numbers: the same X (d_model columns, E and P beside it), the same masked α, and
+    the line names the teacher's sentence."""
+    sentence = "مرحبا مرحبا يا صديقي"
+    teacher, _secret, code = start_class()
+    teacher = on(teacher, "lessons/walkthrough.py")
+    for key, value in (("sentence", sentence), ("seed", 7), ("d_model", 4), ("positional", True), ("causal", True)):
+        teacher.sidebar.get_by_key(key).set_value(value) if key in ("sentence", "seed") else \
+            teacher.get_by_key(key).set_value(value)
+        teacher = teacher.run()
+    teacher = teacher.selectbox(key="step").set_value(2).run()
+    ann = stay(join(ANN, code, "Ann"))
+    assert not ann.exception
+    said = [readable(c.value) for c in ann.sidebar.caption]
+    assert any(c.startswith("Your page follows your teacher's lesson: each change of it sets your sentence, seed, "
+                            "d_model, positional encodings and causal mask to your teacher's.") for c in said)
+    assert f"Sentence: “{sentence}”" in said
+    assert shown_table(ann, "x").shape[1] == 4 and {"e", "p"} <= set(view_panels(ann))
+    assert shown_table(ann, "x").equals(shown_table(teacher, "x"))
+    default_seed = run_app(all_steps=True, sentence=sentence, d_model=4, positional=True)
+    assert not shown_table(default_seed, "x").equals(shown_table(ann, "x"))  # the seed is the teacher's, not 0
+    teacher = teacher.selectbox(key="step").set_value(7).run()
+    ann = stay(ann.run())
+    weights = table(ann, "weights")
+    assert np.isnan(weights[np.triu_indices(len(weights), 1)]).all()
+    assert shown_table(ann, "weights").equals(shown_table(teacher, "weights"))
+    assert list(shown_table(ann, "weights").columns) == token_labels(A.tokenize(sentence))
+
+
+@FAST
+@given(st.integers(1, 6), st.integers(1, 12), st.integers(1, 6), st.integers(0, 10_000))
+def test_a_grid_of_heads_alt_names_its_rows_columns_and_colour_range(rows, cols, n, seed):
+    """svg.tiles' text alternative: "small pictures of α in a grid, {rows} (…) by {columns} (…), coloured from 0 to
+    {top}": as many rows and columns as tiles drawn, and {top} the largest weight (three significant digits)."""
+    rng = np.random.default_rng(seed)
+    z = rng.dirichlet(np.ones(n), size=(rows, cols, n))  # rows × cols heads of [n × n] weights
+    top = float(z.max())
+    fig = svg.tiles(z, row_labels=[str(k + 1) for k in range(rows)], col_labels=[str(k + 1) for k in range(cols)],
+                    title="every head", row_title="layer", col_title="head", zmax=top)
+    assert f"{rows} row{'s' if rows != 1 else ''} (layer " in fig.alt
+    assert f"{cols} column{'s' if cols != 1 else ''} (head: " in fig.alt
+    said = float(re.search(r"coloured from 0 to ([0-9.]+)\.", fig.alt).group(1))
+    assert math.isclose(said, top, rel_tol=5e-3)
+    assert fig.grid.rows == rows and fig.grid.cols == cols
+
+
+@FAST
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=30), st.sampled_from(["key", "token"]))
+def test_a_bar_charts_alt_names_each_bar_and_the_number_it_shows(values, category):
+    """svg.bars' text alternative: "a bar chart of {values} for each {category} ({categories})", then each bar's
+    number as its label shows it (up to 20 bars)."""
+    names = [f"k{j}" for j in range(len(values))]
+    labels = [f"{v:.2f}" for v in values]
+    fig = svg.bars(names, [svg.Series("α", values, "#000", labels)], title="t", x_title=category, y_title="α",
+                   y_range=(0, 1))
+    assert fig.alt.startswith(f"t: a bar chart of α for each {category} ({svg.listing(names)}).")
+    if len(values) <= 20:
+        assert fig.alt.endswith("α: " + ", ".join(f"{c} {lab}" for c, lab in zip(names, labels, strict=True)) + ".")
+        assert R.texts(fig, "barlabel") == labels
+    assert len(R.bar_heights(fig)) == len(values)
+
+
+@FAST
+@given(st.lists(st.sampled_from(["train", "held-out", "d_k", "1/√d_k"]), min_size=1, max_size=4, unique=True),
+       st.booleans())
+def test_a_plots_alt_names_its_axes_and_its_lines_or_histograms(names, histograms):
+    """svg.plot's text alternative: "{values} against {axis}; lines: {names}" (or "; histograms: …"): every series
+    drawn is named, and as what it is drawn."""
+    if histograms:
+        plot = svg.Plot("p", "score", "count", columns=[svg.Columns(n, [0, 1, 2], [3, 4], "#000") for n in names])
+    else:
+        plot = svg.Plot("p", "step", "loss", lines=[svg.Line(n, [0, 1], [2, 1], "#000") for n in names])
+    fig = svg.plot(plot)
+    axes = "count against score" if histograms else "loss against step"
+    drawn = (f"; histograms: {', '.join(names)}" if histograms else f"; lines: {', '.join(names)}")
+    assert fig.alt == f"p: {axes}{drawn}."
+
+
+@FAST
+@given(st.lists(st.integers(0, 40), min_size=1, max_size=8))
+def test_the_answers_chart_names_each_answer_with_its_count(counts):
+    """svg.rows_of_bars' text alternative (the projector's chart of a class's answers): "a bar chart of students for
+    each answer. {answer}: {count}; …": every answer with the count its bar is drawn to (bars in proportion)."""
+    names = [f"option {k + 1}" for k in range(len(counts))]
+    fig = svg.rows_of_bars(names, counts, ["#000"] * len(counts), [str(c) for c in counts], title="answers",
+                           value_title="students")
+    assert fig.alt.startswith("answers: a bar chart of students for each answer.")
+    for name, count in zip(names, counts, strict=True):
+        assert f"{name}: {count}" in fig.alt
+    widths = [float(e.get("width")) for e in R.elements(fig, "rect", "bar")]
+    drawn = [c for c in counts if c > 0]
+    assert len(widths) == len(drawn)
+    if drawn:
+        np.testing.assert_allclose(np.array(widths) / max(widths), np.array(drawn) / max(drawn), atol=0.01)
