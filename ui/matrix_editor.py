@@ -311,8 +311,9 @@ def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") 
     while state.notes:
         st.warning(markdown_text(state.notes.pop(0)), icon=":material/link_off:")  # quotes the link
     st.caption(t("Click a cell to type a number, or paste a block of cells. Entries must be numbers within "
-                 "{bound}. An edit lasts while d_model and d_k stay the same. A block bigger than a matrix: paste it "
-                 "into the box below the grids, which says what it used and what it cut.", bound=f"±{BOUND:g}"))
+                 "{bound}. An edit lasts while d_model, d_k, the preset and the seed stay the same. A block bigger "
+                 "than a matrix: paste it into the box below the grids, which says what it used and what it cut.",
+                 bound=f"±{BOUND:g}"))
     # side by side only while each grid shows all its columns there (at 1280 px an [8 × 4] grid in a third of
     # the page showed 3½ columns; issue 34); otherwise one under another
     d_k = preset[0].shape[1]
