@@ -15,14 +15,17 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from streamlit.testing.v1 import AppTest
 
 import attention as A
+from attention.projections import preset_projections
 from classmode.store import Store
 from tests import svg_reading as R
 from tests.claims.families import D_MODELS, SEEDS, SENTENCES
 from tests.table_reading import readable, shown_table, view_panels
 from tests.test_classmode_pages import ANN, join, on, start_class, stay
-from tests.test_pages import run_app, set_widget, shown_tokens, table
+from tests.test_pages import APP, TIMEOUT, run_app, set_widget, shown_tokens, table
+from ui.matrix_editor import paste_block
 from viz import exports as X
 from viz import figures as F
 from viz import svg
@@ -373,3 +376,51 @@ def test_the_answers_chart_names_each_answer_with_its_count(counts):
     assert len(widths) == len(drawn)
     if drawn:
         np.testing.assert_allclose(np.array(widths) / max(widths), np.array(drawn) / max(drawn), atol=0.01)
+
+
+# --- ui/matrix_editor.py ----------------------------------------------------------------------------------------
+
+
+@FAST
+@given(st.integers(1, 12), st.integers(1, 12), st.integers(1, 10), st.integers(1, 10), st.integers(0, 10_000))
+def test_a_pasted_block_says_which_rows_and_columns_it_used_and_cut(height, width, rows, cols, seed):
+    """"{matrix}: used rows 1–{rows} and columns 1–{columns} of the {height} × {width} block." and "Cut: rows …
+    and columns …, because {matrix} is {height} × {width} (d_model × d_k).": the matrix gets the block's top-left
+    cells (its others stay), and the cut rows and columns are exactly those beyond the matrix."""
+    rng = np.random.default_rng(seed)
+    current = rng.normal(size=(rows, cols))
+    block = np.round(rng.uniform(-99, 99, size=(height, width)), 3)
+    text = "\n".join("\t".join(repr(float(x)) for x in row) for row in block)
+    matrix, notes, errors = paste_block("W_Q", current, text)
+    assert errors == []
+    used_r, used_c = min(height, rows), min(width, cols)
+    expected = current.copy()
+    expected[:used_r, :used_c] = block[:used_r, :used_c]
+    np.testing.assert_array_equal(matrix, expected)
+    assert notes[0] == f"W_Q: used rows 1–{used_r} and columns 1–{used_c} of the {height} × {width} block."
+    cut = [f"rows {rows + 1}–{height}"] * (height > rows) + [f"columns {cols + 1}–{width}"] * (width > cols)
+    if cut:
+        assert notes[1] == f"Cut: {' and '.join(cut)}, because W_Q is {rows} × {cols} (d_model × d_k)."
+    else:
+        assert len(notes) == 1
+
+
+@pytest.mark.parametrize(("key", "value"), [("seed", 7), ("d_model", 6), ("d_k", 2), ("preset", "identity")])
+def test_hand_edits_are_reset_and_said_so_when_the_matrices_shape_or_seed_changes(key, value):
+    """"The hand-edited matrices were reset to the preset, because d_model, d_k, the preset or the seed changed (a
+    matrix must be d_model × d_k)" and the editor's "An edit lasts while d_model, d_k, the preset and the seed stay
+    the same" (it said "while d_model and d_k stay the same": a new seed reset the edit too): after the change the
+    steps use the new preset's W_Q (the edit gone), and the page says so once."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["w"] = "Q1.1:5.0"
+    at.query_params["step"] = "3"
+    at = at.run()
+    assert shown_table(at, "w_q").iloc[0, 0] == "5.00"
+    at = set_widget(at, key, value)
+    said = [i.value for i in at.info if "were reset to the preset" in i.value]
+    assert len(said) == 1
+    now = {"preset": "random", "seed": 42, "d_model": 8, "d_k": 4, key: value}
+    fresh = preset_projections(now["preset"], now["d_model"], now["d_k"], now["seed"])
+    np.testing.assert_allclose(table(at, "w_q"), fresh.w_q, atol=0.005 + 1e-9)
+    assert not any("These are your hand-edited matrices" in i.value for i in at.info)
+    assert not [i.value for i in at.run().info if "were reset to the preset" in i.value]  # once
