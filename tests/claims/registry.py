@@ -1816,6 +1816,85 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("{error} The last good matrix stays in use.",
          "tests.test_matrix_editor::test_bad_cells_are_refused_by_name_and_the_last_good_matrix_stays"),
     ],
+    "ui/presenter.py": [
+        ("Go to step (of {steps})", f"{U}::test_the_step_menu_counts_the_steps_and_next_and_back_go_where_they_say"),
+        ("Next: step {step}", f"{U}::test_the_step_menu_counts_the_steps_and_next_and_back_go_where_they_say"),
+        ("Next: step {step}", "tests.test_pages::test_the_default_view_draws_only_the_open_step_and_walks_through_all_eight"),
+        ("Back to step 1", f"{U}::test_the_step_menu_counts_the_steps_and_next_and_back_go_where_they_say"),
+        ("Jump to any step; the open step is part of the link.",
+         "tests.test_pages::test_a_link_opens_its_step_and_hand_edits_reach_every_step"),
+    ],
+    "ui/walkthrough_lesson.py": [
+        ("These are your hand-edited matrices; every step uses them.",
+         "tests.test_pages::test_a_link_opens_its_step_and_hand_edits_reach_every_step"),
+        ("These are your hand-edited matrices; every step uses them.",
+         "tests.test_matrix_editor::test_a_link_with_edited_cells_reproduces_them_on_the_page"),
+        ("“{reset}” in the editor brings back the preset.", f"{U}::test_the_reset_button_brings_back_the_preset"),
+        ("Using your hand-edited W_Q, W_K, W_V (step 3 has the editor).",
+         "tests.test_matrix_editor::test_the_sidebar_says_when_the_steps_use_hand_edits"),
+        ("Using your hand-edited W_Q, W_K, W_V (step 3 has the editor).",
+         "tests.test_pages::test_a_link_opens_its_step_and_hand_edits_reach_every_step"),
+        ("Draw all {steps} steps at once, one under the other",
+         "tests.test_pages::test_default_render_shows_all_steps_with_the_engine_numbers"),
+        ("Draw all {steps} steps at once, one under the other",
+         f"{U}::test_the_step_menu_counts_the_steps_and_next_and_back_go_where_they_say"),
+    ],
+    "ui/models.py": [
+        ("Loading the model (once per server)…", f"{U}::test_a_model_is_loaded_once_per_server"),
+        ("Writing {n} more tokens ({about} of the {count} written already)",
+         "tests.test_model_pages_issue43::test_the_page_writes_on_from_the_text_it_has"),
+        ("Writing {n} tokens, and checking each against a pass over the whole sequence",
+         "tests.test_model_pages_issue43::test_the_page_writes_on_from_the_text_it_has"),
+        ("and checking each against a pass over the whole sequence",
+         f"{H}::test_the_cache_gives_what_recomputing_the_whole_sequence_gives"),
+    ],
+    "ui/arrival.py": [
+        ('f"The numbers are updated for “{sentence}”."',
+         "tests.test_announcement::test_only_an_edit_on_the_same_page_is_announced_with_the_learners_sentence"),
+    ],
+    "ui/navigation.py": NO_CLAIM + ": the lessons' titles in the sidebar's menu, no fact about numbers",
+    "ui/identity.py": NO_CLAIM + ": an invisible component (who this browser is); it shows nothing",
+    "ui/choices.py": NO_CLAIM + ": callbacks for a click in a view; no text",
+    "ui/class_watch.py": NO_CLAIM + ": wakes a class's pages; no text",
+    "ui/experiments.py": NO_CLAIM + ": a cached experiment for the √d_k lesson; its words are viz/scaling.py's",
+    "ui/i18n.py": NO_CLAIM + ": the session's language; no text of its own",
+    "ui/__init__.py": NO_CLAIM + ": re-exports",
+    "viz/__init__.py": NO_CLAIM + ": empty",
+    "viz/heads.py": [
+        ('title=f"head {h + 1}", row_title="query i", col_title="key j"',
+         f"{U}::test_each_heads_panel_is_that_heads_alpha_with_queries_as_rows_and_keys_as_columns"),
+        ("a line from each query on the left to each key on the right, thicker and darker where α is larger.",
+         f"{U}::test_each_heads_panel_is_that_heads_alpha_with_queries_as_rows_and_keys_as_columns"),
+    ],
+    "viz/formulas.py": [
+        ("(the {n} masked value vectors)", f"{U}::test_the_written_out_sum_names_how_many_value_vectors_the_mask_leaves_out"),
+        ("relation, d = rel(d), abs(d)", "tests.test_figures::test_written_out_sums_add_up_to_the_shown_results"),
+    ],
+    "viz/labels.py": [
+        ('labels = [f"{s} ({i + 1})" if counts[s] > 1 else s for i, s in enumerate(shorts)]',
+         f"{U}::test_a_repeated_tokens_label_names_its_position"),
+        ('labels = [f"{s} ({i + 1})" if counts[s] > 1 else s for i, s in enumerate(shorts)]',
+         "tests.test_figures::test_labels_stay_unique_whatever_the_tokens"),
+        ('MASKED_TEXT = "—"', "tests.test_figures::test_masked_cells_are_blank_and_labelled_minus_infinity"),
+        ("def format_number(x: float, decimals: int = 2) -> str:", "tests.test_figures::test_number_format"),
+    ],
+    "viz/arithmetic.py": NO_CLAIM + ": no sentence of its own; it writes the numbers and decides = or ≈ for the "
+                         "sums viz/formulas.py, viz/tables.py and static/tooltip.js show, and their tests check that "
+                         "what it writes adds up",
+    "viz/provenance.py": [
+        ('text = f"√{trace.d_k}" if trace.temperature == 1 else f"(√{trace.d_k}·{plain(trace.temperature)})"',
+         "tests.test_tooltips::test_every_tooltip_of_every_step_adds_up_at_the_precision_it_shows"),
+    ],
+    "viz/i18n.py": [
+        ('return number if sign == "." else number.replace(".", sign)',
+         "tests.test_i18n::test_a_number_is_written_with_its_languages_decimal_sign_and_the_same_digits"),
+        ('else "; " if _decimal_sign(lang) == "," else ", ").join(items)',
+         f"{U}::test_numbers_one_after_another_read_back_as_the_same_numbers_in_every_language"),
+        ("def whole(", "tests.test_i18n::test_lists_and_whole_numbers_as_each_language_writes_them"),
+        ('return _percent_pattern(language()).replace("#,##0", number)',
+         "tests.test_i18n::test_a_share_of_the_class_is_written_as_each_language_writes_a_percentage"),
+    ],
+    "viz/memo.py": NO_CLAIM + ": keeps what a builder made, by its numbers and the reader's language; no text",
     "viz/figures.py": [
         ('row_title=t("query i (row)"), col_title=t("key j (column)")',
          "tests.test_figures::test_query_key_heatmap_shows_the_engine_matrix_with_tokens_on_both_axes"),
@@ -1859,8 +1938,4 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
 }
 
 # Modules whose strings explain numbers to the learner: each must be a key above.
-PAGE_MODULES = ("lessons/*.py", "static/*.js", "ui/walkthrough.py", "viz/steps.py", "viz/exports.py", "viz/training.py", "viz/cross.py", "viz/pretrained.py",
-                "viz/generation.py", "viz/classmode.py", "ui/classmode.py", "ui/training.py", "ui/background.py", "ui/sampling.py", "viz/sampling.py", "ui/bridge.py", "viz/model_map.py", "ui/model_map.py", "ui/player.py", "viz/player.py", "ui/view.py",
-                "viz/parts.py", "viz/relevance.py", "viz/tables.py", "viz/exercises.py", "ui/exercises.py", "ui/links.py", "viz/scaling.py", "viz/phonebook.py",
-                "attention/pretrained/gallery.py", "ui/settings.py", "ui/components.py", "ui/exports.py",
-                "viz/figures.py", "viz/svg.py", "ui/matrix_editor.py")
+PAGE_MODULES = ("lessons/*.py", "static/*.js", "ui/*.py", "viz/*.py", "attention/pretrained/gallery.py")

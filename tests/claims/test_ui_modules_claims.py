@@ -24,11 +24,13 @@ from tests import svg_reading as R
 from tests.claims.families import D_MODELS, SEEDS, SENTENCES
 from tests.table_reading import readable, shown_table, view_panels
 from tests.test_classmode_pages import ANN, join, on, start_class, stay
-from tests.test_pages import APP, TIMEOUT, run_app, set_widget, shown_tokens, table
+from tests.test_pages import APP, TIMEOUT, run_app, set_widget, shown_tokens, step_headers, table
 from ui.matrix_editor import paste_block
 from viz import exports as X
 from viz import figures as F
-from viz import svg
+from viz import formulas as L
+from viz import heads as H
+from viz import i18n, svg
 from viz.labels import token_labels
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -424,3 +426,170 @@ def test_hand_edits_are_reset_and_said_so_when_the_matrices_shape_or_seed_change
     np.testing.assert_allclose(table(at, "w_q"), fresh.w_q, atol=0.005 + 1e-9)
     assert not any("These are your hand-edited matrices" in i.value for i in at.info)
     assert not [i.value for i in at.run().info if "were reset to the preset" in i.value]  # once
+
+
+# --- ui/presenter.py, ui/walkthrough_lesson.py ------------------------------------------------------------------
+
+
+def test_the_step_menu_counts_the_steps_and_next_and_back_go_where_they_say():
+    """"Go to step (of {steps})": the menu offers that many steps, and the walkthrough has that many (all steps on
+    one page); "Next: step {step}" opens that step, and on the last "Back to step 1" opens the first."""
+    at = run_app(all_steps=False)
+    menu = at.selectbox(key="step")
+    said = int(re.fullmatch(r"Go to step \(of (\d+)\)", menu.label).group(1))
+    assert len(menu.options) == said == len(step_headers(run_app(all_steps=True)))
+    for step in range(2, said + 1):
+        label = at.button(key="next_step_end").label
+        at = at.button(key="next_step_end").click().run()
+        assert label.startswith(f"Next: step {step} · ") and step_headers(at)[0].startswith(f"Step {step} of {said}")
+        assert label.split(" · ", 1)[1] == step_headers(at)[0].split(" · ", 1)[1]  # the step it names is the one
+    assert at.button(key="first_step_end").label == "Back to step 1"
+    at = at.button(key="first_step_end").click().run()
+    assert step_headers(at)[0].startswith(f"Step 1 of {said}")
+
+
+@pytest.mark.parametrize("link", ["Q1.1:5.0", "K2.3:-0.5;V8.4:99", "own"])
+def test_the_reset_button_brings_back_the_preset(link):
+    """"These are your hand-edited matrices; every step uses them. “Reset to the preset” in the editor brings back
+    the preset": after the button, W_Q, W_K, W_V are the seed's random matrices again, and so are the scores."""
+    preset = A.random_projections(8, 4, 42)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["w"] = f"Q1.1:{preset.w_q[0, 0]!r}" if link == "own" else link
+    at.query_params["step"] = "3"
+    at = at.run()
+    edited = any("These are your hand-edited matrices; every step uses them" in i.value for i in at.info)
+    assert edited == (link != "own")  # an "edit" to the preset's own value is none
+    if edited:
+        assert not np.allclose(table(at, "w_q"), preset.w_q, atol=0.005) or not np.allclose(
+            table(at, "w_k"), preset.w_k, atol=0.005) or not np.allclose(table(at, "w_v"), preset.w_v, atol=0.005)
+        at = at.button(key="edit-reset").click().run()
+    for key, w in zip(("w_q", "w_k", "w_v"), preset, strict=True):
+        np.testing.assert_allclose(table(at, key), w, atol=0.005 + 1e-9)
+    assert not any("hand-edited" in i.value for i in at.info)
+
+
+# --- viz/heads.py -----------------------------------------------------------------------------------------------
+
+
+@FAST
+@given(st.sampled_from([s for s in HARD if usable(s)]), st.sampled_from(SEEDS), st.sampled_from([1, 2, 4]),
+       st.booleans())
+def test_each_heads_panel_is_that_heads_alpha_with_queries_as_rows_and_keys_as_columns(sentence, seed, heads,
+                                                                                        causal):
+    """The multi-head page's panels "head {h}", rows "query i", columns "key j": panel h holds head h's α, row i the
+    weights query i gives each key (a masked key "—"); the head view's line from query i on the left to key j on the
+    right is thicker and darker where α is larger."""
+    mh = A.trace_multi_head(sentence, d_model=8, n_heads=heads, seed=seed, causal=causal)
+    panels = H.heads_heatmaps(mh.weights, mh.tokens, mask=mh.heads[0].mask if causal else None)
+    assert len(panels) == heads
+    n = len(mh.tokens)
+    for h, panel in enumerate(panels):
+        assert panel.alt.startswith(f"head {h + 1}: a heatmap, {n} row{'s' if n != 1 else ''} (query i: ")
+        expected = mh.heads[h].weights
+        if n * n <= 64:
+            shown = R.cell_texts(panel, (n, n))
+            for i in range(n):
+                for j in range(n):
+                    if causal and j > i:
+                        assert shown[i, j] == "—"
+                    else:
+                        assert float(shown[i, j]) == pytest.approx(expected[i, j], abs=0.005 + 1e-9)
+    lines = H.lines_view(mh.weights, mh.tokens)
+    for h, view in enumerate(lines):
+        drawn = R.elements(view, "line", "link")
+        kept = [(i, j) for i in range(n) for j in range(n) if mh.weights[h, i, j] > H.MIN_WEIGHT_DRAWN]
+        assert len(drawn) == len(kept)
+        query_y = [float(e.get("y")) for e in R.elements(view, "text", "query")]  # the labels' rows, left
+        key_y = [float(e.get("y")) for e in R.elements(view, "text", "key")]  # and right
+        assert len(query_y) == len(key_y) == n
+        for e, (i, j) in zip(drawn, kept, strict=True):
+            assert float(e.get("x1")) < float(e.get("x2"))  # from the left column to the right one
+            assert float(e.get("y1")) == query_y[i] and float(e.get("y2")) == key_y[j]  # query i to key j
+            a = mh.weights[h, i, j]
+            assert float(e.get("stroke-width")) == pytest.approx(1.5 + 4 * a, abs=0.006)  # thicker
+            assert float(e.get("stroke-opacity")) == pytest.approx(0.15 + 0.85 * a, abs=0.0006)  # darker
+
+
+# --- ui/models.py -----------------------------------------------------------------------------------------------
+
+
+def test_a_model_is_loaded_once_per_server(monkeypatch):
+    """"Loading the model (once per server)…": however many sessions (here threads) ask for a model, and however
+    often, it is loaded once; another model is loaded once too."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import ui.models as M
+
+    calls = []
+    monkeypatch.setattr(M, "load", lambda name: calls.append(name) or object())
+    M._loaded.clear()
+    try:
+        with ThreadPoolExecutor(4) as pool:
+            got = list(pool.map(M._loaded, ["fake-a"] * 8 + ["fake-b"] * 8))
+        assert sorted(calls) == ["fake-a", "fake-b"]
+        assert len({id(g) for g in got[:8]}) == 1 and len({id(g) for g in got[8:]}) == 1
+    finally:
+        M._loaded.clear()
+
+
+# --- viz/formulas.py, viz/labels.py -----------------------------------------------------------------------------
+
+
+@FAST
+@given(traces, st.data())
+def test_the_written_out_sum_names_how_many_value_vectors_the_mask_leaves_out(trace, data):
+    """Step 8's written-out sum ends "+ 0 · (the {n} masked value vectors)": n is the number of keys the query may
+    not see (under a causal mask, the tokens after it), and without a mask there is no such term."""
+    i = data.draw(st.integers(0, trace.n - 1))
+    written = L.weighted_sum(trace, i)
+    later = sum(1 for j in range(trace.n) if trace.causal and j > trace.query_positions[i])
+    found = re.search(r"\(the (\d+) masked value vectors?\)", written)
+    if later:
+        assert found and int(found.group(1)) == later
+        assert found.group(0).endswith("vector)" if later == 1 else "vectors)")
+    else:
+        assert found is None and "masked" not in written
+
+
+@FAST
+@given(st.lists(st.sampled_from(["the", "The", "a", "😀", "我", "مرحبا", "international", "internationally",
+                                 "x (2)", "x", "("]), min_size=1, max_size=40))
+def test_a_repeated_tokens_label_names_its_position(tokens):
+    """A label "the (5)": a token that appears more than once (as its label is cut) is named with its position in
+    the sentence, counted from 1; one that appears once is named as it is (cut with "…" when long); no two labels
+    are alike."""
+    labels = token_labels(tokens)
+    assert len(set(labels)) == len(labels) == len(tokens)
+    for i, (token, label) in enumerate(zip(tokens, labels, strict=True)):
+        short = token if len(token) <= 14 else token[:13] + "…"
+        assert label in (short, f"{short} ({i + 1})")
+        if sum(1 for t in tokens if (t if len(t) <= 14 else t[:13] + "…") == short) > 1:
+            assert label == f"{short} ({i + 1})"
+
+
+# --- viz/i18n.py ------------------------------------------------------------------------------------------------
+
+
+@FAST
+@given(st.lists(st.floats(-1e4, 1e4, allow_nan=False), min_size=1, max_size=8), st.integers(0, 3),
+       st.sampled_from(["en", "es", "fr", "zh"]))
+def test_numbers_one_after_another_read_back_as_the_same_numbers_in_every_language(values, decimals, lang):
+    """A list of numbers (a bar chart's text alternative, a tooltip) in a language whose decimal sign is a comma is
+    written "0,12; 0,34", not "0,12, 0,34": read back, the list has as many numbers as were written, each the value
+    at the decimals shown."""
+    from viz.labels import format_number
+
+    with i18n.speaking(lang):
+        items = [format_number(v, decimals) for v in values]
+        text = i18n.numbers(items)
+    sign = "," if lang in ("es", "fr") else "."
+    separator = "\u00a0; " if lang == "fr" else "; " if sign == "," else ", "
+    back = text.split(separator)
+    assert len(back) == len(values)
+    for v, b in zip(values, back, strict=True):
+        plain = b.replace("−", "-").replace("\u202f", "").replace("\u00a0", "")
+        if sign == ",":
+            plain = plain.replace(".", "").replace(",", ".")
+        else:
+            plain = plain.replace(",", "")
+        assert abs(float(plain) - v) <= 0.5 * 10 ** -decimals + 1e-9  # v at the decimals shown
