@@ -593,3 +593,37 @@ def test_numbers_one_after_another_read_back_as_the_same_numbers_in_every_langua
         else:
             plain = plain.replace(",", "")
         assert abs(float(plain) - v) <= 0.5 * 10 ** -decimals + 1e-9  # v at the decimals shown
+
+
+# --- ui/components.py -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pasted", ["😀" * 1500, "我爱你" * 334, "مرحبا " * 200, "👩‍👩‍👧 " * 300, "x" * 1001])
+def test_a_cut_box_says_how_many_characters_the_text_had_and_keeps_that_many(pasted):
+    """"{box}: the text had {count} characters; the box keeps the first {limit}.": count is the pasted text's length
+    and the box holds its first {limit} characters (emoji, CJK, right-to-left text, ZWJ sequences); text that fits
+    is not cut and nothing is said."""
+    at = set_widget(run_app(all_steps=False), "sentence", pasted)
+    said = [readable(w.value) for w in at.warning if "the box keeps the first" in w.value]
+    limit = A.MAX_CHARS
+    assert len(said) == 1
+    count, kept = (int(x.replace(",", "")) for x in re.search(r"had ([\d,]+) characters; the box keeps the first "
+                                                              r"([\d,]+)\.", said[0]).groups())
+    assert count == len(pasted) and kept == limit
+    assert at.text_input(key="sentence").value == pasted[:limit]
+    fits = set_widget(at, "sentence", pasted[:limit])
+    assert not [w for w in fits.warning if "the box keeps the first" in w.value]
+
+
+@pytest.mark.parametrize("lang", ["es", "fr", "zh"])
+def test_a_cut_boxs_counts_are_the_same_numbers_in_every_language(lang):
+    """The cut message's two counts, as Spanish, French and Chinese write them ("12.000", "12 000", "12,000"), are
+    the pasted text's length and the box's limit."""
+    pasted = "the cat sat " * 1000  # 12,000 characters
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["lang"] = lang
+    at = set_widget(at.run(), "sentence", pasted)
+    said = [readable(w.value) for w in at.warning if "✂" in str(w.icon) or "content_cut" in str(w.icon)]
+    assert len(said) == 1
+    numbers = [int(re.sub(r"[^\d]", "", n)) for n in re.findall(r"\d[\d\u202f\u00a0.,]*\d|\d", said[0])]
+    assert numbers == [len(pasted), A.MAX_CHARS]
