@@ -1731,6 +1731,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
          f"{U}::test_a_phones_sentence_line_names_the_sentence_whose_tokens_the_lesson_shows"),
         ("Sentence: “{sentence}” (change it in the sidebar: » at the top left)",
          "tests.test_settings_used::test_a_phones_sentence_line_names_the_sentence_the_lesson_shows"),
+        ("Sentence: “{sentence}” (change it in the sidebar: » at the top left)",
+         f"{U}::test_the_phones_line_follows_a_learner_typing_bad_and_good_sentences_in_turn"),
         ("Sentence: “{sentence}” (your teacher's)",
          "tests.test_audit7_issue46::test_a_lessons_own_button_may_change_a_followers_sentence_and_the_page_then_does_not"
          "_call_it_the_teachers"),

@@ -627,3 +627,16 @@ def test_a_cut_boxs_counts_are_the_same_numbers_in_every_language(lang):
     assert len(said) == 1
     numbers = [int(re.sub(r"[^\d]", "", n)) for n in re.findall(r"\d[\d\u202f\u00a0.,]*\d|\d", said[0])]
     assert numbers == [len(pasted), A.MAX_CHARS]
+
+
+def test_the_phones_line_follows_a_learner_typing_bad_and_good_sentences_in_turn():
+    """The phone's line after each of a row of edits, good and bad in turn: it names the sentence whose tokens step 1
+    shows (a bad sentence's line is the last good one's, and a good sentence after it is named again)."""
+    at = run_app(all_steps=False)
+    good = "This forum is awesome"
+    for typed in ["w " * 65, "a dog ran", "", "我爱你 我爱你", "   ", "the the the", "😀 " * 70, "x"]:
+        at = set_widget(at, "sentence", typed)
+        good = typed if usable(typed) else good
+        line = phone_line(at)
+        assert line == f"Sentence: “{good}” (change it in the sidebar: » at the top left)", typed
+        assert shown_tokens(at) == A.tokenize(good), typed
