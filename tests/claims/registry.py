@@ -1761,9 +1761,9 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     ],
     "ui/exports.py": [
         ('t("{matrix} as CSV", matrix=name), lambda: X.to_csv(X.matrix(trace, name))',
-         f"{U}::test_a_csv_carries_the_token_labels_and_numbers_at_full_precision"),
-        ("CSV rows and columns carry the token labels; numbers keep full precision.",
-         f"{U}::test_a_csv_carries_the_token_labels_and_numbers_at_full_precision"),
+         f"{U}::test_a_csv_carries_the_tables_labels_and_numbers_at_full_precision"),
+        ("CSV rows and columns carry the tables' labels (tokens, dimensions); numbers keep full precision.",
+         f"{U}::test_a_csv_carries_the_tables_labels_and_numbers_at_full_precision"),
         ("The whole trace as JSON", f"{U}::test_the_whole_trace_is_in_the_json"),
         ("Handout (HTML): the lesson with your numbers",
          "tests.test_handout::test_every_table_shows_the_engines_numbers_at_the_pages_decimals"),

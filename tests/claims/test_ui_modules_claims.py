@@ -180,24 +180,34 @@ def test_a_long_listing_names_how_many_there_are_in_all(labels):
 
 @FAST
 @given(traces)
-def test_a_csv_carries_the_token_labels_and_numbers_at_full_precision(trace):
-    """"CSV rows and columns carry the token labels; numbers keep full precision": every matrix's CSV, read back,
-    has the token labels (a spreadsheet formula's first character guarded by an apostrophe) on its rows, and on its
-    columns for a query × key matrix, and every number is the trace's float exactly (masked scores: -inf)."""
+def test_a_csv_carries_the_tables_labels_and_numbers_at_full_precision(trace):
+    """"CSV rows and columns carry the tables' labels (tokens, dimensions); numbers keep full precision" (it said
+    "the token labels": W_Q's CSV has none, and Q's columns are dimensions): every matrix's CSV, read back, has the
+    token labels (a spreadsheet formula's first character guarded by an apostrophe) on the rows of a matrix of
+    tokens and on the columns of a query × key one, the dimensions 1 … d elsewhere, and every number is the
+    trace's float exactly (masked scores: -inf)."""
     labels = token_labels(trace.tokens)
     unguarded = [re.sub(r"^'(?=[=+\-@\t\r])", "", str(label)) for label in labels]
+
+    def dims(d: int) -> list[str]:
+        return [str(k) for k in range(1, d + 1)]
+
     arrays = {"X": trace.x, "Q": trace.q, "K": trace.k, "V": trace.v, "scores": trace.scores,
               "scaled scores": np.where(trace.mask, trace.scaled_scores, -np.inf), "weights": trace.weights,
-              "output": trace.output, "W_Q": trace.w_q}
+              "output": trace.output, "W_Q": trace.w_q, "W_K": trace.w_k, "W_V": trace.w_v}
     for name, expected in arrays.items():
         frame = pd.read_csv(io.StringIO(X.to_csv(X.matrix(trace, name))), index_col=0, keep_default_na=False,
                             dtype=str)
         numbers = frame.map(float).to_numpy()
         np.testing.assert_array_equal(numbers, expected)  # %.17g: the float itself, not a rounding of it
-        if not name.startswith("W_"):
-            assert [re.sub(r"^'(?=[=+\-@\t\r])", "", r) for r in frame.index] == unguarded
-        if name in ("scores", "scaled scores", "weights"):
-            assert [re.sub(r"^'(?=[=+\-@\t\r])", "", c) for c in frame.columns] == unguarded
+        rows = [re.sub(r"^'(?=[=+\-@\t\r])", "", r) for r in frame.index]
+        columns = [re.sub(r"^'(?=[=+\-@\t\r])", "", c) for c in frame.columns]
+        if name.startswith("W_"):
+            assert (rows, columns) == (dims(trace.d_model), dims(trace.d_k))
+        elif name in ("scores", "scaled scores", "weights"):
+            assert rows == columns == unguarded
+        else:
+            assert (rows, columns) == (unguarded, dims(expected.shape[1]))
 
 
 @FAST
