@@ -1869,8 +1869,11 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "viz/heads.py": [
         ('title=f"head {h + 1}", row_title="query i", col_title="key j"',
          f"{U}::test_each_heads_panel_is_that_heads_alpha_with_queries_as_rows_and_keys_as_columns"),
-        ("a line from each query on the left to each key on the right, thicker and darker where α is larger.",
+        ('("a line from each query" if highlight is None else f"the lines from query “{labels[highlight]}”") + " on the '
+         'left to each key on the right, thicker and darker where α is larger."',
          f"{U}::test_each_heads_panel_is_that_heads_alpha_with_queries_as_rows_and_keys_as_columns"),
+        ('("a line from each query" if highlight is None else f"the lines from query “{labels[highlight]}”")',
+         f"{U}::test_the_head_views_text_names_the_lines_it_draws_when_a_token_is_picked"),
     ],
     "viz/formulas.py": [
         ("(the {n} masked value vectors)", f"{U}::test_the_written_out_sum_names_how_many_value_vectors_the_mask_leaves_out"),
