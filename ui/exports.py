@@ -44,7 +44,9 @@ def _downloads(trace: AttentionTrace) -> None:
         st.download_button(t("Handout (HTML): the lesson with your numbers"), handout,
                            file_name="attention_handout.html", mime="text/html", key="export_html",
                            icon=":material/description:", on_click="ignore")
-    st.caption(t("CSV rows and columns carry the tables' labels (tokens, dimensions); numbers keep full precision. "
+    st.caption(t("CSV rows and columns carry the tables' labels (tokens, dimensions); a label that starts with =, +, - "
+                 "or @ gets a ' in front (so that a spreadsheet does not run it as a formula); numbers keep full "
+                 "precision. "
                  "The handout is the walkthrough as one page to print or keep: your sentence, the settings, each "
                  "step's text, figures and tables, and a link back here. It opens offline in any browser, and every "
                  "chart in it is an SVG image: “Save image as” in the browser saves it."))

@@ -3,7 +3,8 @@
 The learner edits each matrix cell by cell, or pastes a block of cells, in ``st.data_editor``.
 Cells are text, so anything can be typed. ``parse_edits`` (pure, tested without a server) keeps
 the last good matrix and names every cell it refuses. An edit survives a sentence change while
-d_model and d_k stay the same. A new d_model, d_k, preset or seed resets the matrices and says so.
+d_model, d_k, the preset and the seed stay the same; a new one resets the matrices and says so (and a class's next
+lesson replaces a student's edits: ``ui.classmode.apply``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from attention import Projections
-from ui.components import text_box
+from ui.components import in_a_class, text_box
 from viz.i18n import N_, clauses, decimal, nt, t
 from viz.labels import dim_labels, markdown_text
 
@@ -314,6 +315,8 @@ def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") 
                  "{bound}. An edit lasts while d_model, d_k, the preset and the seed stay the same. A block bigger "
                  "than a matrix: paste it into the box below the grids, which says what it used and what it cut.",
                  bound=f"±{BOUND:g}"))
+    if in_a_class():  # ui.classmode.apply puts the class's matrices back with the class's lesson
+        st.caption(t("In a class, the next lesson your teacher's page sends to yours replaces these edits."))
     # side by side only while each grid shows all its columns there (at 1280 px an [8 × 4] grid in a third of
     # the page showed 3½ columns; issue 34); otherwise one under another
     d_k = preset[0].shape[1]

@@ -1,5 +1,5 @@
-"""Exports of a trace: CSV per matrix (token labels as headers), JSON of every step, and the handout: the
-walkthrough as one printable HTML page with the learner's numbers.
+"""Exports of a trace: CSV per matrix (the tables' labels, tokens or dimensions, as headers), JSON of every step, and
+the handout: the walkthrough as one printable HTML page with the learner's numbers.
 
 Pure functions; the page only offers their results as downloads.
 """

@@ -99,8 +99,8 @@ def lines_view(
                                 weight="bold" if highlight == i else None))
             out.append(svg.text(x1 + 8, y, label, cls="key"))
         panels.append(svg.document("".join(out), 2 * label_w + gap, top + n * row_h,
-                                   f"{names[h]}: " + ("a line from each query" if highlight is None else
+                                   f"{names[h]}: " + ("lines from each query" if highlight is None else
                                                       f"the lines from query “{labels[highlight]}”")
-                                   + " on the left to each key on the right, "
-                                   "thicker and darker where α is larger."))
+                                   + f" on the left to the keys on the right it gives α above {MIN_WEIGHT_DRAWN:g} "
+                                   "(none to a masked key), thicker and darker where α is larger."))
     return tuple(panels)

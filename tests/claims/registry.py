@@ -1762,8 +1762,11 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "ui/exports.py": [
         ('t("{matrix} as CSV", matrix=name), lambda: X.to_csv(X.matrix(trace, name))',
          f"{U}::test_a_csv_carries_the_tables_labels_and_numbers_at_full_precision"),
-        ("CSV rows and columns carry the tables' labels (tokens, dimensions); numbers keep full precision.",
+        ("CSV rows and columns carry the tables' labels (tokens, dimensions); a label that starts with =, +, - or @ gets "
+         "a ' in front (so that a spreadsheet does not run it as a formula); numbers keep full precision.",
          f"{U}::test_a_csv_carries_the_tables_labels_and_numbers_at_full_precision"),
+        ("a label that starts with =, +, - or @ gets a ' in front",
+         "tests.test_audit13_issue46::test_a_csv_label_is_the_tables_with_a_quote_in_front_of_a_formulas_sign"),
         ("The whole trace as JSON", f"{U}::test_the_whole_trace_is_in_the_json"),
         ("Handout (HTML): the lesson with your numbers",
          "tests.test_handout::test_every_table_shows_the_engines_numbers_at_the_pages_decimals"),
@@ -1815,6 +1818,8 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
         ("Edited by hand ({n} cells): {cells}.", "tests.test_matrix_editor::test_the_editor_names_the_cells_edited_by_hand_under_each_grid"),
         ("Entries must be numbers within {bound}.", "tests.test_matrix_editor::test_the_bound_itself_is_allowed"),
         ("Entries must be numbers within {bound}.", "tests.test_matrix_editor::test_bad_cells_are_refused_by_name_and_the_last_good_matrix_stays"),
+        ("In a class, the next lesson your teacher's page sends to yours replaces these edits.",
+         "tests.test_audit13_issue46::test_a_following_students_edit_is_replaced_by_the_next_lesson_and_said_so"),
         ("An edit lasts while d_model, d_k, the preset and the seed stay the same.",
          f"{U}::test_hand_edits_are_reset_and_said_so_when_the_matrices_shape_or_seed_changes"),
         ("A block bigger than a matrix: paste it into the box below the grids, which says what it used and what it cut.",
@@ -1869,10 +1874,12 @@ CLAIMS: dict[str, list[tuple[str, str]] | str] = {
     "viz/heads.py": [
         ('title=f"head {h + 1}", row_title="query i", col_title="key j"',
          f"{U}::test_each_heads_panel_is_that_heads_alpha_with_queries_as_rows_and_keys_as_columns"),
-        ('("a line from each query" if highlight is None else f"the lines from query “{labels[highlight]}”") + " on the '
-         'left to each key on the right, thicker and darker where α is larger."',
+        ('" on the left to the keys on the right it gives α above {MIN_WEIGHT_DRAWN:g} (none to a masked key), thicker '
+         'and darker where α is larger."',
          f"{U}::test_each_heads_panel_is_that_heads_alpha_with_queries_as_rows_and_keys_as_columns"),
-        ('("a line from each query" if highlight is None else f"the lines from query “{labels[highlight]}”")',
+        ('("lines from each query" if highlight is None else f"the lines from query “{labels[highlight]}”")',
+         f"{U}::test_the_head_views_text_names_the_lines_it_draws_when_a_token_is_picked"),
+        ('it gives α above {MIN_WEIGHT_DRAWN:g} (none to a masked key)',
          f"{U}::test_the_head_views_text_names_the_lines_it_draws_when_a_token_is_picked"),
     ],
     "viz/formulas.py": [

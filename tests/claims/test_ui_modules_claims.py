@@ -657,16 +657,25 @@ def test_the_phones_line_follows_a_learner_typing_bad_and_good_sentences_in_turn
 @given(st.sampled_from([s for s in HARD if usable(s)]), st.sampled_from(SEEDS), st.data())
 def test_the_head_views_text_names_the_lines_it_draws_when_a_token_is_picked(sentence, seed, data):
     """The head view's text alternative with "Highlight the lines of" a token: the picture draws that query's lines
-    only, and the text says so (it said "a line from each query", for a picture of one query's lines)."""
-    trace = A.trace_self_attention(sentence, seed=seed)
+    only, and the text says so (it said "a line from each query", for a picture of one query's lines). Its lines go
+    to the keys the query gives α above 0.005, none to a masked key (it said "to each key": the truth audit found a
+    masked query with one line)."""
+    causal = data.draw(st.booleans())
+    trace = A.trace_self_attention(sentence, seed=seed, causal=causal)
     labels = token_labels(trace.tokens)
     pick = data.draw(st.none() | st.integers(0, trace.n - 1))
     view = H.lines_view(trace.weights[None], trace.tokens, highlight=pick)[0]
     query_y = [float(e.get("y")) for e in R.elements(view, "text", "query")]
-    starts = {float(e.get("y1")) for e in R.elements(view, "line", "link")}
+    key_y = [float(e.get("y")) for e in R.elements(view, "text", "key")]
+    lines = {(query_y.index(float(e.get("y1"))), key_y.index(float(e.get("y2"))))
+             for e in R.elements(view, "line", "link")}
+    assert f"on the left to the keys on the right it gives α above {H.MIN_WEIGHT_DRAWN:g} (none to a masked key)" \
+        in view.alt and "each key" not in view.alt
+    queries = range(trace.n) if pick is None else [pick]
+    assert lines == {(i, j) for i in queries for j in range(trace.n) if trace.weights[i, j] > H.MIN_WEIGHT_DRAWN}
+    assert not any(not trace.mask[i, j] for i, j in lines)  # none to a masked key
     if pick is None:
-        assert "a line from each query on the left to each key on the right" in view.alt
-        assert starts == {query_y[i] for i in range(trace.n) if (trace.weights[i] > H.MIN_WEIGHT_DRAWN).any()}
+        assert view.alt.startswith("α as lines: lines from each query on the left")
+        assert {i for i, _ in lines} == set(range(trace.n))  # a line from each query (its largest α ≥ 1/n)
     else:
-        assert "a line from each query" not in view.alt and f"“{labels[pick]}”" in view.alt
-        assert starts == {query_y[pick]}
+        assert "from each query" not in view.alt and f"the lines from query “{labels[pick]}”" in view.alt
