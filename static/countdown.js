@@ -18,6 +18,10 @@ export default function countdown(component) {
     parentElement.appendChild(span);
   }
   span.className = "cm-countdown" + (data && data.big ? " big" : "");  // big: the projector's
+  // Streamlit calls a component again on each change of its data (each run here: the seconds left) and runs the
+  // returned cleanup only when the element goes: the span keeps its one timer, stopped before another starts (two
+  // timers took turns writing two times, "5 s left" / "35 s left", after a teacher gave a student more time)
+  clearInterval(span.countdownTimer);
   const end = performance.now() + 1000 * Number((data && data.left) || 0);
   const draw = () => {
     const left = (end - performance.now()) / 1000;
@@ -25,6 +29,7 @@ export default function countdown(component) {
     if (left <= 0) clearInterval(timer);
   };
   const timer = setInterval(draw, 250);
+  span.countdownTimer = timer;
   draw();
   return () => clearInterval(timer);
 }

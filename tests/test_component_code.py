@@ -53,7 +53,7 @@ def assert_fetched_once(proto) -> None:
     name = proto.component_name
     assert len(proto.js_content) <= LOADER_MAX, f"{name} sends {len(proto.js_content)} characters of code"
     assert proto.css_content == "" and proto.html_content == "", f"{name} sends its stylesheet or markup"
-    imported = re.findall(r'import\(url\("([^"]+)"\)\)', proto.js_content)
+    imported = re.findall(r'import\(url\("([^"]+)"\)', proto.js_content)
     assert len(imported) == 1 and (ROOT / "static" / imported[0]).is_file(), (name, imported)
     for stylesheet in re.findall(r'link\.href = url\("([^"]+)"\)', proto.js_content):
         assert (ROOT / "static" / stylesheet).is_file(), (name, stylesheet)

@@ -315,8 +315,8 @@ def edited_projections(preset: Projections, *, basis: tuple, key: str = "edit") 
                  "{bound}. An edit lasts while d_model, d_k, the preset and the seed stay the same. A block bigger "
                  "than a matrix: paste it into the box below the grids, which says what it used and what it cut.",
                  bound=f"±{BOUND:g}"))
-    if in_a_class():  # ui.classmode.apply puts the class's matrices back with the class's lesson
-        st.caption(t("In a class, the next lesson your teacher's page sends to yours replaces these edits."))
+    if in_a_class():  # ui.classmode.apply puts the class's matrices back when it applies the class's lesson
+        st.caption(t("In a class, your page replaces these edits when it next takes your teacher's lesson."))
     # side by side only while each grid shows all its columns there (at 1280 px an [8 × 4] grid in a third of
     # the page showed 3½ columns; issue 34); otherwise one under another
     d_k = preset[0].shape[1]

@@ -44,7 +44,12 @@ def loader(script: str, stylesheet: str | None, files: Sequence[str]) -> str:
     and every element carries only its data. The
     version is the hash of ``files`` (the script, its stylesheet and every module it imports, which import one
     another with the same ``?v=``), so a browser keeps them until they change. Relative to the page, so that a path
-    prefix in front of the app (a proxy's) is kept."""
+    prefix in front of the app (a proxy's) is kept.
+
+    A failed fetch (a classroom's Wi-Fi) is tried again by the next element, at a new address (``&try=``): a browser
+    may keep a module that failed, and the modules importing it (they import one another with the address's query),
+    as failed. An element gone before its script arrived is not drawn by it. (No comments in the script itself: it
+    travels with every element.)"""
     digest = hashlib.sha256()
     for name in files:
         digest.update((STATIC / name).read_bytes())
@@ -60,11 +65,12 @@ def loader(script: str, stylesheet: str | None, files: Sequence[str]) -> str:
 const VERSION = "%s";
 const url = (name) => new URL(`app/static/${name}?v=${VERSION}`, document.baseURI).href;
 let code = null;
+let tries = 0;
 export default function (component) {%s
-  // a failed fetch (a classroom's Wi-Fi) is tried again by the next element, not remembered
-  code = code || import(url("%s")).catch((error) => { code = null; throw error; });
+  const again = tries ? `&try=${tries}` : "";
+  code = code || import(url("%s") + again).catch((error) => { code = null; tries += 1; throw error; });
   let cleanup = null;
-  let mounted = true;  // an element gone before its script arrived is not drawn after it
+  let mounted = true;
   code.then((module) => { if (mounted) cleanup = module.default(component); });
   return () => { mounted = false; if (cleanup) cleanup(); };
 }

@@ -185,7 +185,8 @@ def _softmax(trace: AttentionTrace, p: str) -> None:
         st.caption(t(MASK_CAPTION))
     player.offer(trace, p, "softmax", _chosen_query(trace, p))
     if trace.queries is None and st.toggle(t("Show α as lines (head view)"), key=f"{p}lines",
-                 help=t("Queries on the left, keys on the right; a line's opacity is its weight.")):
+                 help=t("Queries on the left, keys on the right; the larger a weight, the darker and thicker its "
+                        "line (none at 0.005 or less).")):
         lines_panel(trace.weights[None], trace.tokens, key=f"{p}lines")
 
 
