@@ -314,7 +314,7 @@ def test_a_follower_gets_the_teachers_sentence_seed_d_model_encodings_and_mask(c
     assert shown_table(ann, "x").shape[1] == 4 and {"e", "p"} <= set(view_panels(ann))
     assert shown_table(ann, "x").equals(shown_table(teacher, "x"))
     default_seed = run_app(all_steps=True, sentence=sentence, d_model=4, positional=True)
-    assert not shown_table(default_seed, "x").equals(shown_table(ann, "x"))  # the seed is the teacher's, not 0
+    assert not shown_table(default_seed, "x").equals(shown_table(ann, "x"))  # the teacher's seed, not the default
     teacher = teacher.selectbox(key="step").set_value(7).run()
     ann = stay(ann.run())
     weights = table(ann, "weights")
