@@ -21,7 +21,7 @@ from ui import view
 from viz import i18n
 
 _STATE = "_arrival"  # (nonce, anchor) of the last navigation
-_COMPONENT = st.components.v2.component("attention_lab.arrival", js=view.loader("arrival.js", None, ("arrival.js",)))
+_COMPONENT = st.components.v2.component("attention_lab.arrival", js=view.loader("arrival.js"))
 
 
 def go(anchor: str, *, on_load: bool = False, gentle: bool = False) -> None:

@@ -103,7 +103,7 @@ MODE_LABELS = {"follow": N_("Follow me"), "explore": N_("Let them explore"), "pa
 TIMERS = (30, 60, 120)  # seconds a teacher may give a question
 EXTRA_TIMES = (0, 30, 60, 120)  # seconds more a teacher may give one student on every timer
 _COUNTDOWN = st.components.v2.component(
-    "attention_lab.countdown", js=view.loader("countdown.js", "countdown.css", ("countdown.js", "countdown.css")),
+    "attention_lab.countdown", js=view.loader("countdown.js", "countdown.css"),
     isolate_styles=False)  # its stylesheet is the page's (a class its own): no shadow root for it to miss
 
 

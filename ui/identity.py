@@ -22,7 +22,7 @@ from ui.settings import rerun_whole_page
 
 SESSION = "_identity"  # what the browser reported, as the session holds it
 _PENDING = "_identity_pending"  # what the server asked the browser to keep, until it reports it kept
-_COMPONENT = st.components.v2.component("attention_lab.identity", js=view.loader("identity.js", None, ("identity.js",)))
+_COMPONENT = st.components.v2.component("attention_lab.identity", js=view.loader("identity.js"))
 
 
 def _held(value: dict) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from viz import model_map as M
 from viz.i18n import t
 
 _COMPONENT = st.components.v2.component(
-    "attention_lab.model_map", js=view.loader("map.js", "map.css", ("map.js", "map.css", "dom.js")),
+    "attention_lab.model_map", js=view.loader("map.js", "map.css", ("dom.js",)),
     isolate_styles=False)
 
 

@@ -15,7 +15,7 @@ from viz.player import MAX_TOKENS, player_data
 # the player is a static file beside tooltip.js (how numbers are written), which it imports with its own version
 _COMPONENT = st.components.v2.component(
     "attention_lab.player",
-    js=view.loader("player.js", "player.css", ("player.js", "player.css", "tooltip.js", "dom.js")),
+    js=view.loader("player.js", "player.css", ("tooltip.js", "dom.js")),
     isolate_styles=False)
 LABELS = {"scores": N_("Play: the scores of one query, key by key"),
           "softmax": N_("Play: the softmax of one query, stage by stage"),

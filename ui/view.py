@@ -36,22 +36,21 @@ STATIC = Path(__file__).resolve().parent.parent / "static"  # served by Streamli
 MAX_TABLE_CELLS = 400  # beyond this a table scrolls in a box of its own (a 64-token α has 4,096 cells)
 
 
-def loader(script: str, stylesheet: str | None, files: Sequence[str]) -> str:
+def loader(script: str, stylesheet: str | None = None, imports: Sequence[str] = ()) -> str:
     """The JavaScript of a component whose code and stylesheet are static files (``script`` and ``stylesheet`` in
-    static/, served at app/static/; ``stylesheet`` None for a script that draws nothing): Streamlit sends a
-    component's JavaScript and CSS inside every element of it (the view's is 16 KB, the arrival's 11 KB; its message
-    cache sends only an unchanged element of 10 KB or more as a reference), so the files are fetched once and cached,
-    and every element carries only its data. The
-    version is the hash of ``files`` (the script, its stylesheet and every module it imports, which import one
-    another with the same ``?v=``), so a browser keeps them until they change. Relative to the page, so that a path
-    prefix in front of the app (a proxy's) is kept.
+    static/, served at app/static/; no ``stylesheet`` for a script that draws nothing): Streamlit sends a component's
+    JavaScript and CSS inside every element of it (the view's is 16 KB, the arrival's 11 KB; its message cache sends
+    only an unchanged element of 10 KB or more as a reference), so the files are fetched once and cached, and every
+    element carries only its data. The version is the hash of the script, its stylesheet and the modules it
+    ``imports`` (which import one another with the same ``?v=``), so a browser keeps them until they change. Relative
+    to the page, so that a path prefix in front of the app (a proxy's) is kept.
 
     A failed fetch (a classroom's Wi-Fi) is tried again by the next element, at a new address (``&try=``): a browser
     may keep a module that failed, and the modules importing it (they import one another with the address's query),
     as failed. An element gone before its script arrived is not drawn by it. (No comments in the script itself: it
     travels with every element.)"""
     digest = hashlib.sha256()
-    for name in files:
+    for name in (script, *([stylesheet] if stylesheet else []), *imports):
         digest.update((STATIC / name).read_bytes())
     style = "" if stylesheet is None else """
   if (!document.querySelector("link[data-attention-lab='%s']")) {
@@ -79,8 +78,7 @@ export default function (component) {%s
 
 VIEW = st.components.v2.component(
     "attention_lab.view",
-    js=loader("view.js", "view.css", ("view.js", "grid.js", "table.js", "hover.js", "tooltip.js", "dom.js",
-                                      "view.css")),
+    js=loader("view.js", "view.css", ("grid.js", "table.js", "hover.js", "tooltip.js", "dom.js")),
     isolate_styles=False,  # our classes are prefixed; the tests and the page's CSS find the tables as before
 )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.conftest import ARRIVED, TIMEOUT_MS
 from tests.browser.server import ROOT
 from tests.browser.test_view_browser import point_at
 
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.browser
 LAPTOP = {"width": 1280, "height": 800}
 
 # JS: the heading ``id`` is at the top of the viewport (below Streamlit's header), and it has the focus
-ARRIVED = """id => { const h = document.getElementById(id); if (!h) return false;
+AT_THE_TOP = """id => { const h = document.getElementById(id); if (!h) return false;
   const top = h.getBoundingClientRect().top;
   const header = document.querySelector('[data-testid=stHeader]')?.getBoundingClientRect().bottom || 0;
   return top >= header - 1 && top <= header + 40 && document.activeElement === h }"""
@@ -26,7 +27,7 @@ WHERE = """id => { const h = document.getElementById(id); return h ? {top: h.get
 
 def arrived(page, anchor: str) -> None:
     try:
-        page.wait_for_function(ARRIVED, arg=anchor)
+        page.wait_for_function(AT_THE_TOP, arg=anchor)
     except Exception:
         raise AssertionError(f"{anchor} not at the top with the focus: {page.evaluate(WHERE, anchor)}") from None
 
@@ -149,8 +150,6 @@ def test_a_script_whose_fetch_failed_is_fetched_again_by_the_next_run(browser, b
     """The arrival's script is a static file its element imports (ui/view.py's loader). A fetch that fails once (a
     classroom's Wi-Fi, a proxy) is not remembered: the next run's element fetches it again, and the page then does
     what the script does (the language on <html>, the letter keys stopped, a navigation's heading focused)."""
-    from tests.browser.conftest import ARRIVED, TIMEOUT_MS
-
     context = browser.new_context(viewport=LAPTOP)
     try:
         page = context.new_page()
